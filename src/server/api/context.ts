@@ -1,0 +1,63 @@
+import type { Db } from "../db/client";
+import { db } from "../db/client";
+import { env } from "../env";
+
+/** Everything a procedure may know about the HTTP exchange, whichever transport carried it. */
+export type Context = {
+  db: Db;
+  /** Request headers (Authorization, Cookie, Origin, Accept-Language). */
+  headers: Headers;
+  /** Headers to add to the response (Set-Cookie, Cache-Control). */
+  resHeaders: Headers;
+  /** Origin this service is served at, e.g. `http://127.0.0.1:3000`. */
+  origin: string;
+  /** Address of the client, for rate limits; null when unknown. */
+  clientAddress: string | null;
+  timeoutMs: number;
+  loginRateLimit: number;
+};
+
+export type ContextOptions = Partial<Context> & Pick<Context, "db">;
+
+/** Builds a context directly (tests and scripts); defaults describe a local plain-http client. */
+export function createContextInner(opts: ContextOptions): Context {
+  return {
+    headers: new Headers(),
+    resHeaders: new Headers(),
+    origin: "http://localhost",
+    clientAddress: null,
+    timeoutMs: env().SITE_TIMEOUT_MS,
+    loginRateLimit: env().LOGIN_RATE_LIMIT,
+    ...opts,
+  };
+}
+
+/** The origin a request was sent to, honouring X-Forwarded-Proto/Host only behind a trusted proxy. */
+function requestOrigin(req: Request): string {
+  const url = new URL(req.url);
+  if (!env().TRUST_PROXY) return url.origin;
+  const proto = req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
+  const host = req.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
+  return `${proto ?? url.protocol.replace(":", "")}://${host ?? url.host}`;
+}
+
+/**
+ * The client address. Behind a trusted proxy, the left-most X-Forwarded-For entry; otherwise the
+ * address the server saw, which `next start` passes as the last X-Forwarded-For entry it appended.
+ */
+function clientAddress(req: Request): string | null {
+  const forwarded = req.headers.get("x-forwarded-for");
+  if (!forwarded) return null;
+  const hops = forwarded.split(",").map((h) => h.trim()).filter(Boolean);
+  return (env().TRUST_PROXY ? hops[0] : hops[hops.length - 1]) ?? null;
+}
+
+export function createRequestContext(req: Request, resHeaders: Headers): Context {
+  return createContextInner({
+    db: db(),
+    headers: req.headers,
+    resHeaders,
+    origin: requestOrigin(req),
+    clientAddress: clientAddress(req),
+  });
+}

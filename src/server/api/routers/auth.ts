@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { login, type LoginInput, type UserInfo } from "../../auth/login";
+import { logError } from "../../log";
+import { clearSessionCookie, setSessionCookie } from "../../session/cookie";
+import { sessionStore } from "../../session/store";
+import { siteRegistry, type Site } from "../../sites/registry";
+import { authedProcedure, isSecure, publicProcedure, router } from "../trpc";
+
+/** Login takes any JSON value: the contract answers bad bodies with a message, not a 400. */
+const loginBody = z.custom<LoginInput>(() => true);
+
+export type MeResult = {
+  success: true;
+  data: { userInfo: UserInfo; site?: Site };
+};
+
+export const authRouter = router({
+  login: publicProcedure.input(loginBody).mutation(async ({ ctx, input }) => {
+    const outcome = await login(input, {
+      db: ctx.db,
+      timeoutMs: ctx.timeoutMs,
+      acceptLanguage: ctx.headers.get("accept-language"),
+      onInternalError: (error) => logError("login", error),
+    });
+    if (outcome.expiresAt) {
+      ctx.resHeaders.set("Cache-Control", "no-store");
+      await setSessionCookie(ctx.resHeaders, outcome.result.data.sessionToken, outcome.expiresAt, isSecure(ctx));
+    }
+    return outcome.result;
+  }),
+
+  logout: authedProcedure.mutation(async ({ ctx }) => {
+    await sessionStore(ctx.db).remove(ctx.session.id);
+    clearSessionCookie(ctx.resHeaders, ctx.secure);
+    return { success: true as const };
+  }),
+
+  me: authedProcedure.query(async ({ ctx }): Promise<MeResult> => {
+    const site = await siteRegistry(ctx.db).find(ctx.session.siteId);
+    return {
+      success: true,
+      data: {
+        userInfo: JSON.parse(ctx.session.userInfo) as UserInfo,
+        ...(site ? { site } : {}),
+      },
+    };
+  }),
+});

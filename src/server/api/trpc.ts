@@ -1,0 +1,56 @@
+/**
+ * tRPC glue: one initTRPC, the procedures every router builds on.
+ * https://trpc.io/docs/server/procedures
+ */
+import { TRPCError, initTRPC } from "@trpc/server";
+import { MSG } from "../messages";
+import { clearSessionCookie, tokenFromCookie } from "../session/cookie";
+import { sessionStore } from "../session/store";
+import type { Context } from "./context";
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    // Internal errors may carry SQL or paths; clients only ever see a fixed sentence.
+    if (error.code === "INTERNAL_SERVER_ERROR") {
+      return { ...shape, message: MSG.internal, data: { ...shape.data, stack: undefined } };
+    }
+    return { ...shape, data: { ...shape.data, stack: undefined } };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure;
+
+/** Bearer token when present, else the sealed cookie's token. */
+async function sessionToken(headers: Headers): Promise<{ token: string; via: "bearer" | "cookie" } | null> {
+  const authorization = headers.get("authorization");
+  const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  if (bearer) return { token: bearer, via: "bearer" };
+  const fromCookie = await tokenFromCookie(headers.get("cookie"));
+  return fromCookie ? { token: fromCookie, via: "cookie" } : null;
+}
+
+function isSecure(ctx: Context): boolean {
+  return ctx.origin.startsWith("https:");
+}
+
+/** Requires a live session; rejects cross-origin cookie-authenticated mutations (CSRF). */
+export const authedProcedure = t.procedure.use(async ({ ctx, type, next }) => {
+  const found = await sessionToken(ctx.headers);
+  if (found?.via === "cookie" && type === "mutation") {
+    const origin = ctx.headers.get("origin");
+    if (origin !== null && origin !== ctx.origin) {
+      throw new TRPCError({ code: "FORBIDDEN", message: MSG.badOrigin });
+    }
+  }
+  const session = found ? await sessionStore(ctx.db).findValid(found.token) : null;
+  if (!session) {
+    if (found?.via === "cookie") clearSessionCookie(ctx.resHeaders, isSecure(ctx));
+    throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
+  }
+  ctx.resHeaders.set("Cache-Control", "no-store");
+  return next({ ctx: { session, via: found?.via ?? "bearer", secure: isSecure(ctx) } });
+});
+
+export { isSecure };

@@ -1,0 +1,76 @@
+import { createHash, randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync, readdirSync, existsSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { sqlitePath } from "./client";
+
+/**
+ * Applies prisma/migrations in order, recording them in Prisma's own `_prisma_migrations` table
+ * (same columns and checksums), so `prisma migrate status` agrees with what ran here.
+ */
+
+export type Migration = { name: string; sql: string; checksum: string };
+
+export const MIGRATIONS_DIR = path.resolve("prisma/migrations");
+
+export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(path.join(dir, d.name, "migration.sql")))
+    .map((d) => d.name)
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(path.join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    });
+}
+
+const SQLITE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" TEXT PRIMARY KEY NOT NULL,
+  "checksum" TEXT NOT NULL,
+  "finished_at" DATETIME,
+  "migration_name" TEXT NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" DATETIME,
+  "started_at" DATETIME NOT NULL DEFAULT current_timestamp,
+  "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0
+)`;
+
+/** Migrates a SQLite file; safe when several processes start at once. Returns the names applied. */
+export function migrateSqlite(url: string, dir = MIGRATIONS_DIR): string[] {
+  const file = sqlitePath(url);
+  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  const conn = new Database(file, { timeout: 10_000 });
+  try {
+    conn.pragma("journal_mode = WAL");
+    conn.exec(SQLITE_TABLE);
+    const applied: string[] = [];
+    for (const m of readMigrations(dir)) {
+      // IMMEDIATE takes the write lock first, so a concurrent starter waits and then sees the row.
+      conn.exec("BEGIN IMMEDIATE");
+      try {
+        const row = conn
+          .prepare(`SELECT checksum FROM "_prisma_migrations" WHERE migration_name = ? AND finished_at IS NOT NULL AND rolled_back_at IS NULL`)
+          .get(m.name) as { checksum: string } | undefined;
+        if (row) {
+          if (row.checksum !== m.checksum) {
+            throw new Error(`迁移 ${m.name} 已应用，但其文件内容已被修改`);
+          }
+          conn.exec("COMMIT");
+          continue;
+        }
+        conn.exec(m.sql);
+        conn
+          .prepare(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`)
+          .run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
+        conn.exec("COMMIT");
+        applied.push(m.name);
+      } catch (error) {
+        if (conn.inTransaction) conn.exec("ROLLBACK");
+        throw error;
+      }
+    }
+    return applied;
+  } finally {
+    conn.close();
+  }
+}

@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+const intFrom = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "必须是非负整数")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .default(fallback);
+
+const booleanFlag = z
+  .enum(["", "0", "1", "true", "false", "yes", "no"])
+  .default("")
+  .transform((v) => v === "1" || v === "true" || v === "yes");
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^(file:|postgres(ql)?:\/\/)/, "必须以 file: 或 postgresql:// 开头")
+    .default("file:./data/dashboard.db"),
+  DATA_DIR: z.string().trim().min(1).default("./data"),
+  SESSION_PASSWORD: z.string().optional(),
+  SITE_TIMEOUT_MS: intFrom(10_000, 1, 600_000),
+  LOGIN_RATE_LIMIT: intFrom(20, 0, 1_000_000),
+  TRUST_PROXY: booleanFlag,
+  DB_POOL_SIZE: intFrom(10, 1, 1000),
+  DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),
+  LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {}
+
+/** Parses the environment; throws an EnvError naming every bad variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  // An empty variable means "not set", as in most shells' `VAR= cmd`.
+  const present = Object.fromEntries(
+    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+  throw new EnvError(`环境变量无效:\n${lines.join("\n")}`);
+}
+
+let cached: Env | undefined;
+
+/** The validated environment, parsed once on first use (never at import, so builds need none). */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,100 @@
+/**
+ * Calls a gateway site's `GET /api/user/self` (one-api / new-api family, see gateway.md).
+ * Every failure is a GatewayError whose message is a short Chinese reason, never the token.
+ */
+
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** Header names under which the new-api family and its forks read the user id. */
+export const USER_ID_HEADERS = [
+  "New-Api-User",
+  "Veloera-User",
+  "voapi-user",
+  "X-Api-User",
+  "Rix-Api-User",
+  "neo-api-user",
+] as const;
+
+export class GatewayError extends Error {}
+
+export type UserSelfRequest = {
+  siteUrl: string;
+  accessToken: string;
+  userId: number | string;
+  acceptLanguage?: string | null;
+  timeoutMs: number;
+};
+
+export function userSelfUrl(siteUrl: string): string {
+  return `${siteUrl.replace(/\/+$/, "")}/api/user/self`;
+}
+
+function reasonFor(error: unknown, signal: AbortSignal): string {
+  if (error instanceof GatewayError) return error.message;
+  if (signal.aborted) return "连接超时";
+  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+  const code = cause?.code ?? "";
+  const text = `${cause?.message ?? ""} ${(error as Error | null)?.message ?? ""}`;
+  if (code === "ECONNREFUSED") return "连接被拒绝";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "无法解析站点域名";
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") return "连接被重置";
+  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "ETIMEDOUT") {
+    return "连接超时";
+  }
+  if (code.startsWith("ERR_TLS") || /certificate|SSL|TLS/i.test(text)) return "TLS 连接失败";
+  if (/redirect/i.test(text)) return "重定向次数过多";
+  if (/header/i.test(text) && /invalid/i.test(text)) return "请求头包含非法字符";
+  if (code === "ERR_INVALID_URL" || /Invalid URL/i.test(text)) return "站点地址无效";
+  return "网络错误";
+}
+
+async function readCapped(response: Response): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > MAX_RESPONSE_BYTES) throw new GatewayError("响应过大");
+  if (!response.body) return "";
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new GatewayError("响应过大");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The site's answer parsed as JSON, whatever its HTTP status (gateways are not reliable there). */
+export async function fetchUserSelf(req: UserSelfRequest): Promise<unknown> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), req.timeoutMs);
+  try {
+    const userId = String(req.userId);
+    const headers = new Headers({
+      Accept: "application/json",
+      "Accept-Language": req.acceptLanguage?.trim() || "zh-CN",
+      Authorization: req.accessToken,
+    });
+    for (const name of USER_ID_HEADERS) headers.set(name, userId);
+    const response = await fetch(userSelfUrl(req.siteUrl), {
+      method: "GET",
+      headers,
+      redirect: "follow",
+      signal: controller.signal,
+    });
+    const text = await readCapped(response);
+    try {
+      return JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;
+    } catch {
+      throw new GatewayError(`站点返回的不是 JSON（HTTP ${response.status}）`);
+    }
+  } catch (error) {
+    throw new GatewayError(reasonFor(error, controller.signal));
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,19 @@
+import { env } from "./env";
+
+/**
+ * Structured logs: one JSON line per event. Callers pass only what is safe to keep; nothing here
+ * ever receives a token, a cookie or an access token.
+ */
+export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
+  if (env().LOG_LEVEL !== "info") return;
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`);
+}
+
+export function logError(event: string, error: unknown): void {
+  if (env().LOG_LEVEL === "silent") return;
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: "error", event, error: name, message })}\n`,
+  );
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { sealData, unsealData } from "iron-session";
+import { EnvError, env, type Env } from "../env";
+
+/** Password id → password. The highest id seals; every id unseals. */
+export type PasswordMap = Record<string, string>;
+
+const MIN_LENGTH = 32;
+const PASSWORD_FILE = "session-password";
+
+export function parsePasswords(raw: string): PasswordMap {
+  const trimmed = raw.trim();
+  let map: PasswordMap;
+  if (trimmed.startsWith("{")) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch {
+      throw new EnvError("SESSION_PASSWORD: 不是有效的 JSON 对象");
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new EnvError("SESSION_PASSWORD: 必须是字符串或 {\"编号\":\"密码\"} 形式的 JSON 对象");
+    }
+    map = {};
+    for (const [id, value] of Object.entries(parsed)) {
+      if (!/^[1-9]\d{0,8}$/.test(id) || typeof value !== "string") {
+        throw new EnvError(`SESSION_PASSWORD: 键 "${id}" 必须是正整数编号，值必须是字符串`);
+      }
+      map[id] = value;
+    }
+    if (Object.keys(map).length === 0) throw new EnvError("SESSION_PASSWORD: 至少需要一个密码");
+  } else {
+    map = { "1": trimmed };
+  }
+  for (const [id, value] of Object.entries(map)) {
+    if (value.length < MIN_LENGTH) {
+      throw new EnvError(`SESSION_PASSWORD: 编号 ${id} 的密码至少需要 ${MIN_LENGTH} 个字符`);
+    }
+  }
+  return map;
+}
+
+/**
+ * The password from SESSION_PASSWORD, or, for the embedded SQLite store only, one generated once
+ * into the data folder (mode 0600) and reused. Instances sharing PostgreSQL must share a password.
+ */
+export function resolvePasswords(e: Env): PasswordMap {
+  if (e.SESSION_PASSWORD) return parsePasswords(e.SESSION_PASSWORD);
+  if (!e.DATABASE_URL.startsWith("file:")) {
+    throw new EnvError(
+      "SESSION_PASSWORD: 使用 PostgreSQL 时必须显式设置（所有实例共用同一个密码，至少 32 个字符）",
+    );
+  }
+  const file = path.resolve(e.DATA_DIR, PASSWORD_FILE);
+  try {
+    return parsePasswords(readFileSync(file, "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  const generated = randomBytes(32).toString("hex");
+  try {
+    writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return parsePasswords(readFileSync(file, "utf8"));
+  }
+  chmodSync(file, 0o600);
+  return { "1": generated };
+}
+
+let cached: PasswordMap | undefined;
+
+export function passwords(): PasswordMap {
+  cached ??= resolvePasswords(env());
+  return cached;
+}
+
+/** Seals a value with the newest password. `ttlSeconds` 0 means the seal itself never expires. */
+export function seal(data: Record<string, unknown>, ttlSeconds: number): Promise<string> {
+  return sealData(data, { password: passwords(), ttl: ttlSeconds });
+}
+
+/** Unseals with any known password; null for anything tampered, expired or sealed by a removed password. */
+export async function unseal<T extends Record<string, unknown>>(
+  sealed: string,
+  ttlSeconds: number,
+): Promise<Partial<T> | null> {
+  try {
+    const data = await unsealData<T>(sealed, { password: passwords(), ttl: ttlSeconds });
+    return Object.keys(data).length === 0 ? null : data;
+  } catch {
+    return null;
+  }
+}

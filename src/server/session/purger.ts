@@ -1,0 +1,31 @@
+import { db } from "../db/client";
+import { logError, logEvent } from "../log";
+import { sessionStore } from "./store";
+
+const INTERVAL_MS = 60_000;
+const BATCH = 500;
+/** Batches per run: bounded, so a backlog drains over a few runs instead of one long lock. */
+const MAX_BATCHES = 20;
+
+/** Deletes expired sessions in bounded batches; returns how many went. */
+export async function purgeExpiredSessions(store = sessionStore(db())): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const n = await store.purgeExpired(BATCH);
+    total += n;
+    if (n < BATCH) break;
+  }
+  return total;
+}
+
+let timer: NodeJS.Timeout | undefined;
+
+export function startPurger(): void {
+  if (timer) return;
+  timer = setInterval(() => {
+    purgeExpiredSessions()
+      .then((n) => n > 0 && logEvent("sessions.purged", { count: n }))
+      .catch((error: unknown) => logError("sessions.purge", error));
+  }, INTERVAL_MS);
+  timer.unref();
+}

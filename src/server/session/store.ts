@@ -1,0 +1,128 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { Db } from "../db/client";
+import { seal, unseal } from "./keys";
+
+export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export function isWellFormedToken(token: string): boolean {
+  return UUID_V4.test(token);
+}
+
+export type NewSession = {
+  userId: number | string;
+  accessToken: string;
+  siteId: number;
+  siteUrl: string;
+  userInfo: Record<string, unknown>;
+};
+
+export type StoredSession = {
+  id: string;
+  userId: number | string;
+  siteId: number;
+  userInfo: string;
+  createdAt: Date;
+  expiresAt: Date;
+};
+
+const sessionSelect = {
+  id: true,
+  userId: true,
+  siteId: true,
+  userInfo: true,
+  createdAt: true,
+  expiresAt: true,
+} as const;
+
+function fromRow(row: { userId: string } & Omit<StoredSession, "userId">): StoredSession {
+  return { ...row, userId: JSON.parse(row.userId) as number | string };
+}
+
+export function sessionStore(db: Db) {
+  return {
+    /** Stores a new session and returns its token; only the token's hash is kept. */
+    async create(input: NewSession, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
+      const token = randomUUID();
+      const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
+      await db.session.create({
+        data: {
+          id: hashToken(token),
+          userId: JSON.stringify(input.userId),
+          accessToken: await seal({ accessToken: input.accessToken }, 0),
+          siteId: input.siteId,
+          siteUrl: input.siteUrl,
+          userInfo: JSON.stringify(input.userInfo),
+          createdAt: now,
+          expiresAt,
+        },
+        select: { id: true },
+      });
+      return { token, expiresAt };
+    },
+
+    /** The live session a token names; an expired one is deleted on this read. */
+    async findValid(token: string, now = new Date()): Promise<StoredSession | null> {
+      if (!isWellFormedToken(token)) return null;
+      const row = await db.session.findUnique({ where: { id: hashToken(token) }, select: sessionSelect });
+      if (!row) return null;
+      if (row.expiresAt.getTime() <= now.getTime()) {
+        await db.session.deleteMany({ where: { id: row.id } });
+        return null;
+      }
+      return fromRow(row);
+    },
+
+    /** The site access token of a session, or null once the password that sealed it is gone. */
+    async accessToken(id: string): Promise<string | null> {
+      const row = await db.session.findUnique({ where: { id }, select: { accessToken: true } });
+      if (!row) return null;
+      const data = await unseal<{ accessToken: string }>(row.accessToken, 0);
+      return typeof data?.accessToken === "string" ? data.accessToken : null;
+    },
+
+    async remove(id: string): Promise<void> {
+      await db.session.deleteMany({ where: { id } });
+    },
+
+    /** Live sessions of one user on one site, newest first. */
+    async listForUser(siteId: number, userId: number | string, now = new Date()): Promise<StoredSession[]> {
+      const rows = await db.session.findMany({
+        where: { siteId, userId: JSON.stringify(userId), expiresAt: { gt: now } },
+        select: sessionSelect,
+        orderBy: { createdAt: "desc" },
+        take: 200,
+      });
+      return rows.map(fromRow);
+    },
+
+    /** Deletes the user's other sessions on the site; returns how many ended. */
+    async removeOthers(keep: StoredSession): Promise<number> {
+      const { count } = await db.session.deleteMany({
+        where: { siteId: keep.siteId, userId: JSON.stringify(keep.userId), id: { not: keep.id } },
+      });
+      return count;
+    },
+
+    /** Deletes up to `batch` expired rows; returns how many went. */
+    async purgeExpired(batch: number, now = new Date()): Promise<number> {
+      const rows = await db.session.findMany({
+        where: { expiresAt: { lte: now } },
+        select: { id: true },
+        take: batch,
+      });
+      if (rows.length === 0) return 0;
+      const { count } = await db.session.deleteMany({
+        where: { id: { in: rows.map((r) => r.id) }, expiresAt: { lte: now } },
+      });
+      return count;
+    },
+  };
+}
+
+export type SessionStore = ReturnType<typeof sessionStore>;
