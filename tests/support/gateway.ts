@@ -1,0 +1,115 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { newApiUser, startGateway, type RunningGateway } from "../../src/demo/gateway";
+
+/**
+ * Access tokens that make the stand-in misbehave the way real sites and networks do.
+ * Anything else goes through the gateway.md contract.
+ */
+export const FAULT = {
+  hang: "fault-hang",
+  html: "fault-html",
+  noData: "fault-no-data",
+  nullJson: "fault-null-json",
+  noMessage: "fault-no-message",
+  dbError: "fault-db-error",
+  huge: "fault-huge",
+  drip: "fault-drip",
+  reset: "fault-reset",
+  redirectLoop: "fault-redirect-loop",
+  stringData: "fault-string-data",
+} as const;
+
+function faultFor(req: IncomingMessage, res: ServerResponse): boolean {
+  const token = (req.headers.authorization ?? "").replace(/^Bearer /i, "");
+  switch (token) {
+    case FAULT.hang:
+      return true; // never answers
+    case FAULT.html:
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end("<!doctype html><html><body>Welcome to nginx!</body></html>");
+      return true;
+    case FAULT.noData:
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ success: true, message: "" }));
+      return true;
+    case FAULT.nullJson:
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end("null");
+      return true;
+    case FAULT.noMessage:
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ success: false }));
+      return true;
+    case FAULT.dbError:
+      res.writeHead(500, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ success: false, message: "数据库出错，请联系管理员" }));
+      return true;
+    case FAULT.stringData:
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ success: true, message: "", data: "oops" }));
+      return true;
+    case FAULT.huge: {
+      // 64 MB of JSON-looking bytes, without Content-Length, as fast as the socket takes them.
+      res.writeHead(200, { "Content-Type": "application/json" });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 1024) {
+          sent++;
+          if (!res.write(chunk)) {
+            res.once("drain", pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      res.write('{"success":true,"data":{"id":1,"pad":"');
+      pump();
+      return true;
+    }
+    case FAULT.drip: {
+      // One byte every 200 ms: each read makes progress, the whole answer never completes in time.
+      res.writeHead(200, { "Content-Type": "application/json" });
+      const timer = setInterval(() => res.write(" "), 200);
+      res.on("close", () => clearInterval(timer));
+      return true;
+    }
+    case FAULT.reset:
+      req.socket.destroy();
+      return true;
+    case FAULT.redirectLoop:
+      res.writeHead(302, { Location: "/api/user/self" });
+      res.end();
+      return true;
+    default:
+      return false;
+  }
+}
+
+export const ALICE = {
+  id: 101,
+  token: "sk-alice-0123456789abcdef",
+  // Older builds leak the whole user row, secrets included.
+  data: newApiUser(101, {
+    username: "alice",
+    display_name: "爱丽丝",
+    access_token: "sk-alice-0123456789abcdef",
+    password: "",
+    original_password: "hunter2",
+    verification_code: "123456",
+  }),
+};
+export const BOB = { id: 102, token: "sk-bob-abcdef0123456789", data: newApiUser(102, { username: "bob" }) };
+export const BANNED = { id: 103, token: "sk-banned-000", data: newApiUser(103, { status: 2 }) };
+
+const users = [ALICE, BOB, BANNED].map((u) => ({ accessToken: u.token, data: u.data }));
+
+/** A new-api site of 2025 (requires New-Api-User, failures with HTTP 401). */
+export function startStrictGateway(): Promise<RunningGateway> {
+  return startGateway({ users, requireUserHeader: true, failureStatus: 401, intercept: faultFor });
+}
+
+/** An older one-api style site (no user header, failures with HTTP 200). */
+export function startLegacyGateway(): Promise<RunningGateway> {
+  return startGateway({ users, failureStatus: 200, intercept: faultFor });
+}
