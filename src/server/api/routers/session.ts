@@ -1,0 +1,36 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { sessionStore } from "../../session/store";
+import { authedProcedure, router } from "../trpc";
+
+export type SessionSummary = { id: string; createdAt: string; expiresAt: string; current: boolean };
+
+/** A signed-in user's sessions on the site of the current session. Tokens are never listed. */
+export const sessionRouter = router({
+  list: authedProcedure.query(async ({ ctx }): Promise<SessionSummary[]> => {
+    const rows = await sessionStore(ctx.db).listForUser(ctx.session.siteId, ctx.session.userId);
+    return rows.map((row) => ({
+      id: row.id,
+      createdAt: row.createdAt.toISOString(),
+      expiresAt: row.expiresAt.toISOString(),
+      current: row.id === ctx.session.id,
+    }));
+  }),
+
+  revoke: authedProcedure
+    .input(z.object({ id: z.string().regex(/^[0-9a-f]{64}$/, "会话编号无效") }))
+    .mutation(async ({ ctx, input }) => {
+      const store = sessionStore(ctx.db);
+      const mine = await store.listForUser(ctx.session.siteId, ctx.session.userId);
+      if (!mine.some((s) => s.id === input.id)) {
+        throw new TRPCError({ code: "NOT_FOUND", message: "会话不存在或已结束" });
+      }
+      await store.remove(input.id);
+      return { success: true as const };
+    }),
+
+  revokeOthers: authedProcedure.mutation(async ({ ctx }) => {
+    const ended = await sessionStore(ctx.db).removeOthers(ctx.session);
+    return { success: true as const, ended };
+  }),
+});

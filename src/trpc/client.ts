@@ -1,0 +1,21 @@
+/**
+ * The dashboard's tRPC client: the same procedures as the server, typed end to end.
+ * https://trpc.io/docs/client/vanilla
+ */
+import { TRPCClientError, createTRPCClient, httpBatchLink } from "@trpc/client";
+import type { AppRouter } from "@/src/server/api/root";
+
+export const api = createTRPCClient<AppRouter>({
+  links: [httpBatchLink({ url: "/api/trpc" })],
+});
+
+/** The service's own message for a failed call, or a general one for network trouble. */
+export function errorMessage(error: unknown): string {
+  // A server answer carries `data`; a network failure does not.
+  if (error instanceof TRPCClientError && error.data && error.message) return error.message;
+  return "网络异常，请检查连接后重试";
+}
+
+export function isUnauthorized(error: unknown): boolean {
+  return error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "UNAUTHORIZED";
+}

@@ -1,0 +1,70 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT } from "../support/server";
+
+const dir = mkdtempSync(path.join(tmpdir(), "gd-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function sites(...args: string[]) {
+  const res = spawnSync(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/sites.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: `file:${path.join(dir, "cli.db")}`, DATA_DIR: dir },
+    encoding: "utf8",
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+function json(stdout: string): unknown {
+  const lines = stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? "");
+}
+
+describe("npm run sites", () => {
+  it("adds, lists, updates and removes sites, one line of JSON each", () => {
+    const added = sites("add", "--name", "主站", "--url", "https://api.example.com/");
+    expect(added.code).toBe(0);
+    expect(json(added.stdout)).toEqual({ id: 1, name: "主站", url: "https://api.example.com" });
+
+    expect(json(sites("add", "--name", "备用", "--url", "http://10.0.0.2:3000").stdout)).toEqual({
+      id: 2,
+      name: "备用",
+      url: "http://10.0.0.2:3000",
+    });
+    expect(json(sites("list").stdout)).toEqual([
+      { id: 1, name: "主站", url: "https://api.example.com" },
+      { id: 2, name: "备用", url: "http://10.0.0.2:3000" },
+    ]);
+    expect(json(sites("update", "2", "--name", "备用站").stdout)).toEqual({ id: 2, name: "备用站", url: "http://10.0.0.2:3000" });
+    expect(json(sites("update", "2", "--url", "https://b.example.com/base/").stdout)).toEqual({
+      id: 2,
+      name: "备用站",
+      url: "https://b.example.com/base",
+    });
+    expect(json(sites("remove", "1").stdout)).toEqual({ id: 1, name: "主站", url: "https://api.example.com" });
+    expect(json(sites("list").stdout)).toEqual([{ id: 2, name: "备用站", url: "https://b.example.com/base" }]);
+  });
+
+  it.each([
+    [["add", "--name", "x", "--url", "ftp://x.example.com"], 1, "http:// 或 https://"],
+    [["add", "--name", "x", "--url", "not a url"], 1, "站点地址无效"],
+    [["add", "--name", "  ", "--url", "https://x.example.com"], 1, "站点名称不能为空"],
+    [["add", "--name", "x"], 2, "add 需要 --name 和 --url"],
+    [["update", "999", "--name", "x"], 1, "站点不存在: 999"],
+    [["update", "abc", "--name", "x"], 2, "站点 id 必须是正整数"],
+    [["update", "2"], 2, "至少需要 --name 或 --url"],
+    [["remove", "999"], 1, "站点不存在: 999"],
+    [["remove"], 2, "remove 需要一个站点 id"],
+    [["frobnicate"], 2, "未知命令"],
+    [["add", "--nmae", "x"], 2, "用法"],
+    [[], 2, "用法"],
+  ])("refuses %j with exit %i and a clear message", (args, code, message) => {
+    const res = sites(...args);
+    expect(res.code).toBe(code);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toContain(message);
+  });
+});
