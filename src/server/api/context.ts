@@ -32,13 +32,17 @@ export function createContextInner(opts: ContextOptions): Context {
   };
 }
 
-/** The origin a request was sent to, honouring X-Forwarded-Proto/Host only behind a trusted proxy. */
+/**
+ * The origin a request was sent to, from its Host header (what the browser put in Origin too).
+ * `next start` fills X-Forwarded-Proto from the socket; X-Forwarded-Host counts only behind a
+ * trusted proxy.
+ */
 function requestOrigin(req: Request): string {
   const url = new URL(req.url);
-  if (!env().TRUST_PROXY) return url.origin;
-  const proto = req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
-  const host = req.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
-  return `${proto ?? url.protocol.replace(":", "")}://${host ?? url.host}`;
+  const first = (name: string) => req.headers.get(name)?.split(",")[0]?.trim() || undefined;
+  const proto = first("x-forwarded-proto") ?? url.protocol.replace(":", "");
+  const host = (env().TRUST_PROXY ? first("x-forwarded-host") : undefined) ?? first("host") ?? url.host;
+  return `${proto}://${host}`;
 }
 
 /**

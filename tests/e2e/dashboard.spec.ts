@@ -1,0 +1,177 @@
+import { ALICE, BOB, FAULT } from "../support/gateway";
+import { EMPTY_URL, URL_, expect, fillSignIn, shot, test } from "./fixtures";
+
+test.beforeEach(async ({ page, consoleErrors }) => {
+  void consoleErrors;
+  await page.goto(URL_);
+});
+
+test("shows the sign-in page to a visitor, with every registered site", async ({ page }) => {
+  await expect(page.getByRole("heading", { name: "登录网关站点" })).toBeVisible();
+  const options = page.getByLabel("站点").locator("option");
+  await expect(options).toHaveText(["严格站点", "旧版站点", "失联站点", "即将移除的站点"]);
+  await page.getByLabel("站点").selectOption({ label: "旧版站点" });
+  await expect(page.locator(".hint")).toHaveText(/^http:\/\/127\.0\.0\.1:\d+$/);
+  await expect(page.getByLabel("访问令牌", { exact: true })).toHaveAttribute("type", "password");
+  await shot(page, "01-sign-in");
+});
+
+test("signs in, shows the account and quota, survives a reload, and signs out", async ({ page, context }) => {
+  await fillSignIn(page, "严格站点", ALICE.id, ALICE.token);
+  await page.getByRole("button", { name: "登录" }).click();
+
+  await expect(page.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
+  const account = page.getByRole("region", { name: "账户" });
+  await expect(account).toContainText("alice");
+  await expect(account).toContainText(String(ALICE.id));
+  await expect(account).toContainText("default");
+  await expect(account).toContainText("普通用户");
+  await expect(account).toContainText("严格站点");
+  await expect(account).toContainText("会话到期");
+  const quota = page.getByRole("region", { name: "额度" });
+  await expect(quota).toContainText("$50.00"); // 25 000 000 quota
+  await expect(quota).toContainText("25,000,000 额度");
+  await expect(quota).toContainText("$2.50"); // 1 250 000 used
+  await expect(quota).toContainText("42");
+  await shot(page, "02-dashboard");
+
+  // The secret is nowhere in the page, the URL or storage.
+  expect(await page.content()).not.toContain(ALICE.token);
+  expect(page.url()).not.toContain(ALICE.token);
+  const storage = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+  expect(storage).not.toContain(ALICE.token);
+
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
+
+  const cookie = (await context.cookies()).find((c) => c.name === "gd_session");
+  expect(cookie?.httpOnly).toBe(true);
+  expect(cookie?.sameSite).toBe("Lax");
+
+  await page.getByRole("button", { name: "退出登录" }).click();
+  await expect(page.getByRole("heading", { name: "登录网关站点" })).toBeVisible();
+  await shot(page, "03-signed-out");
+
+  // The old cookie no longer opens a session.
+  const replay = await page.request.get(`${URL_}/api/auth/me`, { headers: { cookie: `gd_session=${cookie?.value}` } });
+  expect(replay.status()).toBe(401);
+  expect(await replay.json()).toEqual({ success: false, message: "未登录或登录已过期" });
+});
+
+const failures = [
+  { name: "mismatch", site: "旧版站点", userId: BOB.id, token: ALICE.token, message: "用户ID与令牌不匹配" },
+  { name: "bad-token", site: "旧版站点", userId: ALICE.id, token: "sk-wrong", message: "无权进行此操作，access token 无效" },
+  {
+    name: "new-api-user",
+    site: "严格站点",
+    userId: BOB.id,
+    token: ALICE.token,
+    message: "无权进行此操作，New-Api-User 与登录用户不匹配",
+  },
+  { name: "html", site: "旧版站点", userId: ALICE.id, token: FAULT.html, message: "无法连接站点: 站点返回的不是 JSON（HTTP 200）" },
+  { name: "unreachable", site: "失联站点", userId: ALICE.id, token: ALICE.token, message: "无法连接站点: 连接被拒绝" },
+];
+
+for (const f of failures) {
+  test(`shows the service's message as it is: ${f.message}`, async ({ page }) => {
+    await fillSignIn(page, f.site, f.userId, f.token);
+    await page.getByRole("button", { name: "登录" }).click();
+    const live = page.locator("[aria-live]").filter({ hasText: f.message });
+    await expect(live).toHaveText(f.message);
+    await expect(page.getByLabel("访问令牌", { exact: true })).toHaveValue("");
+    expect(await page.content()).not.toContain(f.token === FAULT.html ? "\u0000" : f.token);
+    await shot(page, `04-failure-${f.name}`);
+  });
+}
+
+test("shows progress and cannot double-submit while the site is slow", async ({ page }) => {
+  let logins = 0;
+  page.on("request", (r) => {
+    if (r.url().includes("auth.login")) logins++;
+  });
+  await fillSignIn(page, "旧版站点", ALICE.id, FAULT.hang);
+  const button = page.getByRole("button", { name: /登录/ });
+  await button.click();
+  await expect(button).toBeDisabled();
+  await expect(button).toHaveText("登录中…");
+  await page.getByLabel("用户ID").press("Enter");
+  await button.click({ force: true }).catch(() => undefined);
+  await expect(page.locator("[aria-live]").filter({ hasText: "连接超时" })).toHaveText("无法连接站点: 连接超时");
+  await expect(button).toBeEnabled();
+  expect(logins).toBe(1);
+});
+
+test("signs in with the keyboard alone", async ({ page }) => {
+  await page.keyboard.press("Tab");
+  await expect(page.getByLabel("站点")).toBeFocused();
+  await page.keyboard.press("ArrowDown"); // 旧版站点
+  await page.keyboard.press("Tab");
+  await expect(page.getByLabel("用户ID")).toBeFocused();
+  await page.keyboard.type(String(BOB.id));
+  await page.keyboard.press("Tab");
+  await expect(page.getByLabel("访问令牌", { exact: true })).toBeFocused();
+  await page.keyboard.type(BOB.token);
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "显示" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByLabel("访问令牌", { exact: true })).toHaveAttribute("type", "text");
+  await page.keyboard.press("Shift+Tab");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "用户 102" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "账户" })).toContainText("旧版站点");
+});
+
+test("notes a removed site, lists sessions, and signs out the other devices", async ({ page, browser }) => {
+  await fillSignIn(page, "即将移除的站点", ALICE.id, ALICE.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
+
+  // A second device signs in to the same account on the same site.
+  const other = await browser.newPage();
+  await other.goto(URL_);
+  await fillSignIn(other, "即将移除的站点", ALICE.id, ALICE.token);
+  await other.getByRole("button", { name: "登录" }).click();
+  await expect(other.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
+
+  await page.reload();
+  const sessions = page.getByRole("region", { name: "登录会话" });
+  await expect(sessions.getByRole("listitem")).toHaveCount(2);
+  await expect(sessions).toContainText("当前会话");
+
+  // Removing the site leaves the sessions working; the dashboard says the site is gone.
+  const { createDb } = await import("../../src/server/db/client");
+  const db = createDb(process.env.E2E_DB_URL ?? "");
+  const sites = JSON.parse(process.env.E2E_SITES ?? "{}") as { removable: number };
+  await db.site.delete({ where: { id: sites.removable } });
+  await db.$disconnect();
+  await page.reload();
+  await expect(page.getByText("登录时所用的站点已被移除")).toBeVisible();
+  await shot(page, "05-dashboard-site-removed");
+
+  await sessions.getByRole("button", { name: "退出其他所有会话" }).click();
+  await expect(sessions.getByRole("listitem")).toHaveCount(1);
+  await expect(sessions).toContainText("已退出其他所有会话");
+  await shot(page, "06-sessions");
+
+  await other.reload();
+  await expect(other.getByRole("heading", { name: "登录网关站点" })).toBeVisible();
+  await other.close();
+});
+
+test("tells how to add a site when none is registered", async ({ page }) => {
+  await page.goto(EMPTY_URL);
+  await expect(page.getByRole("heading", { name: "还没有注册任何站点" })).toBeVisible();
+  await expect(page.getByText("npm run sites -- add --name <名称> --url <站点地址>")).toBeVisible();
+  await expect(page.getByRole("button", { name: "登录" })).toHaveCount(0);
+  await shot(page, "07-no-sites");
+});
+
+test("fits a phone screen", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  await fillSignIn(page, "旧版站点", BOB.id, BOB.token);
+  await page.getByLabel("访问令牌", { exact: true }).press("Enter");
+  await expect(page.getByRole("heading", { name: "用户 102" })).toBeVisible();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+  expect(overflow).toBe(false);
+  await shot(page, "08-phone");
+});

@@ -1,0 +1,35 @@
+import { test as base, expect, type Page } from "@playwright/test";
+
+export const URL_ = process.env.E2E_URL ?? "";
+export const EMPTY_URL = process.env.E2E_EMPTY_URL ?? "";
+export const SITES = JSON.parse(process.env.E2E_SITES ?? "{}") as {
+  strict: number;
+  legacy: number;
+  unreachable: number;
+  removable: number;
+};
+
+/** A page that records console errors and failed requests; every test ends by asserting none. */
+export const test = base.extend<{ consoleErrors: string[] }>({
+  consoleErrors: async ({ page }, use) => {
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    page.on("pageerror", (e) => errors.push(e.message));
+    await use(errors);
+    expect(errors, "console errors").toEqual([]);
+  },
+});
+
+export { expect };
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true });
+}
+
+export async function fillSignIn(page: Page, site: string, userId: string | number, token: string): Promise<void> {
+  await page.getByLabel("站点").selectOption({ label: site });
+  await page.getByLabel("用户ID").fill(String(userId));
+  await page.getByLabel("访问令牌", { exact: true }).fill(token);
+}
