@@ -7,11 +7,12 @@ import { newApiUser, startGateway } from "../src/demo/gateway";
 import { db } from "../src/server/db/client";
 import { siteRegistry } from "../src/server/sites/registry";
 import { prepareOrExit } from "./prepare";
-import { buildIfNeeded, serve } from "./serve";
+import { buildIfNeeded, serveProduction } from "./serve";
 
 const DEMO_SITE = "演示站点";
 const DEMO_USER = { id: 1, accessToken: "demo-access-token-0123456789" };
 
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 prepareOrExit();
 
 const gateway = await startGateway({
@@ -53,4 +54,4 @@ console.log(`
   访问令牌: ${DEMO_USER.accessToken}
 `);
 
-serve(() => void gateway.close());
+await serveProduction();

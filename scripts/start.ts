@@ -1,7 +1,8 @@
 /** `npm start`: prepare the store, build once if there is no production build, then serve. */
 import { prepareOrExit } from "./prepare";
-import { buildIfNeeded, serve } from "./serve";
+import { buildIfNeeded, serveProduction } from "./serve";
 
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 prepareOrExit();
 buildIfNeeded();
-serve();
+await serveProduction();

@@ -17,3 +17,8 @@ export function logError(event: string, error: unknown): void {
     `${JSON.stringify({ time: new Date().toISOString(), level: "error", event, error: name, message })}\n`,
   );
 }
+
+/** One line per request: no query string, no headers, so no token or cookie can reach the log. */
+export function logRequest(fields: { method: string; path: string; status: number; ms: number; client: string | null }): void {
+  logEvent("request", { ...fields, path: fields.path.split("?")[0] });
+}

@@ -10,7 +10,7 @@ let app: RunningApp;
 
 beforeAll(async () => {
   fx = await startFixture();
-  app = await startApp({ DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, SITE_TIMEOUT_MS: "1000", LOG_LEVEL: "info" });
+  app = await startApp({ DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, SITE_TIMEOUT_MS: "1000" });
 });
 afterAll(async () => {
   await app?.stop();

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const LOG_DIR = path.join(ROOT, "artifacts/server-logs");
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -26,7 +27,7 @@ export type RunningApp = {
 };
 
 /**
- * Runs the production build (`next start`) on a free loopback port with the given environment.
+ * Runs the production server (scripts/server.ts) on a free loopback port with the given environment.
  * The store must already be migrated. The server is killed when the test process exits.
  */
 export async function startApp(env: Record<string, string>): Promise<RunningApp> {
@@ -36,16 +37,32 @@ export async function startApp(env: Record<string, string>): Promise<RunningApp>
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)],
+    [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/server.ts"],
     {
       cwd: ROOT,
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LOG_LEVEL: "info",
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  // Every server's output is also kept for the log scan that ends `npm test` (scripts/scan-logs.ts).
+  mkdirSync(LOG_DIR, { recursive: true });
+  const logFile = createWriteStream(path.join(LOG_DIR, `server-${port}-${Date.now()}.log`));
   let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const collect = (d: Buffer) => {
+    output += d.toString();
+    logFile.write(d);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  child.once("exit", () => logFile.end());
   const kill = () => child.kill("SIGKILL");
   process.once("exit", kill);
 

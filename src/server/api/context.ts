@@ -46,14 +46,13 @@ function requestOrigin(req: Request): string {
 }
 
 /**
- * The client address. Behind a trusted proxy, the left-most X-Forwarded-For entry; otherwise the
- * address the server saw, which `next start` passes as the last X-Forwarded-For entry it appended.
+ * The client address. The production server (scripts/server.ts) replaces X-Forwarded-For with
+ * the socket's address unless TRUST_PROXY is set; behind a trusted proxy the right-most entry is
+ * the one that proxy appended.
  */
 function clientAddress(req: Request): string | null {
-  const forwarded = req.headers.get("x-forwarded-for");
-  if (!forwarded) return null;
-  const hops = forwarded.split(",").map((h) => h.trim()).filter(Boolean);
-  return (env().TRUST_PROXY ? hops[0] : hops[hops.length - 1]) ?? null;
+  const hops = (req.headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+  return hops[hops.length - 1] ?? null;
 }
 
 export function createRequestContext(req: Request, resHeaders: Headers): Context {

@@ -79,6 +79,17 @@ export function passwords(): PasswordMap {
   return cached;
 }
 
+/** Whether a seal was made with a password still known (read from the seal, no crypto). */
+export function sealedWithKnownPassword(sealed: string): boolean {
+  const id = /^Fe26\.2\*([^*]+)\*/.exec(sealed)?.[1];
+  return id !== undefined && Object.hasOwn(passwords(), id);
+}
+
+/** Replaces the password set of this process (tests of rotation; the server reads the env once). */
+export function setPasswords(map: PasswordMap | undefined): void {
+  cached = map;
+}
+
 /** Seals a value with the newest password. `ttlSeconds` 0 means the seal itself never expires. */
 export function seal(data: Record<string, unknown>, ttlSeconds: number): Promise<string> {
   return sealData(data, { password: passwords(), ttl: ttlSeconds });

@@ -1,3 +1,4 @@
+import { loginRateLimiter } from "../auth/rate-limit";
 import { db } from "../db/client";
 import { logError, logEvent } from "../log";
 import { sessionStore } from "./store";
@@ -24,7 +25,10 @@ export function startPurger(): void {
   if (timer) return;
   timer = setInterval(() => {
     purgeExpiredSessions()
-      .then((n) => n > 0 && logEvent("sessions.purged", { count: n }))
+      .then(async (n) => {
+        if (n > 0) logEvent("sessions.purged", { count: n });
+        await loginRateLimiter(db(), 1).purge();
+      })
       .catch((error: unknown) => logError("sessions.purge", error));
   }, INTERVAL_MS);
   timer.unref();

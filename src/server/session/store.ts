@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
-import { seal, unseal } from "./keys";
+import { seal, sealedWithKnownPassword, unseal } from "./keys";
 
 export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
@@ -69,13 +69,25 @@ export function sessionStore(db: Db) {
     /** The live session a token names; an expired one is deleted on this read. */
     async findValid(token: string, now = new Date()): Promise<StoredSession | null> {
       if (!isWellFormedToken(token)) return null;
-      const row = await db.session.findUnique({ where: { id: hashToken(token) }, select: sessionSelect });
+      const row = await db.session.findUnique({
+        where: { id: hashToken(token) },
+        select: { ...sessionSelect, accessToken: true },
+      });
       if (!row) return null;
+      // Its access token was sealed by a password since removed: the session can no longer be used.
+      if (!sealedWithKnownPassword(row.accessToken)) return null;
       if (row.expiresAt.getTime() <= now.getTime()) {
         await db.session.deleteMany({ where: { id: row.id } });
         return null;
       }
-      return fromRow(row);
+      return fromRow({
+        id: row.id,
+        userId: row.userId,
+        siteId: row.siteId,
+        userInfo: row.userInfo,
+        createdAt: row.createdAt,
+        expiresAt: row.expiresAt,
+      });
     },
 
     /** The site access token of a session, or null once the password that sealed it is gone. */

@@ -1,5 +1,8 @@
+import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { login, type LoginInput, type UserInfo } from "../../auth/login";
+import { attemptKeys, loginRateLimiter } from "../../auth/rate-limit";
+import { MSG } from "../../messages";
 import { logError } from "../../log";
 import { clearSessionCookie, setSessionCookie } from "../../session/cookie";
 import { sessionStore } from "../../session/store";
@@ -16,6 +19,11 @@ export type MeResult = {
 
 export const authRouter = router({
   login: publicProcedure.input(loginBody).mutation(async ({ ctx, input }) => {
+    const limit = await loginRateLimiter(ctx.db, ctx.loginRateLimit).hit(attemptKeys(ctx.clientAddress, input));
+    if (!limit.allowed) {
+      ctx.resHeaders.set("Retry-After", String(limit.retryAfterSeconds));
+      throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: MSG.rateLimited });
+    }
     const outcome = await login(input, {
       db: ctx.db,
       timeoutMs: ctx.timeoutMs,
