@@ -1,13 +1,44 @@
 import { defineConfig } from "vitest/config";
 
+const skipPostgres = process.env.SKIP_POSTGRES === "1";
+
 export default defineConfig({
   test: {
-    include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
     setupFiles: ["tests/support/setup.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: servers started by integration files compete with each other.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "sqlite",
+          include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
+          exclude: ["tests/integration/postgres/**"],
+          env: { TEST_STORE: "sqlite" },
+        },
+      },
+      ...(skipPostgres
+        ? []
+        : [
+            {
+              extends: true as const,
+              test: {
+                name: "postgres",
+                // The store-independent suites once more on PostgreSQL, plus what only it has.
+                include: [
+                  "tests/integration/auth-router.test.ts",
+                  "tests/integration/rest.test.ts",
+                  "tests/integration/hardening.test.ts",
+                  "tests/integration/security-http.test.ts",
+                  "tests/integration/postgres/**/*.test.ts",
+                ],
+                env: { TEST_STORE: "postgres" },
+              },
+            },
+          ]),
+    ],
   },
 });

@@ -13,7 +13,7 @@ const DEMO_SITE = "演示站点";
 const DEMO_USER = { id: 1, accessToken: "demo-access-token-0123456789" };
 
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
-prepareOrExit();
+await prepareOrExit();
 
 const gateway = await startGateway({
   users: [

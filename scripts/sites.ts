@@ -60,7 +60,7 @@ async function run(argv: string[]): Promise<unknown> {
 
 async function main(): Promise<number> {
   try {
-    prepare();
+    await prepare();
     const result = await run(process.argv.slice(2));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;

@@ -3,6 +3,6 @@ import { prepareOrExit } from "./prepare";
 import { buildIfNeeded, serveProduction } from "./serve";
 
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
-prepareOrExit();
+await prepareOrExit();
 buildIfNeeded();
 await serveProduction();

@@ -11,6 +11,7 @@ export const MSG = {
   badOrigin: "非法的请求来源",
   rateLimited: "登录尝试过于频繁，请稍后再试",
   internal: "服务器内部错误，请稍后再试",
+  dbUnavailable: "数据库暂时不可用，请稍后再试",
   notFound: "接口不存在",
   methodNotAllowed: "不支持的请求方法",
 } as const;

@@ -1,10 +1,20 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { createDb, type Db } from "../../src/server/db/client";
-import { migrateSqlite } from "../../src/server/db/migrate";
+import { migratePostgres, migrateSqlite } from "../../src/server/db/migrate";
 
-export type TempDb = { url: string; dir: string; db: Db; cleanup: () => Promise<void> };
+export type TempDb = { kind: "sqlite" | "postgres"; url: string; dir: string; db: Db; cleanup: () => Promise<void> };
+
+/** The PostgreSQL server tests use: TEST_DATABASE_URL, else the local one (trust auth). */
+export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+
+/** Which store this test process runs on (the vitest project sets TEST_STORE). */
+export function storeKind(): "sqlite" | "postgres" {
+  return process.env.TEST_STORE === "postgres" ? "postgres" : "sqlite";
+}
 
 /** A fresh, migrated SQLite file in its own folder. */
 export function tempSqlite(): TempDb {
@@ -13,6 +23,7 @@ export function tempSqlite(): TempDb {
   migrateSqlite(url);
   const db = createDb(url);
   return {
+    kind: "sqlite",
     url,
     dir,
     db,
@@ -21,4 +32,61 @@ export function tempSqlite(): TempDb {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL} (${(error as Error).message}). ` +
+        "Start it, set TEST_DATABASE_URL, or run with SKIP_POSTGRES=1.",
+    );
+  }
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** An empty PostgreSQL database of its own, dropped by the returned function. */
+export async function throwawayPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `gd_test_${randomBytes(6).toString("hex")}`;
+  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  return {
+    url: databaseUrl(POSTGRES_ADMIN_URL, name),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** A fresh, migrated PostgreSQL database of its own. */
+export async function tempPostgres(): Promise<TempDb> {
+  const dir = mkdtempSync(path.join(tmpdir(), "gd-test-"));
+  const { url, drop } = await throwawayPostgres();
+  await migratePostgres(url);
+  const db = createDb(url);
+  return {
+    kind: "postgres",
+    url,
+    dir,
+    db,
+    cleanup: async () => {
+      await db.$disconnect();
+      await drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh store of the kind this test process runs on. */
+export function tempStore(): Promise<TempDb> {
+  return storeKind() === "postgres" ? tempPostgres() : Promise.resolve(tempSqlite());
 }

@@ -1,7 +1,7 @@
 import type { RunningGateway } from "../../src/demo/gateway";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { freePort } from "./server";
-import { tempSqlite, type TempDb } from "./db";
+import { tempStore, type TempDb } from "./db";
 import { startLegacyGateway, startStrictGateway } from "./gateway";
 import type { Sites } from "./cases";
 
@@ -17,7 +17,7 @@ export type Fixture = {
 
 /** A fresh store with three registered sites: a strict new-api, an older one-api, and a dead address. */
 export async function startFixture(): Promise<Fixture> {
-  const store = tempSqlite();
+  const store = await tempStore();
   const [strict, legacy] = await Promise.all([startStrictGateway(), startLegacyGateway()]);
   const registry = siteRegistry(store.db);
   const s1 = await registry.add({ name: "严格站点", url: strict.url });

@@ -3,6 +3,7 @@
  * https://trpc.io/docs/server/procedures
  */
 import { TRPCError, initTRPC } from "@trpc/server";
+import { isDatabaseUnavailable } from "../db/errors";
 import { MSG } from "../messages";
 import { clearSessionCookie, tokenFromCookie } from "../session/cookie";
 import { sessionStore } from "../session/store";
@@ -20,7 +21,14 @@ const t = initTRPC.context<Context>().create({
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+/** A store that cannot be reached is a 503 with a plain message, not a 500 or a hang. */
+export const publicProcedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && isDatabaseUnavailable(result.error.cause)) {
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.dbUnavailable, cause: result.error.cause });
+  }
+  return result;
+});
 
 /** Bearer token when present, else the sealed cookie's token. */
 async function sessionToken(headers: Headers): Promise<{ token: string; via: "bearer" | "cookie" } | null> {
@@ -36,7 +44,7 @@ function isSecure(ctx: Context): boolean {
 }
 
 /** Requires a live session; rejects cross-origin cookie-authenticated mutations (CSRF). */
-export const authedProcedure = t.procedure.use(async ({ ctx, type, next }) => {
+export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
   const found = await sessionToken(ctx.headers);
   if (found?.via === "cookie" && type === "mutation") {
     const origin = ctx.headers.get("origin");

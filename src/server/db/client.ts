@@ -1,9 +1,17 @@
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../../generated/prisma/client";
+import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client";
 import { env } from "../env";
+import { logError } from "../log";
 
+/** Both generated clients share the models of prisma/schema.prisma; code is written against one. */
 export type Db = PrismaClient;
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
+}
 
 /** The SQLite file a `file:` URL names, relative paths taken from the working directory. */
 export function sqlitePath(url: string): string {
@@ -12,12 +20,24 @@ export function sqlitePath(url: string): string {
 }
 
 export function createDb(url: string): Db {
-  if (url.startsWith("file:")) {
-    // WAL mode is set by the migrator and persists in the file; `timeout` is SQLite's busy timeout.
-    const adapter = new PrismaBetterSQLite3({ url: sqlitePath(url), timeout: env().DB_TIMEOUT_MS });
-    return new PrismaClient({ adapter });
+  const { DB_POOL_SIZE, DB_TIMEOUT_MS } = env();
+  if (isPostgresUrl(url)) {
+    const adapter = new PrismaPg(
+      {
+        connectionString: url,
+        max: DB_POOL_SIZE,
+        connectionTimeoutMillis: DB_TIMEOUT_MS,
+        idleTimeoutMillis: 30_000,
+        query_timeout: DB_TIMEOUT_MS,
+      },
+      // A restarting server drops idle connections; the pool replaces them, the process lives on.
+      { onPoolError: (error) => logError("db.pool", error) },
+    );
+    return new PgPrismaClient({ adapter }) as unknown as Db;
   }
-  throw new Error("PostgreSQL support is not enabled in this build");
+  // WAL mode is set by the migrator and persists in the file; `timeout` is SQLite's busy timeout.
+  const adapter = new PrismaBetterSQLite3({ url: sqlitePath(url), timeout: DB_TIMEOUT_MS });
+  return new PrismaClient({ adapter });
 }
 
 const globalForDb = globalThis as unknown as { gdDb?: Db };

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { sqlitePath } from "./client";
+import pg from "pg";
+import { isPostgresUrl, sqlitePath } from "./client";
 
 /**
  * Applies prisma/migrations in order, recording them in Prisma's own `_prisma_migrations` table
@@ -12,6 +13,7 @@ import { sqlitePath } from "./client";
 export type Migration = { name: string; sql: string; checksum: string };
 
 export const MIGRATIONS_DIR = path.resolve("prisma/migrations");
+export const POSTGRES_MIGRATIONS_DIR = path.resolve("prisma/postgresql/migrations");
 
 export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return readdirSync(dir, { withFileTypes: true })
@@ -73,4 +75,64 @@ export function migrateSqlite(url: string, dir = MIGRATIONS_DIR): string[] {
   } finally {
     conn.close();
   }
+}
+
+const POSTGRES_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum" VARCHAR(64) NOT NULL,
+  "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
+
+/** An arbitrary constant naming this application's migration lock among PostgreSQL advisory locks. */
+const MIGRATION_LOCK = 7_270_736_901;
+
+/**
+ * Migrates a PostgreSQL database. A session-level advisory lock makes instances that start at once
+ * take turns, so each migration is applied exactly once. Returns the names applied.
+ */
+export async function migratePostgres(url: string, dir = POSTGRES_MIGRATIONS_DIR): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    await client.query(POSTGRES_TABLE);
+    const applied: string[] = [];
+    for (const m of readMigrations(dir)) {
+      const { rows } = await client.query<{ checksum: string }>(
+        `SELECT checksum FROM "_prisma_migrations" WHERE migration_name = $1 AND finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+        [m.name],
+      );
+      if (rows[0]) {
+        if (rows[0].checksum !== m.checksum) throw new Error(`迁移 ${m.name} 已应用，但其文件内容已被修改`);
+        continue;
+      }
+      await client.query("BEGIN");
+      try {
+        await client.query(m.sql);
+        await client.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
+          [randomUUID(), m.checksum, m.name],
+        );
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      }
+      applied.push(m.name);
+    }
+    return applied;
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => undefined);
+    await client.end();
+  }
+}
+
+/** Migrates whichever store the URL names. */
+export async function migrateStore(url: string): Promise<string[]> {
+  return isPostgresUrl(url) ? migratePostgres(url) : migrateSqlite(url);
 }

@@ -1,0 +1,20 @@
+/** Errors that mean "the database cannot be reached right now", as opposed to a bug. */
+const UNAVAILABLE_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "ECONNREFUSED", "ECONNRESET", "57P01", "57P03", "08006", "08001", "08003"]);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const { name, code, message, cause } = e as { name?: string; code?: string; message?: string; cause?: unknown };
+    if (name === "PrismaClientInitializationError") return true;
+    if (code && UNAVAILABLE_CODES.has(code)) return true;
+    if (
+      message &&
+      /ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|Can't reach database/i.test(
+        message,
+      )
+    ) {
+      return true;
+    }
+    e = cause;
+  }
+  return false;
+}
