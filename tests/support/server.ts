@@ -21,6 +21,7 @@ export function freePort(): Promise<number> {
 
 export type RunningApp = {
   url: string;
+  pid: number;
   /** Everything the server printed so far. */
   output: () => string;
   stop: () => Promise<void>;
@@ -84,6 +85,7 @@ export async function startApp(env: Record<string, string>): Promise<RunningApp>
   }
   return {
     url,
+    pid: child.pid ?? 0,
     output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
