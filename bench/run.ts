@@ -29,7 +29,7 @@ type Run = { rps: number; p50: number; p99: number; non2xx: number; errors: numb
 function load(url: string, headers: Record<string, string>, connections = 10): Promise<Run> {
   return new Promise((resolve, reject) => {
     autocannon({ url, headers, connections, duration: SECONDS, pipelining: 1 }, (error, r) => {
-      if (error) return reject(error);
+      if (error) return reject(error instanceof Error ? error : new Error(String(error)));
       resolve({
         rps: r.requests.average,
         p50: r.latency.p50,

@@ -38,7 +38,8 @@ export async function startApp(env: Record<string, string>): Promise<RunningApp>
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/server.ts"],
+    // `node --import tsx` rather than the tsx CLI: one process, so pid, signals and RSS are the server's.
+    [...(process.env.SERVER_NODE_OPTIONS ?? "").split(" ").filter(Boolean), "--import", "tsx", "scripts/server.ts"],
     {
       cwd: ROOT,
       env: {

@@ -1,6 +1,8 @@
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { PrismaClient } from "../../generated/prisma/client";
 import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client";
 import { env } from "../env";
@@ -8,6 +10,20 @@ import { logError } from "../log";
 
 /** Both generated clients share the models of prisma/schema.prisma; code is written against one. */
 export type Db = PrismaClient;
+
+/**
+ * The driver under a client, for the few statements on the request hot path that skip Prisma's
+ * query layer (see session/lookup.ts). Prisma still owns the schema, migrations and every write.
+ */
+export type Driver = { kind: "sqlite"; file: string; timeout: number } | { kind: "postgres"; pool: pg.Pool };
+
+const drivers = new WeakMap<object, Driver>();
+
+export function driverOf(db: Db): Driver {
+  const driver = drivers.get(db);
+  if (!driver) throw new Error("client was not made by createDb");
+  return driver;
+}
 
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//.test(url);
@@ -19,25 +35,46 @@ export function sqlitePath(url: string): string {
   return raw === ":memory:" ? raw : path.resolve(raw);
 }
 
+/** `timestamp` columns hold UTC (Prisma writes them so); read them as UTC whatever TZ says. */
+const defaultParser = pg.types.getTypeParser as (oid: number, format?: string) => unknown;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 1114 // timestamp without time zone
+      ? (value: string) => new Date(`${value.replace(" ", "T")}Z`)
+      : defaultParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
+
 export function createDb(url: string): Db {
   const { DB_POOL_SIZE, DB_TIMEOUT_MS } = env();
   if (isPostgresUrl(url)) {
-    const adapter = new PrismaPg(
-      {
-        connectionString: url,
-        max: DB_POOL_SIZE,
-        connectionTimeoutMillis: DB_TIMEOUT_MS,
-        idleTimeoutMillis: 30_000,
-        query_timeout: DB_TIMEOUT_MS,
-      },
-      // A restarting server drops idle connections; the pool replaces them, the process lives on.
-      { onPoolError: (error) => logError("db.pool", error) },
-    );
-    return new PgPrismaClient({ adapter }) as unknown as Db;
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: DB_POOL_SIZE,
+      connectionTimeoutMillis: DB_TIMEOUT_MS,
+      idleTimeoutMillis: 30_000,
+      query_timeout: DB_TIMEOUT_MS,
+      types: pgTypes,
+    });
+    // A restarting server drops idle connections; the pool replaces them, the process lives on.
+    pool.on("error", (error) => logError("db.pool", error));
+    const client = new PgPrismaClient({
+      adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+    }) as unknown as Db;
+    drivers.set(client, { kind: "postgres", pool });
+    return client;
   }
+  const file = sqlitePath(url);
   // WAL mode is set by the migrator and persists in the file; `timeout` is SQLite's busy timeout.
-  const adapter = new PrismaBetterSQLite3({ url: sqlitePath(url), timeout: DB_TIMEOUT_MS });
-  return new PrismaClient({ adapter });
+  const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file, timeout: DB_TIMEOUT_MS }) });
+  drivers.set(client, { kind: "sqlite", file, timeout: DB_TIMEOUT_MS });
+  return client;
+}
+
+/** A connection of the SQLite driver for hot-path reads, WAL readers beside Prisma's writer. */
+export function openSqliteReader(driver: Extract<Driver, { kind: "sqlite" }>): Database.Database {
+  const conn = new Database(driver.file, { timeout: driver.timeout, fileMustExist: true });
+  conn.pragma("query_only = true");
+  return conn;
 }
 
 const globalForDb = globalThis as unknown as { gdDb?: Db };

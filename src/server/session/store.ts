@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
+import type { Site } from "../sites/registry";
 import { seal, sealedWithKnownPassword, unseal } from "./keys";
+import { sessionLookup } from "./lookup";
 
 export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
@@ -30,6 +32,9 @@ export type StoredSession = {
   createdAt: Date;
   expiresAt: Date;
 };
+
+/** A session found by its token, with its site as the registry has it now (null once removed). */
+export type LiveSession = StoredSession & { site: Site | null };
 
 const sessionSelect = {
   id: true,
@@ -67,27 +72,25 @@ export function sessionStore(db: Db) {
     },
 
     /** The live session a token names; an expired one is deleted on this read. */
-    async findValid(token: string, now = new Date()): Promise<StoredSession | null> {
+    async findValid(token: string, now = new Date()): Promise<LiveSession | null> {
       if (!isWellFormedToken(token)) return null;
-      const row = await db.session.findUnique({
-        where: { id: hashToken(token) },
-        select: { ...sessionSelect, accessToken: true },
-      });
+      const row = await sessionLookup(db)(hashToken(token));
       if (!row) return null;
-      // Its access token was sealed by a password since removed: the session can no longer be used.
-      if (!sealedWithKnownPassword(row.accessToken)) return null;
       if (row.expiresAt.getTime() <= now.getTime()) {
         await db.session.deleteMany({ where: { id: row.id } });
         return null;
       }
-      return fromRow({
+      // Its access token was sealed by a password since removed: the session can no longer be used.
+      if (!sealedWithKnownPassword(row.accessToken)) return null;
+      return {
         id: row.id,
-        userId: row.userId,
+        userId: JSON.parse(row.userId) as number | string,
         siteId: row.siteId,
         userInfo: row.userInfo,
         createdAt: row.createdAt,
         expiresAt: row.expiresAt,
-      });
+        site: row.site,
+      };
     },
 
     /** The site access token of a session, or null once the password that sealed it is gone. */
