@@ -54,4 +54,4 @@ console.log(`
   访问令牌: ${DEMO_USER.accessToken}
 `);
 
-await serveProduction();
+serveProduction(() => void gateway.close());

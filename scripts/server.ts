@@ -2,7 +2,8 @@
  * The production HTTP server: Next.js behind a thin Node `http` layer that pins the client
  * address. Next keeps any `X-Forwarded-*` header a client sends; unless TRUST_PROXY is set, this
  * layer replaces them with what the socket says, so rate limits cannot be dodged by a header.
- * HOST (default 127.0.0.1) and PORT (default 3000) choose where it listens.
+ * HOST (default 127.0.0.1) and PORT (default 3000) choose where it listens. `npm run build`
+ * bundles this file into .next/gd-server.mjs, which `npm start` runs.
  */
 import { createServer, type IncomingMessage } from "node:http";
 import next from "next";

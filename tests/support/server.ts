@@ -3,6 +3,7 @@ import { createWriteStream, existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { SERVER_BUNDLE, serverArgs } from "../../scripts/serve";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const LOG_DIR = path.join(ROOT, "artifacts/server-logs");
@@ -28,18 +29,18 @@ export type RunningApp = {
 };
 
 /**
- * Runs the production server (scripts/server.ts) on a free loopback port with the given environment.
+ * Runs the production server (the bundle of scripts/server.ts) on a free loopback port with the given environment.
  * The store must already be migrated. The server is killed when the test process exits.
  */
 export async function startApp(env: Record<string, string>): Promise<RunningApp> {
-  if (!existsSync(path.join(ROOT, ".next/BUILD_ID"))) {
+  if (!existsSync(path.join(ROOT, ".next/BUILD_ID")) || !existsSync(path.join(ROOT, SERVER_BUNDLE))) {
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    // `node --import tsx` rather than the tsx CLI: one process, so pid, signals and RSS are the server's.
-    [...(process.env.SERVER_NODE_OPTIONS ?? "").split(" ").filter(Boolean), "--import", "tsx", "scripts/server.ts"],
+    // The server exactly as `npm start` runs it (one process: pid, signals and RSS are the server's).
+    [...(process.env.SERVER_NODE_OPTIONS ?? "").split(" ").filter(Boolean), ...serverArgs()],
     {
       cwd: ROOT,
       env: {
