@@ -2,8 +2,9 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { GatewayError, fetchUserSelf } from "../gateway/client";
 import { MSG, failure, type Failure } from "../messages";
-import { sessionStore } from "../session/store";
-import { parseSiteId, siteRegistry, type Site } from "../sites/registry";
+import { sealAccessToken, sessionStore } from "../session/store";
+import { hotPath } from "../db/hot-path";
+import { parseSiteId, type Site } from "../sites/registry";
 
 /** The login body's fields. A field of another type counts as missing, like a falsy one. */
 export const loginFields = {
@@ -66,10 +67,12 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
   try {
     // 2. the site
     const siteId = parseSiteId(rawSiteId);
-    const site = siteId === null ? null : await siteRegistry(deps.db).find(siteId);
+    const site = siteId === null ? null : await hotPath(deps.db).siteById(siteId);
     if (!site) return fail(MSG.siteNotFound);
 
-    // 3. ask the site
+    // 3. ask the site; the token is sealed for storage meanwhile (crypto runs off the main thread)
+    const sealing = sealAccessToken(accessToken);
+    sealing.catch(() => undefined); // awaited below only when the login goes on
     const answer = await fetchUserSelf({
       siteUrl: site.url,
       accessToken,
@@ -98,7 +101,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     // 6. the session
     const { token, expiresAt } = await sessionStore(deps.db).create({
       userId,
-      accessToken,
+      sealedAccessToken: await sealing,
       siteId: site.id,
       siteUrl: site.url,
       userInfo,

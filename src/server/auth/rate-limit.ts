@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import { hotPath } from "../db/hot-path";
 
 const WINDOW_MS = 60_000;
 
@@ -6,37 +7,17 @@ export type RateDecision = { allowed: true } | { allowed: false; retryAfterSecon
 
 /**
  * Fixed one-minute windows counted in the store, so every instance sharing it sees the same
- * counts. Each key is charged once per attempt; an attempt over budget on any key is refused.
+ * counts. Each key is charged once per attempt (one atomic upsert each); an attempt over budget on
+ * any key is refused.
  */
 export function loginRateLimiter(db: Db, perMinute: number) {
-  async function charge(key: string, windowStart: Date): Promise<number> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const row = await db.loginAttempt.upsert({
-          where: { key_windowStart: { key, windowStart } },
-          create: { key, windowStart, count: 1 },
-          update: { count: { increment: 1 } },
-          select: { count: true },
-        });
-        return row.count;
-      } catch (error) {
-        // Two first attempts raced to create the row: the second now updates it.
-        if (attempt < 2 && (error as { code?: string }).code === "P2002") continue;
-        throw error;
-      }
-    }
-  }
-
   return {
     async hit(keys: string[], now = Date.now()): Promise<RateDecision> {
       if (perMinute <= 0) return { allowed: true };
       const start = now - (now % WINDOW_MS);
-      const windowStart = new Date(start);
-      let over = false;
-      for (const key of keys) {
-        if ((await charge(key, windowStart)) > perMinute) over = true;
-      }
-      return over ? { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000)) } : { allowed: true };
+      const counts = await hotPath(db).chargeAttempts(keys, new Date(start));
+      if (counts.every((n) => n <= perMinute)) return { allowed: true };
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000)) };
     },
 
     /** Deletes finished windows. */

@@ -13,7 +13,7 @@ export type Db = PrismaClient;
 
 /**
  * The driver under a client, for the few statements on the request hot path that skip Prisma's
- * query layer (see session/lookup.ts). Prisma still owns the schema, migrations and every write.
+ * query layer (db/hot-path.ts). Prisma still owns the schema, migrations and every write.
  */
 export type Driver = { kind: "sqlite"; file: string; timeout: number } | { kind: "postgres"; pool: pg.Pool };
 
@@ -66,14 +66,19 @@ export function createDb(url: string): Db {
   const file = sqlitePath(url);
   // WAL mode is set by the migrator and persists in the file; `timeout` is SQLite's busy timeout.
   const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file, timeout: DB_TIMEOUT_MS }) });
+  // Per connection, like the hot-path one: no fsync per commit in WAL mode (see openSqliteConnection).
+  client.$executeRawUnsafe("PRAGMA synchronous = NORMAL").catch((error: unknown) => logError("db.pragma", error));
   drivers.set(client, { kind: "sqlite", file, timeout: DB_TIMEOUT_MS });
   return client;
 }
 
-/** A connection of the SQLite driver for hot-path reads, WAL readers beside Prisma's writer. */
-export function openSqliteReader(driver: Extract<Driver, { kind: "sqlite" }>): Database.Database {
+/**
+ * A second connection to the SQLite file for the hot-path statements. In WAL mode `synchronous =
+ * NORMAL` keeps the file consistent through crashes and skips an fsync per commit.
+ */
+export function openSqliteConnection(driver: Extract<Driver, { kind: "sqlite" }>): Database.Database {
   const conn = new Database(driver.file, { timeout: driver.timeout, fileMustExist: true });
-  conn.pragma("query_only = true");
+  conn.pragma("synchronous = NORMAL");
   return conn;
 }
 

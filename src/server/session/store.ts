@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
 import type { Site } from "../sites/registry";
 import { seal, sealedWithKnownPassword, unseal } from "./keys";
-import { sessionLookup } from "./lookup";
+import { hotPath } from "../db/hot-path";
 
 export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
@@ -16,9 +16,15 @@ export function isWellFormedToken(token: string): boolean {
   return UUID_V4.test(token);
 }
 
+/** Seals a site access token for storage (newest password; the seal never expires by itself). */
+export function sealAccessToken(accessToken: string): Promise<string> {
+  return seal({ accessToken }, 0);
+}
+
 export type NewSession = {
   userId: number | string;
-  accessToken: string;
+  /** From sealAccessToken: callers may seal while they wait for the site. */
+  sealedAccessToken: string;
   siteId: number;
   siteUrl: string;
   userInfo: Record<string, unknown>;
@@ -59,7 +65,7 @@ export function sessionStore(db: Db) {
         data: {
           id: hashToken(token),
           userId: JSON.stringify(input.userId),
-          accessToken: await seal({ accessToken: input.accessToken }, 0),
+          accessToken: input.sealedAccessToken,
           siteId: input.siteId,
           siteUrl: input.siteUrl,
           userInfo: JSON.stringify(input.userInfo),
@@ -74,7 +80,7 @@ export function sessionStore(db: Db) {
     /** The live session a token names; an expired one is deleted on this read. */
     async findValid(token: string, now = new Date()): Promise<LiveSession | null> {
       if (!isWellFormedToken(token)) return null;
-      const row = await sessionLookup(db)(hashToken(token));
+      const row = await hotPath(db).sessionById(hashToken(token));
       if (!row) return null;
       if (row.expiresAt.getTime() <= now.getTime()) {
         await db.session.deleteMany({ where: { id: row.id } });

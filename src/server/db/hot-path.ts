@@ -1,0 +1,129 @@
+import type Database from "better-sqlite3";
+import { driverOf, openSqliteConnection, type Db } from "./client";
+import type { Site } from "../sites/registry";
+
+/**
+ * The statements on the per-request hot path, prepared once on the driver: a session by primary
+ * key with its site (every authenticated request), a site by id and the sign-in attempt counters
+ * (every login). Prisma's query layer costs more per query than the rest of a request (profiles in
+ * docs/benchmarks.md); Prisma keeps the schema, the migrations and every other query.
+ */
+export type SessionRow = {
+  id: string;
+  userId: string;
+  siteId: number;
+  userInfo: string;
+  accessToken: string;
+  createdAt: Date;
+  expiresAt: Date;
+  site: Site | null;
+};
+
+export type HotPath = {
+  sessionById(id: string): Promise<SessionRow | null>;
+  siteById(id: number): Promise<Site | null>;
+  /** Adds one attempt to each key's counter for the window; returns the new counts. */
+  chargeAttempts(keys: string[], windowStart: Date): Promise<number[]>;
+};
+
+type RawSession = {
+  id: string;
+  user_id: string;
+  site_id: number;
+  user_info: string;
+  access_token: string;
+  created_at: string | Date;
+  expires_at: string | Date;
+  site_name: string | null;
+  site_url: string | null;
+};
+
+const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.user_info, s.access_token, s.created_at, s.expires_at,
+  st.name AS site_name, st.url AS site_url
+  FROM sessions s LEFT JOIN sites st ON st.id = s.site_id WHERE s.id = `;
+const SITE_SQL = "SELECT id, name, url FROM sites WHERE id = ";
+const CHARGE_SQL = (p: [string, string]) =>
+  `INSERT INTO login_attempts (key, window_start, count) VALUES (${p[0]}, ${p[1]}, 1)
+   ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
+
+const asDate = (v: string | Date) => (v instanceof Date ? v : new Date(v));
+
+function fromRaw(r: RawSession | undefined): SessionRow | null {
+  if (!r) return null;
+  return {
+    id: r.id,
+    userId: r.user_id,
+    siteId: r.site_id,
+    userInfo: r.user_info,
+    accessToken: r.access_token,
+    createdAt: asDate(r.created_at),
+    expiresAt: asDate(r.expires_at),
+    site: r.site_name !== null && r.site_url !== null ? { id: r.site_id, name: r.site_name, url: r.site_url } : null,
+  };
+}
+
+function create(db: Db): HotPath {
+  const driver = driverOf(db);
+  if (driver.kind === "postgres") {
+    const { pool } = driver;
+    return {
+      async sessionById(id) {
+        const res = await pool.query<RawSession>({ name: "gd-session", text: `${SESSION_SQL}$1`, values: [id] });
+        return fromRaw(res.rows[0]);
+      },
+      async siteById(id) {
+        const res = await pool.query<Site>({ name: "gd-site", text: `${SITE_SQL}$1`, values: [id] });
+        return res.rows[0] ?? null;
+      },
+      async chargeAttempts(keys, windowStart) {
+        // `timestamp` columns hold UTC without zone, as Prisma writes them.
+        const at = windowStart.toISOString().replace("Z", "");
+        const counts = [];
+        for (const key of keys) {
+          const res = await pool.query<{ count: number }>({ name: "gd-charge", text: CHARGE_SQL(["$1", "$2"]), values: [key, at] });
+          counts.push(res.rows[0]?.count ?? 0);
+        }
+        return counts;
+      },
+    };
+  }
+  let statements:
+    | {
+        session: Database.Statement<[string], RawSession>;
+        site: Database.Statement<[number], Site>;
+        charge: Database.Statement<[string, string], { count: number }>;
+      }
+    | undefined;
+  const prepared = () => {
+    if (!statements) {
+      const conn = openSqliteConnection(driver);
+      statements = {
+        session: conn.prepare<[string], RawSession>(`${SESSION_SQL}?`),
+        site: conn.prepare<[number], Site>(`${SITE_SQL}?`),
+        charge: conn.prepare<[string, string], { count: number }>(CHARGE_SQL(["?", "?"])),
+      };
+    }
+    return statements;
+  };
+  return {
+    sessionById: (id) => Promise.resolve(fromRaw(prepared().session.get(id))),
+    siteById: (id) => Promise.resolve(prepared().site.get(id) ?? null),
+    chargeAttempts(keys, windowStart) {
+      // The text form Prisma's SQLite adapter writes for DateTime, so its comparisons agree.
+      const at = windowStart.toISOString().replace("Z", "+00:00");
+      const { charge } = prepared();
+      return Promise.resolve(keys.map((key) => charge.get(key, at)?.count ?? 0));
+    },
+  };
+}
+
+const paths = new WeakMap<Db, HotPath>();
+
+export function hotPath(db: Db): HotPath {
+  let path = paths.get(db);
+  if (!path) {
+    path = create(db);
+    paths.set(db, path);
+  }
+  return path;
+}
