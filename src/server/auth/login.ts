@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { GatewayError, fetchUserSelf } from "../gateway/client";
+import { GatewayError, REASON, fetchUserSelf } from "../gateway/client";
 import { MSG, failure, type Failure } from "../messages";
 import { sealAccessToken, sessionStore } from "../session/store";
 import { hotPath } from "../db/hot-path";
@@ -12,10 +12,11 @@ export const loginFields = {
   accessToken: z.string().describe("站点的系统访问令牌，原样作为 Authorization 发给站点"),
   siteId: z.union([z.number(), z.string()]).describe("已注册站点的 id"),
 };
-export const loginInput = z.object(loginFields);
+export const loginInput = z.object(loginFields).meta({ id: "LoginRequest" });
 export type LoginInput = z.infer<typeof loginInput>;
 
-export type UserInfo = Record<string, unknown>;
+/** The site's user object; `id` is known to equal the user id given at login. */
+export type UserInfo = { id: number } & Record<string, unknown>;
 
 export type LoginSuccess = {
   success: true;
@@ -80,7 +81,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
       acceptLanguage: deps.acceptLanguage,
       timeoutMs: deps.timeoutMs,
     });
-    if (answer === null || answer === undefined) throw new GatewayError("站点返回了空的 JSON");
+    if (answer === null || answer === undefined) throw new GatewayError(REASON.emptyJson);
     const envelope = answer as { success?: unknown; message?: unknown; data?: unknown };
 
     // 4. the site said no
@@ -94,7 +95,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
 
     // 5. the id must be the one given
     const data = envelope.data;
-    if (data === null || data === undefined) throw new GatewayError("站点响应缺少用户信息");
+    if (data === null || data === undefined) throw new GatewayError(REASON.noUserInfo);
     if ((data as { id?: unknown }).id !== Number(userId)) return fail(MSG.userMismatch);
     const userInfo = stripSecrets(data as UserInfo);
 
@@ -116,6 +117,6 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     // 8. unreachable, not JSON, or any other exception in login (the contract folds them all here)
     if (error instanceof GatewayError) return fail(`${MSG.siteUnreachablePrefix}${error.message}`);
     deps.onInternalError?.(error);
-    return fail(`${MSG.siteUnreachablePrefix}服务暂时不可用`);
+    return fail(`${MSG.siteUnreachablePrefix}${REASON.unavailable}`);
   }
 }

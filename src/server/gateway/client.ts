@@ -15,6 +15,24 @@ export const USER_ID_HEADERS = [
   "neo-api-user",
 ] as const;
 
+/** The short reasons that follow `无法连接站点: `; every failure of the call is one of these. */
+export const REASON = {
+  timeout: "连接超时",
+  refused: "连接被拒绝",
+  dns: "无法解析站点域名",
+  reset: "连接被重置",
+  tls: "TLS 连接失败",
+  redirects: "重定向次数过多",
+  badHeader: "请求头包含非法字符",
+  badUrl: "站点地址无效",
+  network: "网络错误",
+  tooLarge: "响应过大",
+  notJson: (status: number) => `站点返回的不是 JSON（HTTP ${status}）`,
+  emptyJson: "站点返回了空的 JSON",
+  noUserInfo: "站点响应缺少用户信息",
+  unavailable: "服务暂时不可用",
+} as const;
+
 export class GatewayError extends Error {}
 
 export type UserSelfRequest = {
@@ -31,26 +49,26 @@ export function userSelfUrl(siteUrl: string): string {
 
 function reasonFor(error: unknown, signal: AbortSignal): string {
   if (error instanceof GatewayError) return error.message;
-  if (signal.aborted) return "连接超时";
+  if (signal.aborted) return REASON.timeout;
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const code = cause?.code ?? "";
   const text = `${cause?.message ?? ""} ${(error as Error | null)?.message ?? ""}`;
-  if (code === "ECONNREFUSED") return "连接被拒绝";
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "无法解析站点域名";
-  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") return "连接被重置";
+  if (code === "ECONNREFUSED") return REASON.refused;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return REASON.dns;
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") return REASON.reset;
   if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "ETIMEDOUT") {
-    return "连接超时";
+    return REASON.timeout;
   }
-  if (code.startsWith("ERR_TLS") || /certificate|SSL|TLS/i.test(text)) return "TLS 连接失败";
-  if (/redirect/i.test(text)) return "重定向次数过多";
-  if (/header/i.test(text) && /invalid/i.test(text)) return "请求头包含非法字符";
-  if (code === "ERR_INVALID_URL" || /Invalid URL/i.test(text)) return "站点地址无效";
-  return "网络错误";
+  if (code.startsWith("ERR_TLS") || /certificate|SSL|TLS/i.test(text)) return REASON.tls;
+  if (/redirect/i.test(text)) return REASON.redirects;
+  if (/header/i.test(text) && /invalid/i.test(text)) return REASON.badHeader;
+  if (code === "ERR_INVALID_URL" || /Invalid URL/i.test(text)) return REASON.badUrl;
+  return REASON.network;
 }
 
 async function readCapped(response: Response): Promise<string> {
   const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > MAX_RESPONSE_BYTES) throw new GatewayError("响应过大");
+  if (declared > MAX_RESPONSE_BYTES) throw new GatewayError(REASON.tooLarge);
   if (!response.body) return "";
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -61,7 +79,7 @@ async function readCapped(response: Response): Promise<string> {
     total += value.byteLength;
     if (total > MAX_RESPONSE_BYTES) {
       await reader.cancel().catch(() => undefined);
-      throw new GatewayError("响应过大");
+      throw new GatewayError(REASON.tooLarge);
     }
     chunks.push(value);
   }
@@ -90,7 +108,7 @@ export async function fetchUserSelf(req: UserSelfRequest): Promise<unknown> {
     try {
       return JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;
     } catch {
-      throw new GatewayError(`站点返回的不是 JSON（HTTP ${response.status}）`);
+      throw new GatewayError(REASON.notJson(response.status));
     }
   } catch (error) {
     throw new GatewayError(reasonFor(error, controller.signal));

@@ -6,19 +6,18 @@ import { MSG } from "../../messages";
 import { logError } from "../../log";
 import { clearSessionCookie, setSessionCookie } from "../../session/cookie";
 import { sessionStore } from "../../session/store";
-import type { Site } from "../../sites/registry";
+import { failureSchema, loginSuccessSchema, logoutSuccessSchema, meSuccessSchema } from "../schemas";
 import { authedProcedure, isSecure, publicProcedure, router } from "../trpc";
 
 /** Login takes any JSON value: the contract answers bad bodies with a message, not a 400. */
 const loginBody = z.custom<LoginInput>(() => true);
 
-export type MeResult = {
-  success: true;
-  data: { userInfo: UserInfo; site?: Site };
-};
+export type MeResult = z.infer<typeof meSuccessSchema>;
+
+const loginResult = z.union([loginSuccessSchema, failureSchema]);
 
 export const authRouter = router({
-  login: publicProcedure.input(loginBody).mutation(async ({ ctx, input }) => {
+  login: publicProcedure.input(loginBody).output(loginResult).mutation(async ({ ctx, input }) => {
     const limit = await loginRateLimiter(ctx.db, ctx.loginRateLimit).hit(attemptKeys(ctx.clientAddress, input));
     if (!limit.allowed) {
       ctx.resHeaders.set("Retry-After", String(limit.retryAfterSeconds));
@@ -37,13 +36,13 @@ export const authRouter = router({
     return outcome.result;
   }),
 
-  logout: authedProcedure.mutation(async ({ ctx }) => {
+  logout: authedProcedure.output(logoutSuccessSchema).mutation(async ({ ctx }) => {
     await sessionStore(ctx.db).remove(ctx.session.id);
     clearSessionCookie(ctx.resHeaders, ctx.secure);
     return { success: true as const };
   }),
 
-  me: authedProcedure.query(({ ctx }): MeResult => {
+  me: authedProcedure.output(meSuccessSchema).query(({ ctx }): MeResult => {
     const { site } = ctx.session;
     return {
       success: true,

@@ -1,0 +1,165 @@
+import { z } from "zod";
+import { loginInput } from "../auth/login";
+import { REASON } from "../gateway/client";
+import { MSG } from "../messages";
+import {
+  failureSchema,
+  loginSuccessSchema,
+  logoutSuccessSchema,
+  meSuccessSchema,
+  siteSchema,
+  userInfoSchema,
+} from "../api/schemas";
+
+/**
+ * The OpenAPI 3.1 document of the REST routes, generated from the zod schemas the procedures
+ * validate with. JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output is used as is.
+ */
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (schema: object, examples?: Record<string, { summary: string; value: unknown }>) => ({
+  "application/json": { schema, ...(examples ? { examples } : {}) },
+});
+const failureExample = (message: string) => ({ summary: message, value: { success: false, message } });
+
+function components() {
+  const registry = z.registry<{ id: string }>();
+  for (const s of [loginInput, siteSchema, userInfoSchema, loginSuccessSchema, meSuccessSchema, logoutSuccessSchema, failureSchema]) {
+    const id = (s.meta() as { id?: string } | undefined)?.id;
+    if (!id) throw new Error("schema without id");
+    registry.add(s, { id });
+  }
+  const { schemas } = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io: "output",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  // Each component is embedded in the document: drop the per-schema dialect and id markers.
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, s]) => {
+      const copy: Record<string, unknown> = { ...s };
+      delete copy.$schema;
+      delete copy.$id;
+      // Clients may send more fields than these; only responses are closed.
+      if (id === "LoginRequest") delete copy.additionalProperties;
+      return [id, copy];
+    }),
+  );
+}
+
+/** Every message login can answer with HTTP 200 (besides a site's own), as named examples. */
+function loginExamples() {
+  const reasons = Object.entries(REASON).map(([key, r]) => [key, typeof r === "function" ? r(200) : r] as const);
+  return {
+    success: {
+      summary: "登录成功",
+      value: {
+        success: true,
+        data: {
+          sessionToken: "3f0c9a4e-8b8d-4c2e-9f4a-2b6d7c1e5a90",
+          userInfo: { id: 1, username: "demo", display_name: "演示用户", group: "default", quota: 500000 },
+          site: { id: 1, name: "演示站点", url: "https://api.example.com" },
+        },
+      },
+    },
+    bodyNotObject: failureExample(MSG.bodyNotObject),
+    incomplete: failureExample(MSG.incomplete),
+    siteNotFound: failureExample(MSG.siteNotFound),
+    siteMessage: failureExample("无权进行此操作，access token 无效"),
+    authFailed: failureExample(MSG.authFailed),
+    userMismatch: failureExample(MSG.userMismatch),
+    ...Object.fromEntries(reasons.map(([key, r]) => [`unreachable_${key}`, failureExample(`${MSG.siteUnreachablePrefix}${r}`)])),
+  };
+}
+
+const UNAUTHORIZED = { description: "未携带会话、会话无效或已过期", content: json(ref("Failure"), { unauthenticated: failureExample(MSG.unauthenticated) }) };
+const FORBIDDEN = {
+  description: "以 Cookie 认证、且 Origin 指向其他来源的 POST（CSRF 防护）",
+  content: json(ref("Failure"), { badOrigin: failureExample(MSG.badOrigin) }),
+};
+const UNAVAILABLE = { description: "数据库暂时不可用", content: json(ref("Failure"), { dbUnavailable: failureExample(MSG.dbUnavailable) }) };
+const INTERNAL = { description: "服务器内部错误", content: json(ref("Failure"), { internal: failureExample(MSG.internal) }) };
+const SESSION_SECURITY = [{ bearerAuth: [] }, { cookieAuth: [] }];
+
+let cached: object | undefined;
+
+export function openApiDocument(): object {
+  cached ??= {
+    openapi: "3.1.0",
+    info: {
+      title: "网关站点控制台 API",
+      version: "1.0.0",
+      description:
+        "用所选网关站点（one-api / new-api 系列）的用户ID与系统访问令牌登录，取得会话令牌。" +
+        "除会话检查、请求体大小与频率限制外，所有结果都以 HTTP 200 返回，由 success 字段区分。",
+    },
+    paths: {
+      "/api/auth/login": {
+        post: {
+          operationId: "login",
+          summary: "登录",
+          description:
+            "按顺序检查：请求体是 JSON 对象；userId、accessToken、siteId 齐全且为真值；站点存在；" +
+            "以 Authorization: <accessToken> 调用站点的 GET /api/user/self；站点返回的 data.id 等于 Number(userId)。",
+          security: [],
+          requestBody: { required: true, content: json(ref("LoginRequest")) },
+          responses: {
+            "200": {
+              description: "登录结果：成功时带会话令牌，并以 Set-Cookie 设置浏览器会话",
+              content: json({ oneOf: [ref("LoginSuccess"), ref("Failure")] }, loginExamples()),
+            },
+            "413": { description: "请求体超过 64 KiB", content: json(ref("Failure"), { tooLarge: failureExample(MSG.bodyTooLarge) }) },
+            "429": {
+              description: "登录尝试过于频繁（按客户端地址、按站点与用户ID计数）",
+              headers: { "Retry-After": { description: "可以重试前的秒数", schema: { type: "integer", minimum: 1 } } },
+              content: json(ref("Failure"), { rateLimited: failureExample(MSG.rateLimited) }),
+            },
+            "500": INTERNAL,
+            "503": UNAVAILABLE,
+          },
+        },
+      },
+      "/api/auth/logout": {
+        post: {
+          operationId: "logout",
+          summary: "退出登录",
+          description: "删除当前会话，并清除浏览器的会话 Cookie。不读取请求体。",
+          security: SESSION_SECURITY,
+          responses: {
+            "200": { description: "会话已删除", content: json(ref("LogoutSuccess"), { ok: { summary: "已退出", value: { success: true } } }) },
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "500": INTERNAL,
+            "503": UNAVAILABLE,
+          },
+        },
+      },
+      "/api/auth/me": {
+        get: {
+          operationId: "me",
+          summary: "当前会话",
+          description: "返回登录时的用户信息快照（不再访问站点）与站点注册表中的当前站点；站点已被删除时没有 site 字段。",
+          security: SESSION_SECURITY,
+          responses: {
+            "200": { description: "会话信息", content: json(ref("MeSuccess")) },
+            "401": UNAUTHORIZED,
+            "500": INTERNAL,
+            "503": UNAVAILABLE,
+          },
+        },
+      },
+    },
+    components: {
+      schemas: components(),
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "登录返回的 sessionToken：Authorization: Bearer <sessionToken>。同时携带 Cookie 时以此为准。",
+        },
+        cookieAuth: { type: "apiKey", in: "cookie", name: "gd_session", description: "浏览器会话 Cookie（HTTPS 下名为 __Host-gd_session）" },
+      },
+    },
+  };
+  return cached;
+}

@@ -1,0 +1,150 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import path from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDashboardClient, isUnauthorized } from "../../src/client";
+import { loginFailureCases } from "../support/cases";
+import { ALICE, BOB } from "../support/gateway";
+import { ROOT, startApp, type RunningApp } from "../support/server";
+import { startFixture, type Fixture } from "../support/suite";
+
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object; examples?: Record<string, { value: unknown }> }> }> }>>;
+  components: { schemas: Record<string, object> };
+};
+
+let fx: Fixture;
+let app: RunningApp;
+let limited: RunningApp;
+let doc: Doc;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+beforeAll(async () => {
+  fx = await startFixture();
+  const env = { DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, SITE_TIMEOUT_MS: "1000" };
+  [app, limited] = await Promise.all([startApp(env), startApp({ ...env, LOGIN_RATE_LIMIT: "1" })]);
+  const res = await fetch(`${app.url}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = (await res.json()) as Doc;
+  ajv.addSchema({ $id: "doc", components: doc.components });
+});
+afterAll(async () => {
+  await Promise.all([app?.stop(), limited?.stop()]);
+  await fx?.close();
+});
+
+/** Checks a live answer against the document's schema for that route and status. */
+async function conforms(res: Response, route: string, method: string): Promise<Record<string, unknown>> {
+  const body = (await res.json()) as Record<string, unknown>;
+  const response = doc.paths[route]?.[method]?.responses[String(res.status)];
+  expect(response, `${method} ${route} documents ${res.status}`).toBeDefined();
+  const schema = response?.content?.["application/json"]?.schema;
+  expect(schema).toBeDefined();
+  // Point the document's $refs at the registered components.
+  const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"doc#/components')) as object);
+  const valid = validate(body);
+  expect(valid, `${method} ${route} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`).toBe(true);
+  return body;
+}
+
+const post = (base: string, route: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${base}${route}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+
+describe("GET /api/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect((doc as unknown as { openapi: string }).openapi).toBe("3.1.0");
+  });
+
+  it("enumerates every failure message of our own as an example", () => {
+    const examples = JSON.stringify(doc.paths);
+    const ours = loginFailureCases.map((c) => c.message).filter((m) => !m.startsWith("无权") && m !== "用户已被封禁" && !m.startsWith("数据库出错"));
+    for (const message of new Set([...ours, "未登录或登录已过期", "非法的请求来源", "请求体过大", "登录尝试过于频繁，请稍后再试"])) {
+      expect(examples, message).toContain(JSON.stringify(message));
+    }
+  });
+
+  it("matches real answers of the running server", async () => {
+    for (const c of loginFailureCases) {
+      await conforms(await post(app.url, "/api/auth/login", c.body(fx.sites)), "/api/auth/login", "post");
+    }
+    const ok = await post(app.url, "/api/auth/login", { userId: ALICE.id, accessToken: ALICE.token, siteId: fx.sites.strict });
+    const login = await conforms(ok, "/api/auth/login", "post");
+    const token = (login.data as { sessionToken: string }).sessionToken;
+    const cookie = (ok.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const auth = { authorization: `Bearer ${token}` };
+
+    await conforms(await fetch(`${app.url}/api/auth/me`, { headers: auth }), "/api/auth/me", "get");
+    await conforms(await fetch(`${app.url}/api/auth/me`), "/api/auth/me", "get");
+    await conforms(await post(app.url, "/api/auth/login", JSON.stringify({ pad: "x".repeat(70_000) })), "/api/auth/login", "post");
+    await post(limited.url, "/api/auth/login", {});
+    await conforms(await post(limited.url, "/api/auth/login", {}), "/api/auth/login", "post");
+    await conforms(await post(app.url, "/api/auth/logout", "", { cookie, origin: "http://evil.example" }), "/api/auth/logout", "post");
+    await conforms(await post(app.url, "/api/auth/logout", "", auth), "/api/auth/logout", "post");
+    await conforms(await post(app.url, "/api/auth/logout", "", auth), "/api/auth/logout", "post");
+
+    // me without site, once the site is gone.
+    const gone = await fx.store.db.site.create({ data: { name: "临时", url: fx.legacy.url } });
+    const other = (await (await post(app.url, "/api/auth/login", { userId: BOB.id, accessToken: BOB.token, siteId: gone.id })).json()) as {
+      data: { sessionToken: string };
+    };
+    await fx.store.db.site.delete({ where: { id: gone.id } });
+    const headers = { authorization: `Bearer ${other.data.sessionToken}` };
+    const me = await conforms(await fetch(`${app.url}/api/auth/me`, { headers }), "/api/auth/me", "get");
+    expect(me.data).not.toHaveProperty("site");
+  });
+});
+
+describe("the typed client", () => {
+  it("signs in, reads me, lists sessions and signs out", async () => {
+    const client = createDashboardClient({ baseUrl: `${app.url}/` });
+    const failed = await client.login({ userId: BOB.id, accessToken: ALICE.token, siteId: fx.sites.legacy });
+    expect(failed).toEqual({ success: false, message: "用户ID与令牌不匹配" });
+    expect(client.sessionToken).toBeUndefined();
+
+    const result = await client.login({ userId: ALICE.id, accessToken: ALICE.token, siteId: fx.sites.legacy });
+    expect(result.success).toBe(true);
+    const me = await client.me();
+    expect(me.data.userInfo.id).toBe(ALICE.id);
+    expect(me.data.site?.id).toBe(fx.sites.legacy);
+    expect((await client.sessions.list()).some((s) => s.current)).toBe(true);
+
+    const resumed = createDashboardClient({ baseUrl: app.url, sessionToken: client.sessionToken });
+    expect((await resumed.me()).data.userInfo.id).toBe(ALICE.id);
+
+    expect(await client.logout()).toEqual({ success: true });
+    const error: unknown = await resumed.me().catch((e: unknown) => e);
+    expect(isUnauthorized(error)).toBe(true);
+  });
+
+  it("runs the example script end to end", async () => {
+    // Asynchronously: the gateway stand-in lives in this process and must keep answering.
+    const res = await promisify(execFile)(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "examples/sign-in.ts"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DASHBOARD_URL: app.url,
+        SITE_ID: String(fx.sites.strict),
+        USER_ID: String(ALICE.id),
+        ACCESS_TOKEN: ALICE.token,
+      },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(res.stderr.replace(/npm warn[^\n]*\n/g, "")).toBe("");
+    expect(res.stdout).toContain("已登录 严格站点，用户 101");
+    expect(res.stdout).toContain("当前用户: 爱丽丝，站点: 严格站点");
+    expect(res.stdout).toContain("剩余额度: 25000000（约 $50.00）");
+    expect(res.stdout).toContain("已退出登录，会话已失效");
+  });
+});
