@@ -17,12 +17,22 @@ export type Db = PrismaClient;
  */
 export type Driver = { kind: "sqlite"; file: string; timeout: number } | { kind: "postgres"; pool: pg.Pool };
 
-const drivers = new WeakMap<object, Driver>();
+/**
+ * Kept on the client object under a registered symbol: Next bundles route handlers and pages
+ * separately, each with its own copy of this module, while they share the one client.
+ */
+const DRIVER = Symbol.for("gateway-dashboard.driver");
+type WithDriver = { [DRIVER]?: Driver };
 
 export function driverOf(db: Db): Driver {
-  const driver = drivers.get(db);
+  const driver = (db as unknown as WithDriver)[DRIVER];
   if (!driver) throw new Error("client was not made by createDb");
   return driver;
+}
+
+function withDriver(client: Db, driver: Driver): Db {
+  Object.defineProperty(client, DRIVER, { value: driver, enumerable: false });
+  return client;
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -60,16 +70,14 @@ export function createDb(url: string): Db {
     const client = new PgPrismaClient({
       adapter: new PrismaPg(pool, { disposeExternalPool: true }),
     }) as unknown as Db;
-    drivers.set(client, { kind: "postgres", pool });
-    return client;
+    return withDriver(client, { kind: "postgres", pool });
   }
   const file = sqlitePath(url);
   // WAL mode is set by the migrator and persists in the file; `timeout` is SQLite's busy timeout.
   const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file, timeout: DB_TIMEOUT_MS }) });
   // Per connection, like the hot-path one: no fsync per commit in WAL mode (see openSqliteConnection).
   client.$executeRawUnsafe("PRAGMA synchronous = NORMAL").catch((error: unknown) => logError("db.pragma", error));
-  drivers.set(client, { kind: "sqlite", file, timeout: DB_TIMEOUT_MS });
-  return client;
+  return withDriver(client, { kind: "sqlite", file, timeout: DB_TIMEOUT_MS });
 }
 
 /**
