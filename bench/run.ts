@@ -20,7 +20,7 @@ import { startApp, type RunningApp } from "../tests/support/server";
 import { buildIfNeeded } from "../scripts/serve";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const LOGIN_SAMPLES = Number(process.env.BENCH_LOGINS || 300);
 const MANY = 200_000;
 
@@ -145,6 +145,9 @@ async function bench(kind: "sqlite" | "postgres") {
     // Login against calling the gateway directly, interleaved pair by pair.
     const direct: number[] = [];
     const logins: number[] = [];
+    const floor: number[] = []; // an empty login body: the framework's own cost, no site, no store
+    const empty = () =>
+      fetch(`${a.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.json());
     const site = `${gateway.url}/api/user/self`;
     for (let i = 0; i < LOGIN_SAMPLES; i++) {
       direct.push(
@@ -153,6 +156,7 @@ async function bench(kind: "sqlite" | "postgres") {
         ),
       );
       logins.push(await timed(() => signIn(a, siteIds[0] ?? 1)));
+      floor.push(await timed(empty));
     }
 
     const rps = (k: keyof typeof rounds) => median(rounds[k].map((x) => x.rps));
@@ -163,11 +167,12 @@ async function bench(kind: "sqlite" | "postgres") {
       cookieVsBearer: rps("cookie") / rps("bearer"),
       manyVsFew: rps("many") / rps("bearer"),
       loginOverhead: median(logins) - median(direct),
+      floorOverhead: median(floor) - median(direct),
       p99: wide.p99,
       non2xx,
       rss: Math.max(rssMb(a.pid), rssMb(b.pid)),
     };
-    return { kind, figures, rps: { none: rps("none"), bearer: rps("bearer"), cookie: rps("cookie"), many: rps("many"), wide: wide.rps }, login: { login: median(logins), direct: median(direct) }, none401 };
+    return { kind, figures, rps: { none: rps("none"), bearer: rps("bearer"), cookie: rps("cookie"), many: rps("many"), wide: wide.rps }, login: { login: median(logins), direct: median(direct), floor: median(floor) }, none401 };
   } finally {
     await Promise.all(apps.map((x) => x.stop()));
     await gateway.close();
@@ -212,6 +217,7 @@ const lines = [
   `| \`me\` cookie ÷ \`me\` Bearer | ≥ 0.9 | ${results.map((r) => `${ok(r.figures.cookieVsBearer >= 0.9)} ${f2(r.figures.cookieVsBearer)} (${Math.round(r.rps.cookie)} / ${Math.round(r.rps.bearer)})`).join(" | ")} |`,
   `| \`me\` with 200 000 stored sessions ÷ with 10 | ≥ 0.95 | ${results.map((r) => `${ok(r.figures.manyVsFew >= 0.95)} ${f2(r.figures.manyVsFew)} (${Math.round(r.rps.many)} / ${Math.round(r.rps.bearer)})`).join(" | ")} |`,
   `| login median − gateway direct median | ≤ 3 ms | ${results.map((r) => `${ok(r.figures.loginOverhead <= 3)} ${f2(r.figures.loginOverhead)} ms (${f2(r.login.login)} − ${f2(r.login.direct)})`).join(" | ")} |`,
+  `| framework floor: login with an empty body − gateway direct | report | ${results.map((r) => `${f2(r.figures.floorOverhead)} ms (${f2(r.login.floor)} − ${f2(r.login.direct)})`).join(" | ")} |`,
   `| p99 latency of \`me\` at 50 connections | report | ${results.map((r) => `${r.figures.p99} ms (${Math.round(r.rps.wide)} req/s)`).join(" | ")} |`,
   `| non-2xx answers under load | 0 | ${results.map((r) => `${ok(r.figures.non2xx === 0)} ${r.figures.non2xx}`).join(" | ")} |`,
   `| server RSS after the runs | report (< 300 MB) | ${results.map((r) => `${ok(r.figures.rss < 300)} ${r.figures.rss} MB`).join(" | ")} |`,

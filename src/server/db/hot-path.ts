@@ -22,7 +22,7 @@ export type SessionRow = {
 export type HotPath = {
   sessionById(id: string): Promise<SessionRow | null>;
   siteById(id: number): Promise<Site | null>;
-  /** Adds one attempt to each key's counter for the window; returns the new counts. */
+  /** Adds one attempt to each key's counter for the window; returns the new counts, in any order. */
   chargeAttempts(keys: string[], windowStart: Date): Promise<number[]>;
 };
 
@@ -42,9 +42,12 @@ const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.user_info, s.access_to
   st.name AS site_name, st.url AS site_url
   FROM sessions s LEFT JOIN sites st ON st.id = s.site_id WHERE s.id = `;
 const SITE_SQL = "SELECT id, name, url FROM sites WHERE id = ";
-const CHARGE_SQL = (p: [string, string]) =>
-  `INSERT INTO login_attempts (key, window_start, count) VALUES (${p[0]}, ${p[1]}, 1)
-   ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
+const SQLITE_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count) VALUES (?, ?, 1)
+  ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
+
+const PG_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count)
+  SELECT k, $2::timestamp, 1 FROM unnest($1::text[]) AS k ORDER BY k
+  ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
 
 const asDate = (v: string | Date) => (v instanceof Date ? v : new Date(v));
 
@@ -76,14 +79,11 @@ function create(db: Db): HotPath {
         return res.rows[0] ?? null;
       },
       async chargeAttempts(keys, windowStart) {
+        // One round trip for all keys, rows locked in key order so concurrent logins cannot deadlock.
         // `timestamp` columns hold UTC without zone, as Prisma writes them.
         const at = windowStart.toISOString().replace("Z", "");
-        const counts = [];
-        for (const key of keys) {
-          const res = await pool.query<{ count: number }>({ name: "gd-charge", text: CHARGE_SQL(["$1", "$2"]), values: [key, at] });
-          counts.push(res.rows[0]?.count ?? 0);
-        }
-        return counts;
+        const res = await pool.query<{ count: number }>({ name: "gd-charge", text: PG_CHARGE_SQL, values: [keys, at] });
+        return res.rows.map((r) => r.count);
       },
     };
   }
@@ -100,7 +100,7 @@ function create(db: Db): HotPath {
       statements = {
         session: conn.prepare<[string], RawSession>(`${SESSION_SQL}?`),
         site: conn.prepare<[number], Site>(`${SITE_SQL}?`),
-        charge: conn.prepare<[string, string], { count: number }>(CHARGE_SQL(["?", "?"])),
+        charge: conn.prepare<[string, string], { count: number }>(SQLITE_CHARGE_SQL),
       };
     }
     return statements;
