@@ -3,6 +3,8 @@
  * Every failure is a GatewayError whose message is a short Chinese reason, never the token.
  */
 
+import { readCapped } from "../http/read-capped";
+
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** Header names under which the new-api family and its forks read the user id. */
@@ -66,26 +68,6 @@ function reasonFor(error: unknown, signal: AbortSignal): string {
   return REASON.network;
 }
 
-async function readCapped(response: Response): Promise<string> {
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > MAX_RESPONSE_BYTES) throw new GatewayError(REASON.tooLarge);
-  if (!response.body) return "";
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new GatewayError(REASON.tooLarge);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 /** The site's answer parsed as JSON, whatever its HTTP status (gateways are not reliable there). */
 export async function fetchUserSelf(req: UserSelfRequest): Promise<unknown> {
   const controller = new AbortController();
@@ -104,7 +86,7 @@ export async function fetchUserSelf(req: UserSelfRequest): Promise<unknown> {
       redirect: "follow",
       signal: controller.signal,
     });
-    const text = await readCapped(response);
+    const text = (await readCapped(response, MAX_RESPONSE_BYTES, () => new GatewayError(REASON.tooLarge))).toString("utf8");
     try {
       return JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;
     } catch {

@@ -8,6 +8,7 @@ import { createCaller } from "../api/root";
 import { createRequestContext } from "../api/context";
 import { logError } from "../log";
 import { MSG, failure } from "../messages";
+import { readCapped } from "./read-capped";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -22,30 +23,14 @@ export class BodyTooLarge extends Error {}
 
 /** The request body, refusing more than MAX_BODY_BYTES whether or not Content-Length says so. */
 export async function readBodyCapped(req: Request): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new BodyTooLarge();
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  return new Uint8Array(await readCapped(req, MAX_BODY_BYTES, () => new BodyTooLarge()));
 }
 
 /** The body as JSON; undefined when it is empty or not JSON (the procedure then answers the message). */
 async function readJsonBody(req: Request): Promise<unknown> {
-  const body = await readBodyCapped(req);
+  const body = await readCapped(req, MAX_BODY_BYTES, () => new BodyTooLarge());
   try {
-    return JSON.parse(Buffer.from(body).toString("utf8")) as unknown;
+    return JSON.parse(body.toString("utf8")) as unknown;
   } catch {
     return undefined;
   }

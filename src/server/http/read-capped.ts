@@ -1,0 +1,26 @@
+/**
+ * Reads a request's or response's body, refusing more than `max` bytes whether or not
+ * Content-Length says so; `tooLarge` makes the error thrown then.
+ */
+export async function readCapped(
+  message: { headers: Headers; body: ReadableStream<Uint8Array> | null },
+  max: number,
+  tooLarge: () => Error,
+): Promise<Buffer> {
+  if (Number(message.headers.get("content-length") ?? "0") > max) throw tooLarge();
+  if (!message.body) return Buffer.alloc(0);
+  const reader = message.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
