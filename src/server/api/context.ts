@@ -34,8 +34,8 @@ export function createContextInner(opts: ContextOptions): Context {
 
 /**
  * The origin a request was sent to, from its Host header (what the browser put in Origin too).
- * `next start` fills X-Forwarded-Proto from the socket; X-Forwarded-Host counts only behind a
- * trusted proxy.
+ * Without TRUST_PROXY the production server drops client-sent X-Forwarded-* headers and Next
+ * fills X-Forwarded-Proto from the socket; X-Forwarded-Host counts only behind a trusted proxy.
  */
 function requestOrigin(req: Request): string {
   const url = new URL(req.url);

@@ -39,7 +39,8 @@ async function sessionToken(headers: Headers): Promise<{ token: string; via: "be
   return fromCookie ? { token: fromCookie, via: "cookie" } : null;
 }
 
-function isSecure(ctx: Context): boolean {
+/** Served over HTTPS: the session cookie is then `Secure` with the `__Host-` prefix. */
+export function isSecure(ctx: Context): boolean {
   return ctx.origin.startsWith("https:");
 }
 
@@ -58,7 +59,5 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) =
     throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
   }
   ctx.resHeaders.set("Cache-Control", "no-store");
-  return next({ ctx: { session, via: found?.via ?? "bearer", secure: isSecure(ctx) } });
+  return next({ ctx: { session, secure: isSecure(ctx) } });
 });
-
-export { isSecure };
