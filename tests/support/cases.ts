@@ -78,6 +78,16 @@ export const loginFailureCases: LoginCase[] = [
     message: "无权进行此操作，access token 无效",
   },
   {
+    name: "a blank token reaches the site as no token, and the site's message stays intact",
+    body: (s) => ({ userId: ALICE.id, accessToken: " ", siteId: s.legacy }),
+    message: "无权进行此操作，未登录且未提供 access token",
+  },
+  {
+    name: "a site message that echoes the token has it masked",
+    body: (s) => ({ userId: ALICE.id, accessToken: FAULT.echo, siteId: s.legacy }),
+    message: "无权进行此操作，令牌 *** 无效",
+  },
+  {
     name: "a banned user gets the site's message",
     body: (s) => ({ userId: BANNED.id, accessToken: BANNED.token, siteId: s.legacy }),
     message: "用户已被封禁",

@@ -17,6 +17,7 @@ export const FAULT = {
   reset: "fault-reset",
   redirectLoop: "fault-redirect-loop",
   stringData: "fault-string-data",
+  echo: "fault-echo-token",
 } as const;
 
 function faultFor(req: IncomingMessage, res: ServerResponse): boolean {
@@ -43,6 +44,10 @@ function faultFor(req: IncomingMessage, res: ServerResponse): boolean {
     case FAULT.dbError:
       res.writeHead(500, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ success: false, message: "数据库出错，请联系管理员" }));
+      return true;
+    case FAULT.echo:
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ success: false, message: `无权进行此操作，令牌 ${token} 无效` }));
       return true;
     case FAULT.stringData:
       res.writeHead(200, { "Content-Type": "application/json" });

@@ -36,6 +36,11 @@ export function stripSecrets(info: UserInfo): UserInfo {
   return copy;
 }
 
+/** A site's message with the token masked, should a site ever echo it (too short to be a secret: as is). */
+function redact(message: string, accessToken: string): string {
+  return accessToken.trim().length >= 8 ? message.split(accessToken).join("***") : message;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -86,10 +91,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
 
     // 4. the site said no
     if (!envelope.success) {
-      const message =
-        typeof envelope.message === "string" && envelope.message !== ""
-          ? envelope.message.split(accessToken).join("***")
-          : MSG.authFailed;
+      const message = typeof envelope.message === "string" && envelope.message !== "" ? redact(envelope.message, accessToken) : MSG.authFailed;
       return fail(message);
     }
 
