@@ -20,6 +20,13 @@ export const FAULT = {
   echo: "fault-echo-token",
 } as const;
 
+function answerRaw(res: ServerResponse, status: number, text: string): true {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(text);
+  return true;
+}
+const answer = (res: ServerResponse, status: number, body: unknown) => answerRaw(res, status, JSON.stringify(body));
+
 function faultFor(req: IncomingMessage, res: ServerResponse): boolean {
   const token = (req.headers.authorization ?? "").replace(/^Bearer /i, "");
   switch (token) {
@@ -30,29 +37,17 @@ function faultFor(req: IncomingMessage, res: ServerResponse): boolean {
       res.end("<!doctype html><html><body>Welcome to nginx!</body></html>");
       return true;
     case FAULT.noData:
-      res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ success: true, message: "" }));
-      return true;
+      return answer(res, 200, { success: true, message: "" });
     case FAULT.nullJson:
-      res.writeHead(200, { "Content-Type": "application/json" });
-      res.end("null");
-      return true;
+      return answerRaw(res, 200, "null");
     case FAULT.noMessage:
-      res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ success: false }));
-      return true;
+      return answer(res, 200, { success: false });
     case FAULT.dbError:
-      res.writeHead(500, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ success: false, message: "数据库出错，请联系管理员" }));
-      return true;
+      return answer(res, 500, { success: false, message: "数据库出错，请联系管理员" });
     case FAULT.echo:
-      res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ success: false, message: `无权进行此操作，令牌 ${token} 无效` }));
-      return true;
+      return answer(res, 200, { success: false, message: `无权进行此操作，令牌 ${token} 无效` });
     case FAULT.stringData:
-      res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ success: true, message: "", data: "oops" }));
-      return true;
+      return answer(res, 200, { success: true, message: "", data: "oops" });
     case FAULT.huge: {
       // 64 MB of JSON-looking bytes, without Content-Length, as fast as the socket takes them.
       res.writeHead(200, { "Content-Type": "application/json" });
