@@ -16,6 +16,4 @@ export function errorMessage(error: unknown): string {
   return "网络异常，请检查连接后重试";
 }
 
-export function isUnauthorized(error: unknown): boolean {
-  return error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "UNAUTHORIZED";
-}
+export { isUnauthorized } from "@/src/client";

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { MSG } from "../messages";
 
 /** Response shapes of the auth routes: the procedures' outputs and the OpenAPI document's source. */
 
@@ -41,13 +40,3 @@ export const logoutSuccessSchema = z.object({ success: z.literal(true) }).meta({
 export const failureSchema = z
   .object({ success: z.literal(false), message: z.string() })
   .meta({ id: "Failure", description: "失败：以 message 区分原因（无错误码字段）" });
-
-/** Every failure message of login that does not come from the site itself. */
-export const LOGIN_MESSAGES = [
-  MSG.bodyNotObject,
-  MSG.incomplete,
-  MSG.siteNotFound,
-  MSG.authFailed,
-  MSG.userMismatch,
-  `${MSG.siteUnreachablePrefix}连接超时`,
-] as const;

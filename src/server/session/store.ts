@@ -146,4 +146,3 @@ export function sessionStore(db: Db) {
   };
 }
 
-export type SessionStore = ReturnType<typeof sessionStore>;
