@@ -122,6 +122,14 @@ export function sessionStore(db: Db) {
       return rows.map(fromRow);
     },
 
+    /** Deletes one session of the owner's (same user, same site); false when there is none such. */
+    async removeOwn(owner: StoredSession, id: string): Promise<boolean> {
+      const { count } = await db.session.deleteMany({
+        where: { id, siteId: owner.siteId, userId: JSON.stringify(owner.userId) },
+      });
+      return count > 0;
+    },
+
     /** Deletes the user's other sessions on the site; returns how many ended. */
     async removeOthers(keep: StoredSession): Promise<number> {
       const { count } = await db.session.deleteMany({
