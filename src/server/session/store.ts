@@ -122,10 +122,10 @@ export function sessionStore(db: Db) {
       return rows.map(fromRow);
     },
 
-    /** Deletes one session of the owner's (same user, same site); false when there is none such. */
-    async removeOwn(owner: StoredSession, id: string): Promise<boolean> {
+    /** Deletes one live session of the owner's (same user, same site); false when there is none such. */
+    async removeOwn(owner: StoredSession, id: string, now = new Date()): Promise<boolean> {
       const { count } = await db.session.deleteMany({
-        where: { id, siteId: owner.siteId, userId: JSON.stringify(owner.userId) },
+        where: { id, siteId: owner.siteId, userId: JSON.stringify(owner.userId), expiresAt: { gt: now } },
       });
       return count > 0;
     },
