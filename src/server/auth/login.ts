@@ -41,13 +41,22 @@ function redact(message: string, accessToken: string): string {
   return accessToken.trim().length >= 8 ? message.split(accessToken).join("***") : message;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function field<T>(schema: z.ZodType<T>, value: unknown): T | undefined {
   const parsed = schema.safeParse(value);
   return parsed.success && parsed.data ? parsed.data : undefined;
+}
+
+/** The body's fields that are present: of their type and truthy. Anything else counts as missing. */
+export function presentFields(body: Record<string, unknown>): Partial<LoginInput> {
+  return {
+    userId: field(loginFields.userId, body.userId),
+    accessToken: field(loginFields.accessToken, body.accessToken),
+    siteId: field(loginFields.siteId, body.siteId),
+  };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export type LoginDeps = {
@@ -63,9 +72,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
   if (!isPlainObject(body)) return fail(MSG.bodyNotObject);
 
   // 1. missing or falsy fields
-  const userId = field(loginFields.userId, body.userId);
-  const accessToken = field(loginFields.accessToken, body.accessToken);
-  const rawSiteId = field(loginFields.siteId, body.siteId);
+  const { userId, accessToken, siteId: rawSiteId } = presentFields(body);
   if (userId === undefined || accessToken === undefined || rawSiteId === undefined) {
     return fail(MSG.incomplete);
   }

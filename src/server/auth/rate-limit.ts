@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
 import { hotPath } from "../db/hot-path";
+import { isPlainObject, presentFields } from "./login";
 
 const WINDOW_MS = 60_000;
 
@@ -19,26 +20,23 @@ export function loginRateLimiter(db: Db, perMinute: number) {
       if (counts.every((n) => n <= perMinute)) return { allowed: true };
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000)) };
     },
-
-    /** Deletes finished windows. */
-    async purge(now = Date.now()): Promise<number> {
-      const { count } = await db.loginAttempt.deleteMany({
-        where: { windowStart: { lt: new Date(now - (now % WINDOW_MS) - WINDOW_MS) } },
-      });
-      return count;
-    },
   };
+}
+
+/** Deletes the counters of finished windows; returns how many went. */
+export async function purgeLoginAttempts(db: Db, now = Date.now()): Promise<number> {
+  const { count } = await db.loginAttempt.deleteMany({
+    where: { windowStart: { lt: new Date(now - (now % WINDOW_MS) - WINDOW_MS) } },
+  });
+  return count;
 }
 
 /** Keys an attempt is charged to: the client address, and the site + user id it names. */
 export function attemptKeys(clientAddress: string | null, body: unknown): string[] {
   const keys = [`ip:${clientAddress ?? "unknown"}`];
-  if (typeof body === "object" && body !== null) {
-    const { userId, siteId } = body as { userId?: unknown; siteId?: unknown };
-    const okType = (v: unknown) => (typeof v === "number" || typeof v === "string") && Boolean(v);
-    if (okType(userId) && okType(siteId)) {
-      keys.push(`user:${String(siteId).trim()}:${String(userId).trim().toLowerCase()}`);
-    }
+  const { userId, siteId } = isPlainObject(body) ? presentFields(body) : {};
+  if (userId !== undefined && siteId !== undefined) {
+    keys.push(`user:${String(siteId).trim()}:${String(userId).trim().toLowerCase()}`);
   }
   return keys;
 }

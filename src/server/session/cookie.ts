@@ -10,7 +10,7 @@ const SECURE_NAME = "__Host-gd_session";
 
 type CookieData = { token: string };
 
-export function cookieName(secure: boolean): string {
+function cookieName(secure: boolean): string {
   return secure ? SECURE_NAME : PLAIN_NAME;
 }
 

@@ -1,4 +1,4 @@
-import { loginRateLimiter } from "../auth/rate-limit";
+import { purgeLoginAttempts } from "../auth/rate-limit";
 import { db } from "../db/client";
 import { logError, logEvent } from "../log";
 import { sessionStore } from "./store";
@@ -27,7 +27,7 @@ export function startPurger(): void {
     purgeExpiredSessions()
       .then(async (n) => {
         if (n > 0) logEvent("sessions.purged", { count: n });
-        await loginRateLimiter(db(), 1).purge();
+        await purgeLoginAttempts(db());
       })
       .catch((error: unknown) => logError("sessions.purge", error));
   }, INTERVAL_MS);
