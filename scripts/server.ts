@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import next from "next";
 import { env } from "../src/server/env";
+import { clientAddressFrom } from "../src/server/http/client-address";
 import { logRequest } from "../src/server/log";
 
 const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip"];
@@ -28,7 +29,8 @@ export async function startServer(): Promise<void> {
   const server = createServer((req, res) => {
     const started = performance.now();
     pinClientAddress(req, trustProxy);
-    const client = String(req.headers["x-forwarded-for"] ?? "").split(",").pop()?.trim() || null;
+    const forwarded = req.headers["x-forwarded-for"];
+    const client = clientAddressFrom(Array.isArray(forwarded) ? forwarded.join(",") : forwarded);
     res.once("finish", () => {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       logRequest({ method: req.method ?? "", path: req.url ?? "", status: res.statusCode, ms, client });

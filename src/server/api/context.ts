@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import { db } from "../db/client";
 import { env } from "../env";
+import { clientAddressFrom } from "../http/client-address";
 
 /** Everything a procedure may know about the HTTP exchange, whichever transport carried it. */
 export type Context = {
@@ -45,22 +46,12 @@ function requestOrigin(req: Request): string {
   return `${proto}://${host}`;
 }
 
-/**
- * The client address. The production server (scripts/server.ts) replaces X-Forwarded-For with
- * the socket's address unless TRUST_PROXY is set; behind a trusted proxy the right-most entry is
- * the one that proxy appended.
- */
-function clientAddress(req: Request): string | null {
-  const hops = (req.headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
-  return hops[hops.length - 1] ?? null;
-}
-
 export function createRequestContext(req: Request, resHeaders: Headers): Context {
   return createContextInner({
     db: db(),
     headers: req.headers,
     resHeaders,
     origin: requestOrigin(req),
-    clientAddress: clientAddress(req),
+    clientAddress: clientAddressFrom(req.headers.get("x-forwarded-for")),
   });
 }

@@ -1,0 +1,31 @@
+/**
+ * The tRPC endpoint for the dashboard: the fetch adapter over the app router, with the same
+ * 64 KiB body limit as the REST routes (the adapter has none of its own).
+ * https://trpc.io/docs/server/adapters/fetch
+ */
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { createRequestContext } from "../api/context";
+import { appRouter } from "../api/root";
+import { logError } from "../log";
+import { BodyTooLarge, readBodyCapped, tooLarge } from "./rest";
+
+export async function handleTrpc(original: Request): Promise<Response> {
+  let req = original;
+  if (original.method === "POST") {
+    try {
+      req = new Request(original.url, { method: "POST", headers: original.headers, body: await readBodyCapped(original) });
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return tooLarge();
+      throw error;
+    }
+  }
+  return fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req,
+    router: appRouter,
+    createContext: ({ resHeaders }) => createRequestContext(req, resHeaders),
+    onError: ({ error, path }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR") logError(`trpc:${path ?? "?"}`, error.cause ?? error);
+    },
+  });
+}
