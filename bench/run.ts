@@ -18,6 +18,7 @@ import { tempPostgres, tempSqlite, type TempDb } from "../tests/support/db";
 import { ALICE, startLegacyGateway } from "../tests/support/gateway";
 import { startApp, type RunningApp } from "../tests/support/server";
 import { buildIfNeeded } from "../scripts/serve";
+import { signInOverHttp } from "../tests/support/http";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
@@ -92,16 +93,8 @@ async function fill(store: TempDb, count: number): Promise<void> {
   await client.end();
 }
 
-async function signIn(app: RunningApp, siteId: number): Promise<{ token: string; cookie: string }> {
-  const res = await fetch(`${app.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ userId: ALICE.id, accessToken: ALICE.token, siteId }),
-  });
-  const body = (await res.json()) as { success: boolean; message?: string; data?: { sessionToken: string } };
-  if (!body.data) throw new Error(`login failed: ${body.message}`);
-  return { token: body.data.sessionToken, cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "" };
-}
+const signIn = (app: RunningApp, siteId: number) =>
+  signInOverHttp(app.url, { userId: ALICE.id, accessToken: ALICE.token, siteId });
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const t = performance.now();

@@ -4,6 +4,7 @@ import { loginFailureCases, loginSuccessCases } from "../support/cases";
 import { ALICE, BOB } from "../support/gateway";
 import { startApp, type RunningApp } from "../support/server";
 import { startFixture, type Fixture } from "../support/suite";
+import { signInOverHttp } from "../support/http";
 
 let fx: Fixture;
 let app: RunningApp;
@@ -32,13 +33,7 @@ const login = (body: unknown) => post("/api/auth/login", JSON.stringify(body));
 const me = (headers: Record<string, string>) => call("/api/auth/me", { headers });
 const logout = (headers: Record<string, string>) => call("/api/auth/logout", { method: "POST", headers });
 
-async function signIn(body: unknown): Promise<{ token: string; cookie: string }> {
-  const res = await login(body);
-  expect(res.body.success).toBe(true);
-  const token = (res.body.data as { sessionToken: string }).sessionToken;
-  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  return { token, cookie };
-}
+const signIn = (body: unknown) => signInOverHttp(app.url, body);
 
 describe("POST /api/auth/login over HTTP", () => {
   for (const c of loginFailureCases) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALICE, BOB } from "../support/gateway";
 import { startApp, type RunningApp } from "../support/server";
 import { startFixture, type Fixture } from "../support/suite";
+import { signInOverHttp } from "../support/http";
 
 let fx: Fixture;
 let limited: RunningApp;
@@ -36,14 +37,8 @@ const get = async (app: RunningApp, path: string, headers: Record<string, string
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
-async function signIn(app: RunningApp, user = ALICE) {
-  const res = await post(app, "/api/auth/login", { userId: user.id, accessToken: user.token, siteId: fx.sites.legacy });
-  expect(res.body.success).toBe(true);
-  return {
-    token: (res.body.data as { sessionToken: string }).sessionToken,
-    cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "",
-  };
-}
+const signIn = (app: RunningApp, user = ALICE) =>
+  signInOverHttp(app.url, { userId: user.id, accessToken: user.token, siteId: fx.sites.legacy });
 
 const RATE_LIMITED = { success: false, message: "登录尝试过于频繁，请稍后再试" };
 

@@ -16,22 +16,28 @@ export function storeKind(): "sqlite" | "postgres" {
   return process.env.TEST_STORE === "postgres" ? "postgres" : "sqlite";
 }
 
-/** A fresh, migrated SQLite file in its own folder. */
-export function tempSqlite(): TempDb {
-  const dir = mkdtempSync(path.join(tmpdir(), "gd-test-"));
-  const url = `file:${path.join(dir, "test.db")}`;
-  migrateSqlite(url);
+/** Opens a client on a migrated store; cleanup disconnects, drops what `drop` drops, and removes the folder. */
+function opened(kind: TempDb["kind"], url: string, dir: string, drop: () => Promise<void> = () => Promise.resolve()): TempDb {
   const db = createDb(url);
   return {
-    kind: "sqlite",
+    kind,
     url,
     dir,
     db,
     cleanup: async () => {
       await db.$disconnect();
+      await drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh, migrated SQLite file in its own folder. */
+export function tempSqlite(): TempDb {
+  const dir = mkdtempSync(path.join(tmpdir(), "gd-test-"));
+  const url = `file:${path.join(dir, "test.db")}`;
+  migrateSqlite(url);
+  return opened("sqlite", url, dir);
 }
 
 export function databaseUrl(adminUrl: string, name: string): string {
@@ -72,18 +78,7 @@ export async function tempPostgres(): Promise<TempDb> {
   const dir = mkdtempSync(path.join(tmpdir(), "gd-test-"));
   const { url, drop } = await throwawayPostgres();
   await migratePostgres(url);
-  const db = createDb(url);
-  return {
-    kind: "postgres",
-    url,
-    dir,
-    db,
-    cleanup: async () => {
-      await db.$disconnect();
-      await drop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return opened("postgres", url, dir, drop);
 }
 
 /** A fresh store of the kind this test process runs on. */

@@ -11,6 +11,7 @@ import { throwawayPostgres } from "../../support/db";
 import { ALICE, BOB } from "../../support/gateway";
 import { ROOT, startApp, type RunningApp } from "../../support/server";
 import { startFixture, type Fixture } from "../../support/suite";
+import { signInOverHttp } from "../../support/http";
 
 let fx: Fixture;
 let a: RunningApp;
@@ -26,16 +27,8 @@ afterAll(async () => {
   await fx?.close();
 });
 
-async function login(app: RunningApp, user = ALICE) {
-  const res = await fetch(`${app.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ userId: user.id, accessToken: user.token, siteId: fx.sites.legacy }),
-  });
-  const body = (await res.json()) as { success: boolean; data: { sessionToken: string } };
-  expect(body.success).toBe(true);
-  return { token: body.data.sessionToken, cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "" };
-}
+const login = (app: RunningApp, user = ALICE) =>
+  signInOverHttp(app.url, { userId: user.id, accessToken: user.token, siteId: fx.sites.legacy });
 const me = (app: RunningApp, headers: Record<string, string>) => fetch(`${app.url}/api/auth/me`, { headers }).then((r) => r.status);
 
 describe("two instances on one PostgreSQL", () => {

@@ -6,6 +6,7 @@ import { siteRegistry } from "../../../src/server/sites/registry";
 import { ALICE, startLegacyGateway } from "../../support/gateway";
 import { startPrivatePostgres, type PrivatePostgres } from "../../support/private-postgres";
 import { startApp, type RunningApp } from "../../support/server";
+import { signInOverHttp } from "../../support/http";
 
 let pgServer: PrivatePostgres;
 let gateway: RunningGateway;
@@ -44,13 +45,7 @@ async function me(token: string): Promise<Sample> {
 }
 
 async function login(): Promise<string> {
-  const res = await fetch(`${app.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ userId: ALICE.id, accessToken: ALICE.token, siteId }),
-  });
-  const body = (await res.json()) as { data: { sessionToken: string } };
-  return body.data.sessionToken;
+  return (await signInOverHttp(app.url, { userId: ALICE.id, accessToken: ALICE.token, siteId })).token;
 }
 
 describe("a PostgreSQL restart during traffic", () => {
