@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALICE, BOB } from "../support/gateway";
 import { startApp, type RunningApp } from "../support/server";
 import { startFixture, type Fixture } from "../support/suite";
-import { signInOverHttp } from "../support/http";
+import { freshRateWindow, signInOverHttp } from "../support/http";
 
 let fx: Fixture;
 let limited: RunningApp;
@@ -42,15 +42,10 @@ const signIn = (app: RunningApp, user = ALICE) =>
 
 const RATE_LIMITED = { success: false, message: "登录尝试过于频繁，请稍后再试" };
 
-/** Budgets are per clock minute: start a counting test well inside one, never across two. */
-async function freshWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 8_000) await new Promise((r) => setTimeout(r, left + 50));
-}
 
 describe("sign-in rate limit", () => {
   it("answers 429 with Retry-After past the per-minute budget of a client address, whatever X-Forwarded-For says", async () => {
-    await freshWindow();
+    await freshRateWindow();
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof post>> | undefined;
     for (let i = 0; i < 5; i++) {
@@ -77,7 +72,7 @@ describe("sign-in rate limit", () => {
   it("behind a trusted proxy, counts each forwarded client apart and each site + user id across clients", async () => {
     const attempt = (ip: string, userId: number) =>
       post(proxied, "/api/auth/login", { userId, accessToken: "sk-nope", siteId: fx.sites.strict }, { "x-forwarded-for": ip });
-    await freshWindow();
+    await freshRateWindow();
     const sameUser = [];
     for (let i = 0; i < 4; i++) sameUser.push((await attempt(`198.51.100.${i}`, 4242)).status);
     expect(sameUser).toEqual([200, 200, 200, 429]);

@@ -12,3 +12,9 @@ export async function signInOverHttp(baseUrl: string, body: unknown): Promise<Ht
   if (!answer.success || !answer.data) throw new Error(`login failed (HTTP ${res.status}): ${answer.message}`);
   return { token: answer.data.sessionToken, cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "" };
 }
+
+/** Sign-in budgets are per clock minute: start a counting test well inside one, never across two. */
+export async function freshRateWindow(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 8_000) await new Promise((r) => setTimeout(r, left + 50));
+}

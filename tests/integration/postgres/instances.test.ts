@@ -11,7 +11,7 @@ import { throwawayPostgres } from "../../support/db";
 import { ALICE, BOB } from "../../support/gateway";
 import { ROOT, startApp, type RunningApp } from "../../support/server";
 import { startFixture, type Fixture } from "../../support/suite";
-import { signInOverHttp } from "../../support/http";
+import { freshRateWindow, signInOverHttp } from "../../support/http";
 
 let fx: Fixture;
 let a: RunningApp;
@@ -53,8 +53,7 @@ describe("two instances on one PostgreSQL", () => {
     const env = { DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "1" };
     const [x, y] = await Promise.all([startApp(env), startApp(env)]);
     try {
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 8_000) await new Promise((r) => setTimeout(r, left + 50));
+      await freshRateWindow();
       const statuses = [];
       for (let i = 0; i < 4; i++) {
         const res = await fetch(`${(i % 2 ? x : y).url}/api/auth/login`, {
