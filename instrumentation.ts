@@ -1,6 +1,6 @@
-/** Runs once when the server starts: the background purge of expired sessions. */
+/** Runs once when the server starts: the background jobs (never started at import time). */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startPurger } = await import("./src/server/session/purger");
-  startPurger();
+  const { startPurges } = await import("./src/server/jobs/purge");
+  startPurges();
 }

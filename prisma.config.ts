@@ -11,6 +11,5 @@ export default defineConfig({
   engine: "js",
   schema: "prisma/schema.prisma",
   migrations: { path: "prisma/migrations" },
-  adapter: () =>
-    Promise.resolve(new PrismaBetterSQLite3({ url: process.env.DATABASE_URL ?? "" })),
+  adapter: () => Promise.resolve(new PrismaBetterSQLite3({ url: process.env.DATABASE_URL ?? "" })),
 });

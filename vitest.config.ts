@@ -33,6 +33,7 @@ export default defineConfig({
                   "tests/integration/rest.test.ts",
                   "tests/integration/hardening.test.ts",
                   "tests/integration/security-http.test.ts",
+                  "tests/integration/attacks.test.ts",
                   "tests/integration/postgres/**/*.test.ts",
                 ],
                 env: { TEST_STORE: "postgres" },

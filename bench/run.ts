@@ -104,7 +104,10 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 
 async function bench(kind: "sqlite" | "postgres") {
   const gateway = await startLegacyGateway();
-  const stores = [kind === "sqlite" ? tempSqlite() : await tempPostgres(), kind === "sqlite" ? tempSqlite() : await tempPostgres()];
+  const stores = [
+    kind === "sqlite" ? tempSqlite() : await tempPostgres(),
+    kind === "sqlite" ? tempSqlite() : await tempPostgres(),
+  ];
   const [small, large] = stores as [TempDb, TempDb];
   const apps: RunningApp[] = [];
   try {
@@ -140,12 +143,18 @@ async function bench(kind: "sqlite" | "postgres") {
     const logins: number[] = [];
     const floor: number[] = []; // an empty login body: the framework's own cost, no site, no store
     const empty = () =>
-      fetch(`${a.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.json());
+      fetch(`${a.url}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      }).then((r) => r.json());
     const site = `${gateway.url}/api/user/self`;
     for (let i = 0; i < LOGIN_SAMPLES; i++) {
       direct.push(
         await timed(() =>
-          fetch(site, { headers: { authorization: ALICE.token, "new-api-user": String(ALICE.id) } }).then((r) => r.json()),
+          fetch(site, { headers: { authorization: ALICE.token, "new-api-user": String(ALICE.id) } }).then((r) =>
+            r.json(),
+          ),
         ),
       );
       logins.push(await timed(() => signIn(a, siteIds[0] ?? 1)));
@@ -153,7 +162,10 @@ async function bench(kind: "sqlite" | "postgres") {
     }
 
     const rps = (k: keyof typeof rounds) => median(rounds[k].map((x) => x.rps));
-    const non2xx = [...rounds.bearer, ...rounds.cookie, ...rounds.many, wide].reduce((n, x) => n + x.non2xx + x.errors, 0);
+    const non2xx = [...rounds.bearer, ...rounds.cookie, ...rounds.many, wide].reduce(
+      (n, x) => n + x.non2xx + x.errors,
+      0,
+    );
     const none401 = rounds.none.every((x) => x.non2xx > 0);
     const figures = {
       bearerVsNone: rps("bearer") / rps("none"),
@@ -165,7 +177,13 @@ async function bench(kind: "sqlite" | "postgres") {
       non2xx,
       rss: Math.max(rssMb(a.pid), rssMb(b.pid)),
     };
-    return { kind, figures, rps: { none: rps("none"), bearer: rps("bearer"), cookie: rps("cookie"), many: rps("many"), wide: wide.rps }, login: { login: median(logins), direct: median(direct), floor: median(floor) }, none401 };
+    return {
+      kind,
+      figures,
+      rps: { none: rps("none"), bearer: rps("bearer"), cookie: rps("cookie"), many: rps("many"), wide: wide.rps },
+      login: { login: median(logins), direct: median(direct), floor: median(floor) },
+      none401,
+    };
   } finally {
     await Promise.all(apps.map((x) => x.stop()));
     await gateway.close();
@@ -174,7 +192,9 @@ async function bench(kind: "sqlite" | "postgres") {
 }
 
 async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres" });
+  const client = new pg.Client({
+    connectionString: process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
+  });
   try {
     await client.connect();
     await client.end();

@@ -12,7 +12,9 @@ const baseUrl = process.env.DASHBOARD_URL ?? "http://127.0.0.1:3000";
 const client = createDashboardClient({ baseUrl });
 
 const sites = await client.sites();
-const site = process.env.SITE_ID ? sites.find((s) => String(s.id) === process.env.SITE_ID) : sites.find((s) => s.name === "演示站点");
+const site = process.env.SITE_ID
+  ? sites.find((s) => String(s.id) === process.env.SITE_ID)
+  : sites.find((s) => s.name === "演示站点");
 if (!site) {
   console.error(`找不到站点（已注册: ${sites.map((s) => `${s.id} ${s.name}`).join(", ") || "无"}）`);
   process.exit(1);

@@ -4,7 +4,7 @@
  * DEMO_GATEWAY_PORT (default 3090) is where the demo site listens, on 127.0.0.1.
  */
 import { newApiUser, startGateway } from "../src/demo/gateway";
-import { db } from "../src/server/db/client";
+import { closeDb, db } from "../src/server/db/client";
 import { siteRegistry } from "../src/server/sites/registry";
 import { prepareOrExit } from "./prepare";
 import { buildIfNeeded, serveProduction } from "./serve";
@@ -41,7 +41,7 @@ const site = existing
     ? existing
     : await sites.update(existing.id, { url: gateway.url })
   : await sites.add({ name: DEMO_SITE, url: gateway.url });
-await db().$disconnect();
+await closeDb(db());
 
 buildIfNeeded();
 

@@ -1,36 +1,45 @@
 /**
  * The production HTTP server: Next.js behind a thin Node `http` layer that pins the client
- * address. Next keeps any `X-Forwarded-*` header a client sends; unless TRUST_PROXY is set, this
- * layer replaces them with what the socket says, so rate limits cannot be dodged by a header.
- * HOST (default 127.0.0.1) and PORT (default 3000) choose where it listens. `npm run build`
- * bundles this file into .next/gd-server.mjs, which `npm start` runs.
+ * address. Next keeps any `X-Forwarded-*` header a client sends; this layer keeps them only from
+ * the proxies TRUST_PROXY names, resolves the one client address (the log line and the rate
+ * limits both use it) and hands it on as X-Forwarded-For. HOST (default 127.0.0.1) and PORT
+ * (default 3000) choose where it listens. `npm run build` bundles this file into
+ * .next/gd-server.mjs, which `npm start` runs.
  */
 import { createServer, type IncomingMessage } from "node:http";
+import type { BlockList } from "node:net";
 import next from "next";
-import { env } from "../src/server/env";
-import { clientAddressFrom } from "../src/server/http/client-address";
-import { logRequest } from "../src/server/log";
+import { env } from "../src/server/core/env";
+import { logRequest } from "../src/server/core/log";
+import { resolveClientAddress, trustedProxies } from "../src/server/net/client-address";
 
 const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip"];
 
-export function pinClientAddress(req: IncomingMessage, trustProxy: boolean): void {
-  if (trustProxy) return;
-  for (const name of FORWARDED) delete req.headers[name];
-  req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
+/** Replaces the forwarding headers with what this server knows; returns the client address. */
+export function pinClientAddress(req: IncomingMessage, proxies: BlockList): string | null {
+  const forwarded = req.headers["x-forwarded-for"];
+  const { address, viaProxy } = resolveClientAddress(
+    req.socket.remoteAddress,
+    Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
+    proxies,
+  );
+  if (!viaProxy) for (const name of FORWARDED) delete req.headers[name];
+  req.headers["x-forwarded-for"] = address ?? "";
+  return address;
 }
 
 export async function startServer(): Promise<void> {
   const hostname = process.env.HOST || "127.0.0.1";
   const port = Number(process.env.PORT || 3000);
-  const trustProxy = env().TRUST_PROXY;
+  const proxies = trustedProxies(env().TRUST_PROXY);
+  // Files this process creates (the SQLite WAL files, the generated password) are its own only.
+  process.umask(0o077);
   const app = next({ dev: false, hostname, port, dir: process.cwd() });
   const handle = app.getRequestHandler();
   await app.prepare();
   const server = createServer((req, res) => {
     const started = performance.now();
-    pinClientAddress(req, trustProxy);
-    const forwarded = req.headers["x-forwarded-for"];
-    const client = clientAddressFrom(Array.isArray(forwarded) ? forwarded.join(",") : forwarded);
+    const client = pinClientAddress(req, proxies);
     res.once("finish", () => {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       logRequest({ method: req.method ?? "", path: req.url ?? "", status: res.statusCode, ms, client });

@@ -4,8 +4,8 @@
  * a non-zero exit (2 for a malformed command, 1 otherwise).
  */
 import { parseArgs } from "node:util";
-import { db } from "../src/server/db/client";
-import { EnvError } from "../src/server/env";
+import { closeDb, db } from "../src/server/db/client";
+import { EnvError } from "../src/server/core/env";
 import { SiteError, parseSiteId, siteRegistry } from "../src/server/sites/registry";
 import { prepare } from "./prepare";
 
@@ -77,7 +77,7 @@ async function main(): Promise<number> {
     process.stderr.write(`错误: ${(error as Error).message}\n`);
     return 1;
   } finally {
-    await db().$disconnect().catch(() => undefined);
+    await closeDb(db()).catch(() => undefined);
   }
 }
 

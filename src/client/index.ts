@@ -8,7 +8,7 @@
  */
 import { TRPCClientError, createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../server/api/root";
-import type { LoginInput } from "../server/auth/login";
+import type { LoginInput } from "../server/auth/login-input";
 
 export type { LoginInput };
 

@@ -1,13 +1,11 @@
-import type { SessionSummary } from "@/src/server/api/routers/session";
-import type { MeResult } from "@/src/server/api/routers/auth";
+import type { RouterOutputs } from "@/src/trpc/client";
 import { formatNumber, formatRemaining, formatTime, formatUsd, roleName } from "./format";
 import { SessionList } from "./session-list";
 import { SignOutButton } from "./sign-out-button";
 
 type Info = Record<string, unknown>;
 
-const text = (info: Info, key: string) =>
-  typeof info[key] === "string" && info[key] !== "" ? info[key] : undefined;
+const text = (info: Info, key: string) => (typeof info[key] === "string" && info[key] !== "" ? info[key] : undefined);
 const num = (info: Info, key: string) =>
   typeof info[key] === "number" && Number.isFinite(info[key]) ? info[key] : undefined;
 
@@ -31,7 +29,9 @@ function Amount({ label, quota }: { label: string; quota: number | undefined }) 
   );
 }
 
-export function Dashboard({ me, sessions }: { me: MeResult["data"]; sessions: SessionSummary[] }) {
+type Props = { me: RouterOutputs["auth"]["me"]["data"]; sessions: RouterOutputs["session"]["list"] };
+
+export function Dashboard({ me, sessions }: Props) {
   const info = me.userInfo;
   const displayName = text(info, "display_name");
   const username = text(info, "username");

@@ -1,5 +1,5 @@
 /** 500 000 quota is one US dollar on the one-api / new-api family. */
-export const QUOTA_PER_USD = 500_000;
+const QUOTA_PER_USD = 500_000;
 
 export function formatUsd(quota: number): string {
   return `$${(quota / QUOTA_PER_USD).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;

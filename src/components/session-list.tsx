@@ -2,11 +2,10 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import type { SessionSummary } from "@/src/server/api/routers/session";
-import { api, errorMessage, isUnauthorized } from "@/src/trpc/client";
+import { api, errorMessage, isUnauthorized, type RouterOutputs } from "@/src/trpc/client";
 import { formatTime } from "./format";
 
-export function SessionList({ sessions }: { sessions: SessionSummary[] }) {
+export function SessionList({ sessions }: { sessions: RouterOutputs["session"]["list"] }) {
   const router = useRouter();
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState("");

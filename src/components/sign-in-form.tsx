@@ -2,11 +2,11 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { api, errorMessage } from "@/src/trpc/client";
+import { api, errorMessage, type RouterOutputs } from "@/src/trpc/client";
 
-export type SiteOption = { id: number; name: string; url: string };
+export type Sites = RouterOutputs["site"]["list"];
 
-export function SignInForm({ sites }: { sites: SiteOption[] }) {
+export function SignInForm({ sites }: { sites: Sites }) {
   const router = useRouter();
   const ids = { site: useId(), user: useId(), token: useId(), siteHint: useId(), error: useId() };
   const tokenRef = useRef<HTMLInputElement>(null);
@@ -31,7 +31,7 @@ export function SignInForm({ sites }: { sites: SiteOption[] }) {
     setPending(true);
     setError("");
     try {
-      const result = await api.auth.login.mutate({
+      const result = await api.auth.signIn.mutate({
         userId: /^\d{1,15}$/.test(userId) ? Number(userId) : userId,
         accessToken,
         siteId: Number(siteId),
@@ -49,7 +49,13 @@ export function SignInForm({ sites }: { sites: SiteOption[] }) {
   }
 
   return (
-    <form className="card form" method="post" onSubmit={(e) => void onSubmit(e)} aria-describedby={ids.error} noValidate>
+    <form
+      className="card form"
+      method="post"
+      onSubmit={(e) => void onSubmit(e)}
+      aria-describedby={ids.error}
+      noValidate
+    >
       <div className="field">
         <label htmlFor={ids.site}>站点</label>
         <select

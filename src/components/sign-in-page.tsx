@@ -1,6 +1,6 @@
-import { SignInForm, type SiteOption } from "./sign-in-form";
+import { SignInForm, type Sites } from "./sign-in-form";
 
-export function SignInPage({ sites }: { sites: SiteOption[] }) {
+export function SignInPage({ sites }: { sites: Sites }) {
   return (
     <main className="page narrow">
       <header className="intro">

@@ -3,10 +3,15 @@
  * https://trpc.io/docs/client/vanilla
  */
 import { TRPCClientError, createTRPCClient, httpBatchLink } from "@trpc/client";
+import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/src/server/api/root";
 
+/** What each procedure answers, for the components' props. */
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
 export const api = createTRPCClient<AppRouter>({
-  links: [httpBatchLink({ url: "/api/trpc" })],
+  // The server refuses batches of more than 10 calls.
+  links: [httpBatchLink({ url: "/api/trpc", maxItems: 10 })],
 });
 
 /** The service's own message for a failed call, or a general one for network trouble. */

@@ -12,7 +12,18 @@ import { ROOT, startApp, type RunningApp } from "../support/server";
 import { startFixture, type Fixture } from "../support/suite";
 
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object; examples?: Record<string, { value: unknown }> }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<
+          string,
+          { content?: Record<string, { schema: object; examples?: Record<string, { value: unknown }> }> }
+        >;
+      }
+    >
+  >;
   components: { schemas: Record<string, object> };
 };
 
@@ -38,16 +49,26 @@ afterAll(async () => {
 });
 
 /** Checks a live answer against the document's schema for that route and status. */
-async function conforms(res: Response, route: string, method: string): Promise<Record<string, unknown>> {
+async function conforms(
+  res: Response,
+  route: string,
+  method: string,
+  status: number,
+): Promise<Record<string, unknown>> {
+  expect(res.status, `${method} ${route}`).toBe(status);
   const body = (await res.json()) as Record<string, unknown>;
   const response = doc.paths[route]?.[method]?.responses[String(res.status)];
   expect(response, `${method} ${route} documents ${res.status}`).toBeDefined();
   const schema = response?.content?.["application/json"]?.schema;
   expect(schema).toBeDefined();
   // Point the document's $refs at the registered components.
-  const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"doc#/components')) as object);
+  const validate = ajv.compile(
+    JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"doc#/components')) as object,
+  );
   const valid = validate(body);
-  expect(valid, `${method} ${route} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`).toBe(true);
+  expect(valid, `${method} ${route} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`).toBe(
+    true,
+  );
   return body;
 }
 
@@ -68,39 +89,69 @@ describe("GET /api/openapi.json", () => {
 
   it("enumerates every failure message of our own as an example", () => {
     const examples = JSON.stringify(doc.paths);
-    const ours = loginFailureCases.map((c) => c.message).filter((m) => !m.startsWith("无权") && m !== "用户已被封禁" && !m.startsWith("数据库出错"));
-    for (const message of new Set([...ours, "未登录或登录已过期", "非法的请求来源", "请求体过大", "登录尝试过于频繁，请稍后再试"])) {
+    const ours = loginFailureCases
+      .map((c) => c.message)
+      .filter((m) => !m.startsWith("无权") && m !== "用户已被封禁" && !m.startsWith("数据库出错"));
+    for (const message of new Set([
+      ...ours,
+      "未登录或登录已过期",
+      "非法的请求来源",
+      "请求体过大",
+      "登录尝试过于频繁，请稍后再试",
+    ])) {
       expect(examples, message).toContain(JSON.stringify(message));
     }
   });
 
   it("matches real answers of the running server", async () => {
     for (const c of loginFailureCases) {
-      await conforms(await post(app.url, "/api/auth/login", c.body(fx.sites)), "/api/auth/login", "post");
+      await conforms(await post(app.url, "/api/auth/login", c.body(fx.sites)), "/api/auth/login", "post", 200);
     }
-    const ok = await post(app.url, "/api/auth/login", { userId: ALICE.id, accessToken: ALICE.token, siteId: fx.sites.strict });
-    const login = await conforms(ok, "/api/auth/login", "post");
+    const ok = await post(app.url, "/api/auth/login", {
+      userId: ALICE.id,
+      accessToken: ALICE.token,
+      siteId: fx.sites.strict,
+    });
+    const login = await conforms(ok, "/api/auth/login", "post", 200);
     const token = (login.data as { sessionToken: string }).sessionToken;
     const cookie = (ok.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     const auth = { authorization: `Bearer ${token}` };
 
-    await conforms(await fetch(`${app.url}/api/auth/me`, { headers: auth }), "/api/auth/me", "get");
-    await conforms(await fetch(`${app.url}/api/auth/me`), "/api/auth/me", "get");
-    await conforms(await post(app.url, "/api/auth/login", JSON.stringify({ pad: "x".repeat(70_000) })), "/api/auth/login", "post");
+    await conforms(await fetch(`${app.url}/api/auth/me`, { headers: auth }), "/api/auth/me", "get", 200);
+    await conforms(await fetch(`${app.url}/api/auth/me`), "/api/auth/me", "get", 401);
+    await conforms(
+      await post(app.url, "/api/auth/login", JSON.stringify({ pad: "x".repeat(70_000) })),
+      "/api/auth/login",
+      "post",
+      413,
+    );
     await post(limited.url, "/api/auth/login", {});
-    await conforms(await post(limited.url, "/api/auth/login", {}), "/api/auth/login", "post");
-    await conforms(await post(app.url, "/api/auth/logout", "", { cookie, origin: "http://evil.example" }), "/api/auth/logout", "post");
-    await conforms(await post(app.url, "/api/auth/logout", "", auth), "/api/auth/logout", "post");
-    await conforms(await post(app.url, "/api/auth/logout", "", auth), "/api/auth/logout", "post");
+    await conforms(await post(limited.url, "/api/auth/login", {}), "/api/auth/login", "post", 429);
+    await conforms(
+      await post(app.url, "/api/auth/logout", "", { cookie, origin: "http://evil.example" }),
+      "/api/auth/logout",
+      "post",
+      403,
+    );
+    await conforms(
+      await post(app.url, "/api/auth/login", { userId: 1 }, { origin: "http://evil.example" }),
+      "/api/auth/login",
+      "post",
+      403,
+    );
+    await conforms(await post(app.url, "/api/auth/logout", "", auth), "/api/auth/logout", "post", 200);
+    await conforms(await post(app.url, "/api/auth/logout", "", auth), "/api/auth/logout", "post", 401);
 
     // me without site, once the site is gone.
     const gone = await fx.store.db.site.create({ data: { name: "临时", url: fx.legacy.url } });
-    const other = (await (await post(app.url, "/api/auth/login", { userId: BOB.id, accessToken: BOB.token, siteId: gone.id })).json()) as {
+    const other = (await (
+      await post(app.url, "/api/auth/login", { userId: BOB.id, accessToken: BOB.token, siteId: gone.id })
+    ).json()) as {
       data: { sessionToken: string };
     };
     await fx.store.db.site.delete({ where: { id: gone.id } });
     const headers = { authorization: `Bearer ${other.data.sessionToken}` };
-    const me = await conforms(await fetch(`${app.url}/api/auth/me`, { headers }), "/api/auth/me", "get");
+    const me = await conforms(await fetch(`${app.url}/api/auth/me`, { headers }), "/api/auth/me", "get", 200);
     expect(me.data).not.toHaveProperty("site");
   });
 });
@@ -129,18 +180,22 @@ describe("the typed client", () => {
 
   it("runs the example script end to end", async () => {
     // Asynchronously: the gateway stand-in lives in this process and must keep answering.
-    const res = await promisify(execFile)(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "examples/sign-in.ts"], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DASHBOARD_URL: app.url,
-        SITE_ID: String(fx.sites.strict),
-        USER_ID: String(ALICE.id),
-        ACCESS_TOKEN: ALICE.token,
+    const res = await promisify(execFile)(
+      process.execPath,
+      [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "examples/sign-in.ts"],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DASHBOARD_URL: app.url,
+          SITE_ID: String(fx.sites.strict),
+          USER_ID: String(ALICE.id),
+          ACCESS_TOKEN: ALICE.token,
+        },
+        encoding: "utf8",
+        timeout: 30_000,
       },
-      encoding: "utf8",
-      timeout: 30_000,
-    });
+    );
     expect(res.stderr.replace(/npm warn[^\n]*\n/g, "")).toBe("");
     expect(res.stdout).toContain("已登录 严格站点，用户 101");
     expect(res.stdout).toContain("当前用户: 爱丽丝，站点: 严格站点");

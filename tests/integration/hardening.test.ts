@@ -1,13 +1,12 @@
 import fc from "fast-check";
 import { sealData } from "iron-session";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createContextInner } from "../../src/server/api/context";
-import { createCaller } from "../../src/server/api/root";
-import { forgetUnsealedCookies } from "../../src/server/session/cookie";
-import { parsePasswords, passwords, setPasswords } from "../../src/server/session/keys";
-import { purgeExpiredSessions } from "../../src/server/session/purger";
+import { purgeExpiredSessions } from "../../src/server/jobs/purge";
+import { parsePasswords, passwords, setPasswords } from "../../src/server/session/passwords";
+import { unseal } from "../../src/server/session/seal";
 import { hashToken, sessionStore } from "../../src/server/session/store";
-import { ALICE, BOB, FAULT } from "../support/gateway";
+import { bearer, callerFor, signInWith } from "../support/caller";
+import { ALICE, BOB, CAROL, FAULT } from "../support/gateway";
 import { startFixture, type Fixture } from "../support/suite";
 
 let fx: Fixture;
@@ -18,17 +17,15 @@ afterAll(() => fx.close());
 
 const TIMEOUT_MS = 1500;
 
-function caller(headers: Record<string, string> = {}) {
-  const ctx = createContextInner({ db: fx.store.db, headers: new Headers(headers), timeoutMs: TIMEOUT_MS });
-  return { api: createCaller(ctx), ctx };
-}
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const caller = (headers: Record<string, string> = {}) => callerFor(fx.store.db, headers, { timeoutMs: TIMEOUT_MS });
+const signIn = (user: { id: number | string; token: string } = ALICE, siteId = fx.sites.legacy) =>
+  signInWith(fx.store.db, siteId, user);
 
-async function signIn(user = ALICE, siteId = fx.sites.legacy) {
-  const { api, ctx } = caller();
-  const result = await api.auth.login({ userId: user.id, accessToken: user.token, siteId });
-  if (!result.success) throw new Error(result.message);
-  return { token: result.data.sessionToken, cookie: (ctx.resHeaders.get("set-cookie") ?? "").split(";")[0] ?? "" };
+/** The access token a session keeps, unsealed with the passwords configured now; null when it can no longer be. */
+async function storedAccessToken(token: string): Promise<string | null> {
+  const row = await fx.store.db.session.findUnique({ where: { id: hashToken(token) }, select: { accessToken: true } });
+  const data = row ? await unseal<{ accessToken: string }>(row.accessToken, 0) : null;
+  return data?.accessToken ?? null;
 }
 
 /** Every message a login failure may carry: the contract's, design.md's, and a site's own. */
@@ -54,7 +51,11 @@ describe("property: any login body", () => {
       fc.jsonValue(),
     );
     const userId = fc.oneof(fc.constantFrom(ALICE.id, String(BOB.id), 0, "", "abc"), fc.jsonValue());
-    const token = fc.oneof(fc.constantFrom("sk-nope", "", FAULT.noMessage, FAULT.stringData), fc.string(), fc.jsonValue());
+    const token = fc.oneof(
+      fc.constantFrom("sk-nope", "", FAULT.noMessage, FAULT.stringData),
+      fc.string(),
+      fc.jsonValue(),
+    );
     const body = fc.oneof(
       fc.jsonValue(),
       fc.record({ userId, accessToken: token, siteId }, { requiredKeys: [] }),
@@ -84,7 +85,7 @@ describe("gateway faults", () => {
     [FAULT.huge, "无法连接站点: 响应过大"],
     [FAULT.html, "无法连接站点: 站点返回的不是 JSON（HTTP 200）"],
     [FAULT.dbError, "数据库出错，请联系管理员"],
-    [FAULT.redirectLoop, "无法连接站点: 重定向次数过多"],
+    [FAULT.redirectLoop, "无法连接站点: 站点返回了重定向"],
   ])("%s answers %s within the timeout", async (token, message) => {
     const started = Date.now();
     const result = await caller().api.auth.login({ userId: ALICE.id, accessToken: token, siteId: fx.sites.legacy });
@@ -96,7 +97,11 @@ describe("gateway faults", () => {
     global.gc?.();
     const before = process.memoryUsage().rss;
     for (let i = 0; i < 5; i++) {
-      const result = await caller().api.auth.login({ userId: ALICE.id, accessToken: FAULT.huge, siteId: fx.sites.legacy });
+      const result = await caller().api.auth.login({
+        userId: ALICE.id,
+        accessToken: FAULT.huge,
+        siteId: fx.sites.legacy,
+      });
       expect(result).toEqual({ success: false, message: "无法连接站点: 响应过大" });
     }
     global.gc?.();
@@ -127,9 +132,9 @@ describe("session control", () => {
     const a = await signIn();
     const b = await signIn();
     const bob = await signIn(BOB);
-    await expect(
-      caller(bearer(a.token)).api.session.revoke({ id: hashToken(bob.token) }),
-    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(caller(bearer(a.token)).api.session.revoke({ id: hashToken(bob.token) })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     expect((await caller(bearer(bob.token)).api.auth.me()).success).toBe(true);
     expect(await caller(bearer(a.token)).api.session.revoke({ id: hashToken(b.token) })).toEqual({ success: true });
     await expect(caller(bearer(b.token)).api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
@@ -140,9 +145,10 @@ describe("session control", () => {
     const keep = await signIn(ALICE, fx.sites.strict);
     const others = [await signIn(ALICE, fx.sites.strict), await signIn(ALICE, fx.sites.strict)];
     const elsewhere = await signIn(ALICE, fx.sites.legacy);
+    const listed = await caller(bearer(keep.token)).api.session.list();
+    expect(listed.map((s) => s.id)).toEqual(expect.arrayContaining(others.map((o) => hashToken(o.token))));
     const result = await caller(bearer(keep.token)).api.session.revokeOthers();
-    expect(result.success).toBe(true);
-    expect(result.ended).toBeGreaterThanOrEqual(2);
+    expect(result).toEqual({ success: true, ended: listed.length - 1 });
     for (const o of others) {
       await expect(caller(bearer(o.token)).api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     }
@@ -169,7 +175,9 @@ describe("session control", () => {
       success: true,
     });
     // Same origin is fine.
-    expect(await caller({ cookie: keep.cookie, origin: "http://localhost" }).api.auth.logout()).toEqual({ success: true });
+    expect(await caller({ cookie: keep.cookie, origin: "http://localhost" }).api.auth.logout()).toEqual({
+      success: true,
+    });
   });
 });
 
@@ -180,6 +188,7 @@ describe("expired sessions", () => {
     const rows = Array.from({ length: 10_500 }, (_, i) => ({
       id: `expired-${i}`,
       userId: "1",
+      siteUserId: 1,
       accessToken: "x",
       siteId: fx.sites.legacy,
       siteUrl: "http://x",
@@ -202,35 +211,82 @@ describe("key rotation", () => {
   const P1 = "first-password-0123456789-abcdefghijklmnop";
   const P2 = "second-password-0123456789-abcdefghijklmno";
   const original = passwords();
-  afterAll(() => {
-    setPasswords(original);
-    forgetUnsealedCookies();
-  });
+  afterAll(() => setPasswords(original));
 
   it("keeps old cookies and stored access tokens working until their password is removed", async () => {
     setPasswords(parsePasswords(P1));
     const old = await signIn();
-    const store = sessionStore(fx.store.db);
     setPasswords(parsePasswords(JSON.stringify({ "2": P2, "1": P1 })));
-    forgetUnsealedCookies();
     expect((await caller({ cookie: old.cookie }).api.auth.me()).success).toBe(true);
-    expect(await store.accessToken(hashToken(old.token))).toBe(ALICE.token);
+    expect(await storedAccessToken(old.token)).toBe(ALICE.token);
     const fresh = await signIn();
-    expect(fresh.cookie).toMatch(/^gd_session=Fe26\.2\*2\*/);
+    expect(fresh.cookie).toMatch(/^gd_session=Fe26\.2\*2\d{9}\*/);
     const row = await fx.store.db.session.findUnique({ where: { id: hashToken(fresh.token) } });
-    expect(row?.accessToken).toMatch(/^Fe26\.2\*2\*/);
+    expect(row?.accessToken).toMatch(/^Fe26\.2\*2\d{9}\*/);
 
     setPasswords(parsePasswords(JSON.stringify({ "2": P2 })));
-    forgetUnsealedCookies();
     await expect(caller({ cookie: old.cookie }).api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(caller(bearer(old.token)).api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    expect(await store.accessToken(hashToken(old.token))).toBeNull();
+    expect(await storedAccessToken(old.token)).toBeNull();
     expect((await caller({ cookie: fresh.cookie }).api.auth.me()).success).toBe(true);
   });
 
   it("refuses a cookie sealed by another deployment's password", async () => {
     const { token } = await signIn();
     const forged = await sealData({ token }, { password: "another-deployment-password-0123456789", ttl: 3600 });
-    await expect(caller({ cookie: `gd_session=${forged}` }).api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(caller({ cookie: `gd_session=${forged}` }).api.auth.me()).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+    });
+  });
+});
+
+describe("one account, however its id is spelled", () => {
+  it('lists and ends every session of user 104 made with 104, "0104", "104.0", "0x68" or "1.04e2"', async () => {
+    const spellings = [CAROL.id, "0104", "104.0", "0x68", "1.04e2"];
+    const sessions = [];
+    for (const userId of spellings) sessions.push(await signIn({ id: userId, token: CAROL.token }));
+    const [keep, ...others] = sessions as [(typeof sessions)[0], ...typeof sessions];
+    const listed = (await caller(bearer(keep.token)).api.session.list()).map((s) => s.id);
+    for (const s of sessions) expect(listed).toContain(hashToken(s.token));
+    // The spelling as received stays in user_id, as the contract has it.
+    const row = await fx.store.db.session.findUnique({ where: { id: hashToken(others[1]?.token ?? "") } });
+    expect(row?.userId).toBe('"104.0"');
+
+    expect(await caller(bearer(keep.token)).api.session.revokeOthers()).toEqual({
+      success: true,
+      ended: others.length,
+    });
+    for (const o of others) {
+      await expect(caller(bearer(o.token)).api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    }
+    expect((await caller(bearer(keep.token)).api.auth.me()).success).toBe(true);
+  });
+});
+
+describe("the dashboard's own sign-in", () => {
+  it("sets the cookie and answers without the session token", async () => {
+    const { api, ctx } = caller();
+    const result = await api.auth.signIn({ userId: ALICE.id, accessToken: ALICE.token, siteId: fx.sites.legacy });
+    expect(result.success).toBe(true);
+    expect(Object.keys((result as { data: object }).data).sort()).toEqual(["site", "userInfo"]);
+    expect(JSON.stringify(result)).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-4/);
+    const cookie = (ctx.resHeaders.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect((await caller({ cookie }).api.auth.me()).success).toBe(true);
+  });
+});
+
+describe("a password replaced under the same id", () => {
+  const original = passwords();
+  afterAll(() => setPasswords(original));
+
+  it("ends every session it sealed, Bearer ones too", async () => {
+    setPasswords(parsePasswords("leaked-password-0123456789-abcdefghijklmn"));
+    const before = await signIn();
+    setPasswords(parsePasswords("replacement-password-0123456789-abcdefghij"));
+    await expect(caller(bearer(before.token)).api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(caller({ cookie: before.cookie }).api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect(await storedAccessToken(before.token)).toBeNull();
+    const after = await signIn();
+    expect((await caller(bearer(after.token)).api.auth.me()).success).toBe(true);
   });
 });

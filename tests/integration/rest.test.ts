@@ -132,7 +132,10 @@ describe("GET /api/auth/me and POST /api/auth/logout over HTTP", () => {
       const res = await me(headers);
       expect(res.status).toBe(200);
       expect(res.headers.get("cache-control")).toBe("no-store");
-      expect(res.body).toMatchObject({ success: true, data: { userInfo: { id: BOB.id }, site: { id: fx.sites.strict } } });
+      expect(res.body).toMatchObject({
+        success: true,
+        data: { userInfo: { id: BOB.id }, site: { id: fx.sites.strict } },
+      });
     }
     const out = await logout({ cookie });
     expect(out).toMatchObject({ status: 200, body: { success: true } });
@@ -153,7 +156,9 @@ describe("GET /api/auth/me and POST /api/auth/logout over HTTP", () => {
     const { token } = await signIn({ userId: ALICE.id, accessToken: ALICE.token, siteId: site.id });
     const auth = { authorization: `Bearer ${token}` };
     await fx.store.db.site.update({ where: { id: site.id }, data: { name: "新名字", url: `${fx.legacy.url}/v2` } });
-    expect((await me(auth)).body).toMatchObject({ data: { site: { id: site.id, name: "新名字", url: `${fx.legacy.url}/v2` } } });
+    expect((await me(auth)).body).toMatchObject({
+      data: { site: { id: site.id, name: "新名字", url: `${fx.legacy.url}/v2` } },
+    });
     await fx.store.db.site.delete({ where: { id: site.id } });
     const after = await me(auth);
     expect(after.status).toBe(200);

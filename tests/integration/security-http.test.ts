@@ -15,7 +15,7 @@ beforeAll(async () => {
   const base = { DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, SITE_TIMEOUT_MS: "2000" };
   [limited, proxied, open] = await Promise.all([
     startApp({ ...base, LOGIN_RATE_LIMIT: "3" }),
-    startApp({ ...base, LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "1" }),
+    startApp({ ...base, LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "127.0.0.1" }),
     startApp({ ...base, LOGIN_RATE_LIMIT: "0" }),
   ]);
 });
@@ -41,7 +41,6 @@ const signIn = (app: RunningApp, user = ALICE) =>
   signInOverHttp(app.url, { userId: user.id, accessToken: user.token, siteId: fx.sites.legacy });
 
 const RATE_LIMITED = { success: false, message: "登录尝试过于频繁，请稍后再试" };
-
 
 describe("sign-in rate limit", () => {
   it("answers 429 with Retry-After past the per-minute budget of a client address, whatever X-Forwarded-For says", async () => {
@@ -71,7 +70,12 @@ describe("sign-in rate limit", () => {
 
   it("behind a trusted proxy, counts each forwarded client apart and each site + user id across clients", async () => {
     const attempt = (ip: string, userId: number) =>
-      post(proxied, "/api/auth/login", { userId, accessToken: "sk-nope", siteId: fx.sites.strict }, { "x-forwarded-for": ip });
+      post(
+        proxied,
+        "/api/auth/login",
+        { userId, accessToken: "sk-nope", siteId: fx.sites.strict },
+        { "x-forwarded-for": ip },
+      );
     await freshRateWindow();
     const sameUser = [];
     for (let i = 0; i < 4; i++) sameUser.push((await attempt(`198.51.100.${i}`, 4242)).status);
@@ -107,7 +111,10 @@ describe("CSRF over HTTP", () => {
 
   it("does not check Bearer requests", async () => {
     const { token } = await signIn(open);
-    const res = await post(open, "/api/auth/logout", "", { authorization: `Bearer ${token}`, origin: "https://evil.example" });
+    const res = await post(open, "/api/auth/logout", "", {
+      authorization: `Bearer ${token}`,
+      origin: "https://evil.example",
+    });
     expect(res).toMatchObject({ status: 200, body: { success: true } });
   });
 });
@@ -117,7 +124,9 @@ describe("concurrency", () => {
     const results = await Promise.all(Array.from({ length: 100 }, () => signIn(open, BOB)));
     const tokens = new Set(results.map((r) => r.token));
     expect(tokens.size).toBe(100);
-    const checks = await Promise.all(results.map((r) => get(open, "/api/auth/me", { authorization: `Bearer ${r.token}` })));
+    const checks = await Promise.all(
+      results.map((r) => get(open, "/api/auth/me", { authorization: `Bearer ${r.token}` })),
+    );
     expect(checks.map((c) => c.status)).toEqual(Array(100).fill(200));
   });
 

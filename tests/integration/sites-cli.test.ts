@@ -9,11 +9,15 @@ const dir = mkdtempSync(path.join(tmpdir(), "gd-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function sites(...args: string[]) {
-  const res = spawnSync(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/sites.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: `file:${path.join(dir, "cli.db")}`, DATA_DIR: dir },
-    encoding: "utf8",
-  });
+  const res = spawnSync(
+    process.execPath,
+    [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/sites.ts", ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: `file:${path.join(dir, "cli.db")}`, DATA_DIR: dir },
+      encoding: "utf8",
+    },
+  );
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
@@ -38,7 +42,11 @@ describe("npm run sites", () => {
       { id: 1, name: "主站", url: "https://api.example.com" },
       { id: 2, name: "备用", url: "http://10.0.0.2:3000" },
     ]);
-    expect(json(sites("update", "2", "--name", "备用站").stdout)).toEqual({ id: 2, name: "备用站", url: "http://10.0.0.2:3000" });
+    expect(json(sites("update", "2", "--name", "备用站").stdout)).toEqual({
+      id: 2,
+      name: "备用站",
+      url: "http://10.0.0.2:3000",
+    });
     expect(json(sites("update", "2", "--url", "https://b.example.com/base/").stdout)).toEqual({
       id: 2,
       name: "备用站",

@@ -36,14 +36,12 @@ export const loginFailureCases: LoginCase[] = [
       ["siteId false", { siteId: false }],
       ["siteId true", { siteId: true }],
     ] as const
-  ).map(
-    ([name, patch]): LoginCase => ({
-      name: `${name} counts as missing`,
-      body: (s) => ({ userId: ALICE.id, accessToken: ALICE.token, siteId: s.strict, ...patch }),
-      message: INCOMPLETE,
-      siteNotCalled: true,
-    }),
-  ),
+  ).map(([name, patch]): LoginCase => ({
+    name: `${name} counts as missing`,
+    body: (s) => ({ userId: ALICE.id, accessToken: ALICE.token, siteId: s.strict, ...patch }),
+    message: INCOMPLETE,
+    siteNotCalled: true,
+  })),
   {
     name: "a missing field is reported before an unknown site",
     body: () => ({ userId: ALICE.id, siteId: 9999 }),
@@ -59,14 +57,12 @@ export const loginFailureCases: LoginCase[] = [
       ['the siteId "0"', "0"],
       ["a huge siteId", 1e20],
     ] as const
-  ).map(
-    ([name, siteId]): LoginCase => ({
-      name: `${name} answers 站点不存在`,
-      body: () => ({ userId: ALICE.id, accessToken: "whatever", siteId }),
-      message: NO_SITE,
-      siteNotCalled: true,
-    }),
-  ),
+  ).map(([name, siteId]): LoginCase => ({
+    name: `${name} answers 站点不存在`,
+    body: () => ({ userId: ALICE.id, accessToken: "whatever", siteId }),
+    message: NO_SITE,
+    siteNotCalled: true,
+  })),
   {
     name: "an invalid token on an older site (HTTP 200 failure) passes the site's message through",
     body: (s) => ({ userId: ALICE.id, accessToken: "sk-wrong", siteId: s.legacy }),

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { createDb, type Db } from "../../src/server/db/client";
+import { closeDb, createDb, type Db } from "../../src/server/db/client";
 import { migratePostgres, migrateSqlite } from "../../src/server/db/migrate";
 
 export type TempDb = { kind: "sqlite" | "postgres"; url: string; dir: string; db: Db; cleanup: () => Promise<void> };
@@ -17,7 +17,12 @@ export function storeKind(): "sqlite" | "postgres" {
 }
 
 /** Opens a client on a migrated store; cleanup disconnects, drops what `drop` drops, and removes the folder. */
-function opened(kind: TempDb["kind"], url: string, dir: string, drop: () => Promise<void> = () => Promise.resolve()): TempDb {
+function opened(
+  kind: TempDb["kind"],
+  url: string,
+  dir: string,
+  drop: () => Promise<void> = () => Promise.resolve(),
+): TempDb {
   const db = createDb(url);
   return {
     kind,
@@ -25,7 +30,7 @@ function opened(kind: TempDb["kind"], url: string, dir: string, drop: () => Prom
     dir,
     db,
     cleanup: async () => {
-      await db.$disconnect();
+      await closeDb(db);
       await drop();
       rmSync(dir, { recursive: true, force: true });
     },

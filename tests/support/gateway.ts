@@ -101,8 +101,10 @@ export const ALICE = {
 };
 export const BOB = { id: 102, token: "sk-bob-abcdef0123456789", data: newApiUser(102, { username: "bob" }) };
 export const BANNED = { id: 103, token: "sk-banned-000", data: newApiUser(103, { status: 2 }) };
+/** Signed in by one test only, so it can count her sessions exactly. */
+export const CAROL = { id: 104, token: "sk-carol-fedcba9876543210", data: newApiUser(104, { username: "carol" }) };
 
-const users = [ALICE, BOB, BANNED].map((u) => ({ accessToken: u.token, data: u.data }));
+const users = [ALICE, BOB, BANNED, CAROL].map((u) => ({ accessToken: u.token, data: u.data }));
 
 /** A new-api site of 2025 (requires New-Api-User, failures with HTTP 401). */
 export function startStrictGateway(): Promise<RunningGateway> {

@@ -1,16 +1,37 @@
 /** A session made over HTTP: the token from the body and the cookie as a browser would send it back. */
 export type HttpSession = { token: string; cookie: string };
 
+export type HttpAnswer = { status: number; headers: Headers; body: Record<string, unknown> };
+
+/** A request to a running server, its JSON answer read back. A string body is sent as is. */
+export async function request(
+  baseUrl: string,
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer> {
+  const { method = init.body === undefined ? "GET" : "POST", body, headers = {} } = init;
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    parsed = { raw: text };
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
 /** Signs in at a running server's REST route; throws with the service's message if it refuses. */
 export async function signInOverHttp(baseUrl: string, body: unknown): Promise<HttpSession> {
-  const res = await fetch(`${baseUrl}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json()) as { success: boolean; message?: string; data?: { sessionToken: string } };
-  if (!answer.success || !answer.data) throw new Error(`login failed (HTTP ${res.status}): ${answer.message}`);
-  return { token: answer.data.sessionToken, cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "" };
+  const res = await request(baseUrl, "/api/auth/login", { body });
+  const data = res.body.data as { sessionToken?: string } | undefined;
+  if (!res.body.success || !data?.sessionToken)
+    throw new Error(`login failed (HTTP ${res.status}): ${String(res.body.message)}`);
+  return { token: data.sessionToken, cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "" };
 }
 
 /** Sign-in budgets are per clock minute: start a counting test well inside one, never across two. */

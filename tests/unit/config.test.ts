@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv } from "../../src/server/env";
-import { parsePasswords } from "../../src/server/session/keys";
+import { EnvError, parseEnv } from "../../src/server/core/env";
+import { parsePasswords } from "../../src/server/session/passwords";
 import { normalizeSiteUrl, parseSiteId } from "../../src/server/sites/registry";
 
 const long = (c: string) => c.repeat(32);
@@ -11,7 +11,7 @@ describe("parseEnv", () => {
       DATABASE_URL: "file:./data/dashboard.db",
       SITE_TIMEOUT_MS: 10_000,
       LOGIN_RATE_LIMIT: 20,
-      TRUST_PROXY: false,
+      TRUST_PROXY: [],
     });
   });
 
@@ -19,11 +19,19 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ SITE_TIMEOUT_MS: "soon", DATABASE_URL: "mysql://x", TRUST_PROXY: "maybe" })).toThrow(
       /SITE_TIMEOUT_MS[\s\S]*DATABASE_URL|DATABASE_URL[\s\S]*SITE_TIMEOUT_MS/,
     );
-    try {
-      parseEnv({ TRUST_PROXY: "maybe" });
-    } catch (error) {
-      expect(error).toBeInstanceOf(EnvError);
-      expect((error as Error).message).toContain("TRUST_PROXY");
+    expect(() => parseEnv({ TRUST_PROXY: "maybe" })).toThrow(EnvError);
+    expect(() => parseEnv({ TRUST_PROXY: "maybe" })).toThrow(/TRUST_PROXY: "maybe" 不是 IP 地址或网段/);
+  });
+
+  it("takes TRUST_PROXY as a list of proxy addresses and CIDR ranges, and refuses the old on/off flag", () => {
+    expect(parseEnv({ TRUST_PROXY: " 127.0.0.1, 10.0.0.0/8 ,fd00::/8,::1" }).TRUST_PROXY).toEqual([
+      "127.0.0.1",
+      "10.0.0.0/8",
+      "fd00::/8",
+      "::1",
+    ]);
+    for (const bad of ["1", "true", "10.0.0.0/33", "fd00::/129", "10.0.0.1/8/8", "example.com"]) {
+      expect(() => parseEnv({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
     }
   });
 
@@ -38,7 +46,10 @@ describe("parseEnv", () => {
 describe("parsePasswords", () => {
   it("takes one password as id 1, or a map of numbered passwords", () => {
     expect(parsePasswords(long("a"))).toEqual({ "1": long("a") });
-    expect(parsePasswords(JSON.stringify({ "2": long("b"), "1": long("a") }))).toEqual({ "1": long("a"), "2": long("b") });
+    expect(parsePasswords(JSON.stringify({ "2": long("b"), "1": long("a") }))).toEqual({
+      "1": long("a"),
+      "2": long("b"),
+    });
   });
 
   it.each([
@@ -71,7 +82,13 @@ describe("site ids and URLs", () => {
   it("normalises http(s) URLs and refuses the rest", () => {
     expect(normalizeSiteUrl(" https://Api.Example.com/ ")).toBe("https://api.example.com");
     expect(normalizeSiteUrl("http://1.2.3.4:3000/sub/")).toBe("http://1.2.3.4:3000/sub");
-    for (const bad of ["javascript:alert(1)", "file:///etc/passwd", "example.com", "https://u:p@x.com", "https://x.com/?a=1"]) {
+    for (const bad of [
+      "javascript:alert(1)",
+      "file:///etc/passwd",
+      "example.com",
+      "https://u:p@x.com",
+      "https://x.com/?a=1",
+    ]) {
       expect(() => normalizeSiteUrl(bad)).toThrow();
     }
   });

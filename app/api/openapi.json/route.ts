@@ -1,5 +1,5 @@
-import { openApiDocument } from "@/src/server/openapi/document";
-import { json } from "@/src/server/http/rest";
+import { openApiDocument } from "@/src/server/http/openapi";
+import { json } from "@/src/server/http/respond";
 
 export const dynamic = "force-static";
 

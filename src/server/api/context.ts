@@ -1,7 +1,5 @@
-import type { Db } from "../db/client";
-import { db } from "../db/client";
-import { env } from "../env";
-import { clientAddressFrom } from "../http/client-address";
+import { env } from "../core/env";
+import { db, type Db } from "../db/client";
 
 /** Everything a procedure may know about the HTTP exchange, whichever transport carried it. */
 export type Context = {
@@ -12,37 +10,41 @@ export type Context = {
   resHeaders: Headers;
   /** Origin this service is served at, e.g. `http://127.0.0.1:3000`. */
   origin: string;
+  /** Served over HTTPS: the session cookie is then `Secure` with the `__Host-` prefix. */
+  secure: boolean;
   /** Address of the client, for rate limits; null when unknown. */
   clientAddress: string | null;
   timeoutMs: number;
   loginRateLimit: number;
 };
 
-export type ContextOptions = Partial<Context> & Pick<Context, "db">;
+export type ContextOptions = Partial<Omit<Context, "secure">> & Pick<Context, "db">;
 
 /** Builds a context directly (tests and scripts); defaults describe a local plain-http client. */
 export function createContextInner(opts: ContextOptions): Context {
+  const origin = opts.origin ?? "http://localhost";
   return {
     headers: new Headers(),
     resHeaders: new Headers(),
-    origin: "http://localhost",
     clientAddress: null,
     timeoutMs: env().SITE_TIMEOUT_MS,
     loginRateLimit: env().LOGIN_RATE_LIMIT,
     ...opts,
+    origin,
+    secure: origin.startsWith("https:"),
   };
 }
 
 /**
  * The origin a request was sent to, from its Host header (what the browser put in Origin too).
- * Without TRUST_PROXY the production server drops client-sent X-Forwarded-* headers and Next
- * fills X-Forwarded-Proto from the socket; X-Forwarded-Host counts only behind a trusted proxy.
+ * The production server (scripts/server.ts) keeps X-Forwarded-* only from trusted proxies and
+ * otherwise fills X-Forwarded-Proto from the socket.
  */
 function requestOrigin(req: Request): string {
   const url = new URL(req.url);
   const first = (name: string) => req.headers.get(name)?.split(",")[0]?.trim() || undefined;
   const proto = first("x-forwarded-proto") ?? url.protocol.replace(":", "");
-  const host = (env().TRUST_PROXY ? first("x-forwarded-host") : undefined) ?? first("host") ?? url.host;
+  const host = (env().TRUST_PROXY.length > 0 ? first("x-forwarded-host") : undefined) ?? first("host") ?? url.host;
   return `${proto}://${host}`;
 }
 
@@ -52,6 +54,7 @@ export function createRequestContext(req: Request, resHeaders: Headers): Context
     headers: req.headers,
     resHeaders,
     origin: requestOrigin(req),
-    clientAddress: clientAddressFrom(req.headers.get("x-forwarded-for")),
+    // The production server replaces X-Forwarded-For with the one client address it resolved.
+    clientAddress: req.headers.get("x-forwarded-for")?.split(",").pop()?.trim() || null,
   });
 }

@@ -3,11 +3,15 @@
  * https://trpc.io/docs/server/procedures
  */
 import { TRPCError, initTRPC } from "@trpc/server";
+import { MSG } from "../core/messages";
 import { isDatabaseUnavailable } from "../db/errors";
-import { MSG } from "../messages";
-import { clearSessionCookie, tokenFromCookie } from "../session/cookie";
-import { sessionStore } from "../session/store";
+import { isForeignRequest } from "../net/origin";
+import { clearSessionCookie } from "../session/cookie";
+import { resolveSession } from "../session/request";
 import type { Context } from "./context";
+
+/** Calls one batched request may carry (the dashboard's client batches up to this many). */
+export const MAX_BATCH_SIZE = 10;
 
 const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
@@ -15,12 +19,20 @@ const t = initTRPC.context<Context>().create({
     if (error.code === "INTERNAL_SERVER_ERROR") {
       return { ...shape, message: MSG.internal, data: { ...shape.data, stack: undefined } };
     }
+    if (error.code === "BAD_REQUEST" && error.message === "Batch call exceeds maximum size") {
+      return {
+        ...shape,
+        message: `${MSG.batchTooLarge}（最多 ${MAX_BATCH_SIZE} 个）`,
+        data: { ...shape.data, stack: undefined },
+      };
+    }
     return { ...shape, data: { ...shape.data, stack: undefined } };
   },
 });
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
+
 /** A store that cannot be reached is a 503 with a plain message, not a 500 or a hang. */
 export const publicProcedure = t.procedure.use(async ({ next }) => {
   const result = await next();
@@ -30,34 +42,24 @@ export const publicProcedure = t.procedure.use(async ({ next }) => {
   return result;
 });
 
-/** Bearer token when present, else the sealed cookie's token. */
-async function sessionToken(headers: Headers): Promise<{ token: string; via: "bearer" | "cookie" } | null> {
-  const authorization = headers.get("authorization");
-  const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
-  if (bearer) return { token: bearer, via: "bearer" };
-  const fromCookie = await tokenFromCookie(headers.get("cookie"));
-  return fromCookie ? { token: fromCookie, via: "cookie" } : null;
+function refuseForeign(ctx: Context): void {
+  if (isForeignRequest(ctx.headers, ctx.origin)) throw new TRPCError({ code: "FORBIDDEN", message: MSG.badOrigin });
 }
 
-/** Served over HTTPS: the session cookie is then `Secure` with the `__Host-` prefix. */
-export function isSecure(ctx: Context): boolean {
-  return ctx.origin.startsWith("https:");
-}
+/** Sign-in: a page elsewhere must not sign a visitor into someone else's account (login CSRF). */
+export const signInProcedure = publicProcedure.use(({ ctx, next }) => {
+  refuseForeign(ctx);
+  return next();
+});
 
-/** Requires a live session; rejects cross-origin cookie-authenticated mutations (CSRF). */
+/** Requires a live session; refuses cross-site cookie-authenticated mutations (CSRF). */
 export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
-  const found = await sessionToken(ctx.headers);
-  if (found?.via === "cookie" && type === "mutation") {
-    const origin = ctx.headers.get("origin");
-    if (origin !== null && origin !== ctx.origin) {
-      throw new TRPCError({ code: "FORBIDDEN", message: MSG.badOrigin });
-    }
-  }
-  const session = found ? await sessionStore(ctx.db).findValid(found.token) : null;
-  if (!session) {
-    if (found?.via === "cookie") clearSessionCookie(ctx.resHeaders, isSecure(ctx));
+  const found = await resolveSession(ctx.db, ctx.headers, ctx.secure);
+  if (found?.via === "cookie" && type === "mutation") refuseForeign(ctx);
+  if (!found?.session) {
+    if (found?.via === "cookie") clearSessionCookie(ctx.resHeaders, ctx.secure);
     throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
   }
   ctx.resHeaders.set("Cache-Control", "no-store");
-  return next({ ctx: { session, secure: isSecure(ctx) } });
+  return next({ ctx: { session: found.session } });
 });

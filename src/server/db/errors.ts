@@ -1,5 +1,18 @@
 /** Errors that mean "the database cannot be reached right now", as opposed to a bug. */
-const UNAVAILABLE_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "ECONNREFUSED", "ECONNRESET", "57P01", "57P03", "08006", "08001", "08003"]);
+const UNAVAILABLE_CODES = new Set([
+  "P1001",
+  "P1002",
+  "P1008",
+  "P1017",
+  "P2024",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "57P01",
+  "57P03",
+  "08006",
+  "08001",
+  "08003",
+]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {

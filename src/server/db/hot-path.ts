@@ -1,6 +1,5 @@
 import type Database from "better-sqlite3";
-import { driverOf, openSqliteConnection, type Db } from "./client";
-import type { Site } from "../sites/registry";
+import { driverOf, type Db } from "./driver";
 
 /**
  * The statements on the per-request hot path, prepared once on the driver: a session by primary
@@ -8,28 +7,34 @@ import type { Site } from "../sites/registry";
  * (every login). Prisma's query layer costs more per query than the rest of a request (profiles in
  * docs/benchmarks.md); Prisma keeps the schema, the migrations and every other query.
  */
-export type SessionRow = {
+export type SiteRow = { id: number; name: string; url: string };
+
+type SessionRow = {
   id: string;
   userId: string;
   siteId: number;
+  siteUserId: number;
   userInfo: string;
   accessToken: string;
   createdAt: Date;
   expiresAt: Date;
-  site: Site | null;
+  site: SiteRow | null;
 };
 
-export type HotPath = {
+type HotPath = {
   sessionById(id: string): Promise<SessionRow | null>;
-  siteById(id: number): Promise<Site | null>;
-  /** Adds one attempt to each key's counter for the window; returns the new counts, in any order. */
-  chargeAttempts(keys: string[], windowStart: Date): Promise<number[]>;
+  siteById(id: number): Promise<SiteRow | null>;
+  /** Adds one attempt to a key's counter for the window; returns the new count. */
+  chargeAttempt(key: string, windowStart: Date): Promise<number>;
+  /** A key's count for the window, charging nothing. */
+  attemptCount(key: string, windowStart: Date): Promise<number>;
 };
 
 type RawSession = {
   id: string;
   user_id: string;
   site_id: number;
+  site_user_id: number | string;
   user_info: string;
   access_token: string;
   created_at: string | Date;
@@ -38,15 +43,15 @@ type RawSession = {
   site_url: string | null;
 };
 
-const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.user_info, s.access_token, s.created_at, s.expires_at,
+const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.site_user_id, s.user_info, s.access_token, s.created_at, s.expires_at,
   st.name AS site_name, st.url AS site_url
   FROM sessions s LEFT JOIN sites st ON st.id = s.site_id WHERE s.id = `;
 const SITE_SQL = "SELECT id, name, url FROM sites WHERE id = ";
 const SQLITE_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count) VALUES (?, ?, 1)
   ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
 
-const PG_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count)
-  SELECT k, $2::timestamp, 1 FROM unnest($1::text[]) AS k ORDER BY k
+const COUNT_SQL = "SELECT count FROM login_attempts WHERE key = ";
+const PG_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count) VALUES ($1, $2::timestamp, 1)
   ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
 
 const asDate = (v: string | Date) => (v instanceof Date ? v : new Date(v));
@@ -57,6 +62,8 @@ function fromRaw(r: RawSession | undefined): SessionRow | null {
     id: r.id,
     userId: r.user_id,
     siteId: r.site_id,
+    // BIGINT: a string from pg, a number from SQLite; site user ids are safe integers.
+    siteUserId: Number(r.site_user_id),
     userInfo: r.user_info,
     accessToken: r.access_token,
     createdAt: asDate(r.created_at),
@@ -75,32 +82,42 @@ function create(db: Db): HotPath {
         return fromRaw(res.rows[0]);
       },
       async siteById(id) {
-        const res = await pool.query<Site>({ name: "gd-site", text: `${SITE_SQL}$1`, values: [id] });
+        const res = await pool.query<SiteRow>({ name: "gd-site", text: `${SITE_SQL}$1`, values: [id] });
         return res.rows[0] ?? null;
       },
-      async chargeAttempts(keys, windowStart) {
-        // One round trip for all keys, rows locked in key order so concurrent logins cannot deadlock.
+      async chargeAttempt(key, windowStart) {
         // `timestamp` columns hold UTC without zone, as Prisma writes them.
         const at = windowStart.toISOString().replace("Z", "");
-        const res = await pool.query<{ count: number }>({ name: "gd-charge", text: PG_CHARGE_SQL, values: [keys, at] });
-        return res.rows.map((r) => r.count);
+        const res = await pool.query<{ count: number }>({ name: "gd-charge", text: PG_CHARGE_SQL, values: [key, at] });
+        return res.rows[0]?.count ?? 0;
+      },
+      async attemptCount(key, windowStart) {
+        const at = windowStart.toISOString().replace("Z", "");
+        const res = await pool.query<{ count: number }>({
+          name: "gd-count",
+          text: `${COUNT_SQL}$1 AND window_start = $2::timestamp`,
+          values: [key, at],
+        });
+        return res.rows[0]?.count ?? 0;
       },
     };
   }
   let statements:
     | {
         session: Database.Statement<[string], RawSession>;
-        site: Database.Statement<[number], Site>;
+        site: Database.Statement<[number], SiteRow>;
         charge: Database.Statement<[string, string], { count: number }>;
+        count: Database.Statement<[string, string], { count: number }>;
       }
     | undefined;
   const prepared = () => {
     if (!statements) {
-      const conn = openSqliteConnection(driver);
+      const conn = driver.connection();
       statements = {
         session: conn.prepare<[string], RawSession>(`${SESSION_SQL}?`),
-        site: conn.prepare<[number], Site>(`${SITE_SQL}?`),
+        site: conn.prepare<[number], SiteRow>(`${SITE_SQL}?`),
         charge: conn.prepare<[string, string], { count: number }>(SQLITE_CHARGE_SQL),
+        count: conn.prepare<[string, string], { count: number }>(`${COUNT_SQL}? AND window_start = ?`),
       };
     }
     return statements;
@@ -108,11 +125,14 @@ function create(db: Db): HotPath {
   return {
     sessionById: (id) => Promise.resolve(fromRaw(prepared().session.get(id))),
     siteById: (id) => Promise.resolve(prepared().site.get(id) ?? null),
-    chargeAttempts(keys, windowStart) {
+    chargeAttempt(key, windowStart) {
       // The text form Prisma's SQLite adapter writes for DateTime, so its comparisons agree.
       const at = windowStart.toISOString().replace("Z", "+00:00");
-      const { charge } = prepared();
-      return Promise.resolve(keys.map((key) => charge.get(key, at)?.count ?? 0));
+      return Promise.resolve(prepared().charge.get(key, at)?.count ?? 0);
+    },
+    attemptCount(key, windowStart) {
+      const at = windowStart.toISOString().replace("Z", "+00:00");
+      return Promise.resolve(prepared().count.get(key, at)?.count ?? 0);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, readdirSync, existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -10,9 +10,9 @@ import { isPostgresUrl, sqlitePath } from "./client";
  * (same columns and checksums), so `prisma migrate status` agrees with what ran here.
  */
 
-export type Migration = { name: string; sql: string; checksum: string };
+type Migration = { name: string; sql: string; checksum: string };
 
-export const MIGRATIONS_DIR = path.resolve("prisma/migrations");
+const MIGRATIONS_DIR = path.resolve("prisma/migrations");
 export const POSTGRES_MIGRATIONS_DIR = path.resolve("prisma/postgresql/migrations");
 
 export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
@@ -40,18 +40,22 @@ const SQLITE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 /** Migrates a SQLite file; safe when several processes start at once. Returns the names applied. */
 export function migrateSqlite(url: string, dir = MIGRATIONS_DIR): string[] {
   const file = sqlitePath(url);
-  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  // A folder made here is private; the database and its WAL files are readable by their owner only.
+  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const conn = new Database(file, { timeout: 10_000 });
   try {
     conn.pragma("journal_mode = WAL");
     conn.exec(SQLITE_TABLE);
+    if (file !== ":memory:") restrictSqliteFiles(file);
     const applied: string[] = [];
     for (const m of readMigrations(dir)) {
       // IMMEDIATE takes the write lock first, so a concurrent starter waits and then sees the row.
       conn.exec("BEGIN IMMEDIATE");
       try {
         const row = conn
-          .prepare(`SELECT checksum FROM "_prisma_migrations" WHERE migration_name = ? AND finished_at IS NOT NULL AND rolled_back_at IS NULL`)
+          .prepare(
+            `SELECT checksum FROM "_prisma_migrations" WHERE migration_name = ? AND finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+          )
           .get(m.name) as { checksum: string } | undefined;
         if (row) {
           if (row.checksum !== m.checksum) {
@@ -62,7 +66,9 @@ export function migrateSqlite(url: string, dir = MIGRATIONS_DIR): string[] {
         }
         conn.exec(m.sql);
         conn
-          .prepare(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`)
+          .prepare(
+            `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)`,
+          )
           .run(randomUUID(), m.checksum, Date.now(), m.name, Date.now());
         conn.exec("COMMIT");
         applied.push(m.name);
@@ -74,6 +80,13 @@ export function migrateSqlite(url: string, dir = MIGRATIONS_DIR): string[] {
     return applied;
   } finally {
     conn.close();
+  }
+}
+
+/** Owner-only modes on a SQLite database and the WAL files beside it (those that exist). */
+function restrictSqliteFiles(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(f)) chmodSync(f, 0o600);
   }
 }
 

@@ -3,9 +3,9 @@
  * Every failure is a GatewayError whose message is a short Chinese reason, never the token.
  */
 
-import { readCapped } from "../http/read-capped";
+import { readCapped } from "../net/body";
 
-export const MAX_RESPONSE_BYTES = 1024 * 1024;
+const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** Header names under which the new-api family and its forks read the user id. */
 export const USER_ID_HEADERS = [
@@ -24,7 +24,7 @@ export const REASON = {
   dns: "无法解析站点域名",
   reset: "连接被重置",
   tls: "TLS 连接失败",
-  redirects: "重定向次数过多",
+  redirect: "站点返回了重定向",
   badHeader: "请求头包含非法字符",
   badUrl: "站点地址无效",
   network: "网络错误",
@@ -37,7 +37,7 @@ export const REASON = {
 
 export class GatewayError extends Error {}
 
-export type UserSelfRequest = {
+type UserSelfRequest = {
   siteUrl: string;
   accessToken: string;
   userId: number | string;
@@ -45,7 +45,7 @@ export type UserSelfRequest = {
   timeoutMs: number;
 };
 
-export function userSelfUrl(siteUrl: string): string {
+function userSelfUrl(siteUrl: string): string {
   return `${siteUrl.replace(/\/+$/, "")}/api/user/self`;
 }
 
@@ -62,7 +62,6 @@ function reasonFor(error: unknown, signal: AbortSignal): string {
     return REASON.timeout;
   }
   if (code.startsWith("ERR_TLS") || /certificate|SSL|TLS/i.test(text)) return REASON.tls;
-  if (/redirect/i.test(text)) return REASON.redirects;
   if (/header/i.test(text) && /invalid/i.test(text)) return REASON.badHeader;
   if (code === "ERR_INVALID_URL" || /Invalid URL/i.test(text)) return REASON.badUrl;
   return REASON.network;
@@ -83,10 +82,17 @@ export async function fetchUserSelf(req: UserSelfRequest): Promise<unknown> {
     const response = await fetch(userSelfUrl(req.siteUrl), {
       method: "GET",
       headers,
-      redirect: "follow",
+      // A site that redirects could bounce this server, user-id headers and all, to an internal address.
+      redirect: "manual",
       signal: controller.signal,
     });
-    const text = (await readCapped(response, MAX_RESPONSE_BYTES, () => new GatewayError(REASON.tooLarge))).toString("utf8");
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new GatewayError(REASON.redirect);
+    }
+    const text = (await readCapped(response, MAX_RESPONSE_BYTES, () => new GatewayError(REASON.tooLarge))).toString(
+      "utf8",
+    );
     try {
       return JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;
     } catch {

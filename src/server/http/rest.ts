@@ -4,40 +4,23 @@
  */
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { createCaller } from "../api/root";
 import { createRequestContext } from "../api/context";
-import { logError } from "../log";
-import { MSG, failure } from "../messages";
-import { readCapped } from "./read-capped";
-
-export const MAX_BODY_BYTES = 64 * 1024;
+import { createCaller } from "../api/root";
+import { logError } from "../core/log";
+import { MSG, failure } from "../core/messages";
+import { BodyTooLarge, readRequestBody } from "../net/body";
+import { json, tooLarge } from "./respond";
 
 type Caller = ReturnType<typeof createCaller>;
 
-export function json(body: unknown, status: number, headers = new Headers()): Response {
-  headers.set("Content-Type", "application/json; charset=utf-8");
-  return new Response(JSON.stringify(body), { status, headers });
-}
-
-export class BodyTooLarge extends Error {}
-
-/** The request body, refusing more than MAX_BODY_BYTES whether or not Content-Length says so. */
-export async function readBodyCapped(req: Request): Promise<Uint8Array<ArrayBuffer>> {
-  return new Uint8Array(await readCapped(req, MAX_BODY_BYTES, () => new BodyTooLarge()));
-}
-
 /** The body as JSON; undefined when it is empty or not JSON (the procedure then answers the message). */
 async function readJsonBody(req: Request): Promise<unknown> {
-  const body = await readCapped(req, MAX_BODY_BYTES, () => new BodyTooLarge());
+  const body = await readRequestBody(req);
   try {
     return JSON.parse(body.toString("utf8")) as unknown;
   } catch {
     return undefined;
   }
-}
-
-export function tooLarge(): Response {
-  return json(failure(MSG.bodyTooLarge), 413);
 }
 
 export async function restCall(

@@ -1,19 +1,25 @@
 /**
  * The tRPC endpoint for the dashboard: the fetch adapter over the app router, with the same
- * 64 KiB body limit as the REST routes (the adapter has none of its own).
+ * 64 KiB body limit as the REST routes (the adapter has none of its own) and a cap on batches.
  * https://trpc.io/docs/server/adapters/fetch
  */
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createRequestContext } from "../api/context";
 import { appRouter } from "../api/root";
-import { logError } from "../log";
-import { BodyTooLarge, readBodyCapped, tooLarge } from "./rest";
+import { MAX_BATCH_SIZE } from "../api/trpc";
+import { logError } from "../core/log";
+import { BodyTooLarge, readRequestBody } from "../net/body";
+import { tooLarge } from "./respond";
 
 export async function handleTrpc(original: Request): Promise<Response> {
   let req = original;
   if (original.method === "POST") {
     try {
-      req = new Request(original.url, { method: "POST", headers: original.headers, body: await readBodyCapped(original) });
+      req = new Request(original.url, {
+        method: "POST",
+        headers: original.headers,
+        body: new Uint8Array(await readRequestBody(original)),
+      });
     } catch (error) {
       if (error instanceof BodyTooLarge) return tooLarge();
       throw error;
@@ -23,6 +29,7 @@ export async function handleTrpc(original: Request): Promise<Response> {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
+    maxBatchSize: MAX_BATCH_SIZE,
     createContext: ({ resHeaders }) => createRequestContext(req, resHeaders),
     onError: ({ error, path }) => {
       if (error.code === "INTERNAL_SERVER_ERROR") logError(`trpc:${path ?? "?"}`, error.cause ?? error);

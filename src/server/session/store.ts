@@ -1,10 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
-import type { Site } from "../sites/registry";
-import { seal, sealedWithKnownPassword, unseal } from "./keys";
-import { hotPath } from "../db/hot-path";
+import { hotPath, type SiteRow } from "../db/hot-path";
+import { seal, sealedWithKnownPassword } from "./seal";
 
-export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -12,7 +11,7 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-export function isWellFormedToken(token: string): boolean {
+function isWellFormedToken(token: string): boolean {
   return UUID_V4.test(token);
 }
 
@@ -22,7 +21,10 @@ export function sealAccessToken(accessToken: string): Promise<string> {
 }
 
 export type NewSession = {
+  /** As received at login (the spec's column). */
   userId: number | string;
+  /** Number(userId): the account's id on its site, which identity comparisons use. */
+  siteUserId: number;
   /** From sealAccessToken: callers may seal while they wait for the site. */
   sealedAccessToken: string;
   siteId: number;
@@ -34,26 +36,36 @@ export type StoredSession = {
   id: string;
   userId: number | string;
   siteId: number;
+  siteUserId: number;
   userInfo: string;
   createdAt: Date;
   expiresAt: Date;
 };
 
 /** A session found by its token, with its site as the registry has it now (null once removed). */
-export type LiveSession = StoredSession & { site: Site | null };
+export type LiveSession = StoredSession & { site: SiteRow | null };
 
 const sessionSelect = {
   id: true,
   userId: true,
   siteId: true,
+  siteUserId: true,
   userInfo: true,
   createdAt: true,
   expiresAt: true,
 } as const;
 
-function fromRow(row: { userId: string } & Omit<StoredSession, "userId">): StoredSession {
-  return { ...row, userId: JSON.parse(row.userId) as number | string };
+type Row = { userId: string; siteUserId: bigint } & Omit<StoredSession, "userId" | "siteUserId">;
+
+function fromRow(row: Row): StoredSession {
+  return { ...row, userId: JSON.parse(row.userId) as number | string, siteUserId: Number(row.siteUserId) };
 }
+
+/** The account a session belongs to: its site and Number(user_id), however the id was spelled. */
+const ownedBy = (owner: { siteId: number; siteUserId: number }) => ({
+  siteId: owner.siteId,
+  siteUserId: owner.siteUserId,
+});
 
 export function sessionStore(db: Db) {
   return {
@@ -65,6 +77,7 @@ export function sessionStore(db: Db) {
         data: {
           id: hashToken(token),
           userId: JSON.stringify(input.userId),
+          siteUserId: input.siteUserId,
           accessToken: input.sealedAccessToken,
           siteId: input.siteId,
           siteUrl: input.siteUrl,
@@ -92,6 +105,7 @@ export function sessionStore(db: Db) {
         id: row.id,
         userId: JSON.parse(row.userId) as number | string,
         siteId: row.siteId,
+        siteUserId: row.siteUserId,
         userInfo: row.userInfo,
         createdAt: row.createdAt,
         expiresAt: row.expiresAt,
@@ -99,22 +113,14 @@ export function sessionStore(db: Db) {
       };
     },
 
-    /** The site access token of a session, or null once the password that sealed it is gone. */
-    async accessToken(id: string): Promise<string | null> {
-      const row = await db.session.findUnique({ where: { id }, select: { accessToken: true } });
-      if (!row) return null;
-      const data = await unseal<{ accessToken: string }>(row.accessToken, 0);
-      return typeof data?.accessToken === "string" ? data.accessToken : null;
-    },
-
     async remove(id: string): Promise<void> {
       await db.session.deleteMany({ where: { id } });
     },
 
-    /** Live sessions of one user on one site, newest first. */
-    async listForUser(siteId: number, userId: number | string, now = new Date()): Promise<StoredSession[]> {
+    /** Live sessions of the owner's account, newest first. */
+    async listForAccount(owner: StoredSession, now = new Date()): Promise<StoredSession[]> {
       const rows = await db.session.findMany({
-        where: { siteId, userId: JSON.stringify(userId), expiresAt: { gt: now } },
+        where: { ...ownedBy(owner), expiresAt: { gt: now } },
         select: sessionSelect,
         orderBy: { createdAt: "desc" },
         take: 200,
@@ -122,18 +128,18 @@ export function sessionStore(db: Db) {
       return rows.map(fromRow);
     },
 
-    /** Deletes one live session of the owner's (same user, same site); false when there is none such. */
+    /** Deletes one live session of the owner's account; false when there is none such. */
     async removeOwn(owner: StoredSession, id: string, now = new Date()): Promise<boolean> {
       const { count } = await db.session.deleteMany({
-        where: { id, siteId: owner.siteId, userId: JSON.stringify(owner.userId), expiresAt: { gt: now } },
+        where: { id, ...ownedBy(owner), expiresAt: { gt: now } },
       });
       return count > 0;
     },
 
-    /** Deletes the user's other sessions on the site; returns how many ended. */
+    /** Deletes the account's other sessions; returns how many ended. */
     async removeOthers(keep: StoredSession): Promise<number> {
       const { count } = await db.session.deleteMany({
-        where: { siteId: keep.siteId, userId: JSON.stringify(keep.userId), id: { not: keep.id } },
+        where: { ...ownedBy(keep), id: { not: keep.id } },
       });
       return count;
     },
@@ -153,4 +159,3 @@ export function sessionStore(db: Db) {
     },
   };
 }
-

@@ -1,6 +1,11 @@
+import { z } from "zod";
 import type { Db } from "../db/client";
 
-export type Site = { id: number; name: string; url: string };
+export const siteSchema = z
+  .object({ id: z.number().int().positive(), name: z.string(), url: z.url() })
+  .meta({ id: "Site", description: "站点（来自站点注册表）" });
+
+export type Site = z.infer<typeof siteSchema>;
 
 export class SiteError extends Error {}
 

@@ -3,8 +3,8 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migratePostgres } from "../../../src/server/db/migrate";
-import { createDb } from "../../../src/server/db/client";
-import { purgeExpiredSessions } from "../../../src/server/session/purger";
+import { closeDb, createDb } from "../../../src/server/db/client";
+import { purgeExpiredSessions } from "../../../src/server/jobs/purge";
 import { sessionStore } from "../../../src/server/session/store";
 import { readMigrations, POSTGRES_MIGRATIONS_DIR } from "../../../src/server/db/migrate";
 import { throwawayPostgres } from "../../support/db";
@@ -29,7 +29,8 @@ afterAll(async () => {
 
 const login = (app: RunningApp, user = ALICE) =>
   signInOverHttp(app.url, { userId: user.id, accessToken: user.token, siteId: fx.sites.legacy });
-const me = (app: RunningApp, headers: Record<string, string>) => fetch(`${app.url}/api/auth/me`, { headers }).then((r) => r.status);
+const me = (app: RunningApp, headers: Record<string, string>) =>
+  fetch(`${app.url}/api/auth/me`, { headers }).then((r) => r.status);
 
 describe("two instances on one PostgreSQL", () => {
   it("share sessions: made on one, valid and ended on the other", async () => {
@@ -45,12 +46,14 @@ describe("two instances on one PostgreSQL", () => {
   it("serve 60 concurrent logins spread over both", async () => {
     const sessions = await Promise.all(Array.from({ length: 60 }, (_, i) => login(i % 2 ? a : b, i % 3 ? ALICE : BOB)));
     expect(new Set(sessions.map((s) => s.token)).size).toBe(60);
-    const statuses = await Promise.all(sessions.map((s, i) => me(i % 2 ? b : a, { authorization: `Bearer ${s.token}` })));
+    const statuses = await Promise.all(
+      sessions.map((s, i) => me(i % 2 ? b : a, { authorization: `Bearer ${s.token}` })),
+    );
     expect(statuses).toEqual(Array(60).fill(200));
   });
 
   it("count sign-in attempts across instances", async () => {
-    const env = { DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "1" };
+    const env = { DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "127.0.0.1" };
     const [x, y] = await Promise.all([startApp(env), startApp(env)]);
     try {
       await freshRateWindow();
@@ -93,6 +96,7 @@ describe("many instances starting at once", () => {
       data: Array.from({ length: 3000 }, (_, i) => ({
         id: `old-${i}`,
         userId: "1",
+        siteUserId: 1,
         accessToken: "x",
         siteId: 1,
         siteUrl: "http://x",
@@ -107,7 +111,7 @@ describe("many instances starting at once", () => {
       expect(counts.reduce((x, y) => x + y, 0)).toBe(3000);
       expect(await fx.store.db.session.count({ where: { expiresAt: { lte: new Date() } } })).toBe(0);
     } finally {
-      await Promise.all(clients.map((c) => c.$disconnect()));
+      await Promise.all(clients.map((c) => closeDb(c)));
     }
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGateway } from "../../../src/demo/gateway";
-import { createDb, type Db } from "../../../src/server/db/client";
+import { closeDb, createDb, type Db } from "../../../src/server/db/client";
 import { migratePostgres } from "../../../src/server/db/migrate";
 import { siteRegistry } from "../../../src/server/sites/registry";
 import { ALICE, startLegacyGateway } from "../../support/gateway";
@@ -24,7 +24,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await app?.stop();
-  await db?.$disconnect();
+  if (db) await closeDb(db);
   await gateway?.close();
   pgServer?.destroy();
 });

@@ -18,7 +18,10 @@ function modelShape(): Record<string, string[]> {
     out[table] = (body ?? "")
       .split("\n")
       .map((line) => /^\s+(\w+)\s+(\w+)(\??)\s*(.*)$/.exec(line))
-      .filter((m): m is RegExpExecArray => m !== null && /^(String|Int|DateTime|Boolean|BigInt|Float|Decimal|Json|Bytes)$/.test(m[2] ?? ""))
+      .filter(
+        (m): m is RegExpExecArray =>
+          m !== null && /^(String|Int|DateTime|Boolean|BigInt|Float|Decimal|Json|Bytes)$/.test(m[2] ?? ""),
+      )
       .map((m) => /@map\("([^"]+)"\)/.exec(m[4] ?? "")?.[1] ?? m[1] ?? "")
       .sort();
   }
@@ -29,14 +32,20 @@ function sqliteShape(url: string): Shape {
   const conn = new Database(sqlitePath(url), { readonly: true });
   try {
     const tables = conn
-      .prepare(`SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'`)
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'`,
+      )
       .all() as { name: string }[];
     const shape: Shape = { tables: {}, indexes: [] };
     for (const { name } of tables) {
-      shape.tables[name] = (conn.prepare(`PRAGMA table_info("${name}")`).all() as { name: string }[]).map((c) => c.name).sort();
+      shape.tables[name] = (conn.prepare(`PRAGMA table_info("${name}")`).all() as { name: string }[])
+        .map((c) => c.name)
+        .sort();
       for (const idx of conn.prepare(`PRAGMA index_list("${name}")`).all() as { name: string; origin: string }[]) {
         if (idx.origin === "c") {
-          const cols = (conn.prepare(`PRAGMA index_info("${idx.name}")`).all() as { name: string }[]).map((c) => c.name);
+          const cols = (conn.prepare(`PRAGMA index_info("${idx.name}")`).all() as { name: string }[]).map(
+            (c) => c.name,
+          );
           shape.indexes.push(`${name}(${cols.join(",")})`);
         }
       }
@@ -98,6 +107,10 @@ describe("one source of truth for the models", () => {
     expect(fromSqlite.tables).toEqual(modelShape());
     expect(fromPostgres.tables).toEqual(modelShape());
     expect(fromPostgres.indexes).toEqual(fromSqlite.indexes);
-    expect(fromSqlite.indexes).toEqual(["login_attempts(window_start)", "sessions(expires_at)", "sessions(site_id,user_id)"]);
+    expect(fromSqlite.indexes).toEqual([
+      "login_attempts(window_start)",
+      "sessions(expires_at)",
+      "sessions(site_id,site_user_id)",
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { LoginInput } from "@/src/server/auth/login";
+import type { LoginInput } from "@/src/server/auth/login-input";
 import { restCall } from "@/src/server/http/rest";
 
 export const dynamic = "force-dynamic";

@@ -1,40 +1,62 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { login, type LoginInput, type UserInfo } from "../../auth/login";
-import { attemptKeys, loginRateLimiter } from "../../auth/rate-limit";
-import { MSG } from "../../messages";
-import { logError } from "../../log";
+import { logError } from "../../core/log";
+import { MSG, failureSchema } from "../../core/messages";
+import { login, type LoginOutcome } from "../../auth/login";
+import type { LoginInput } from "../../auth/login-input";
+import { loginRateLimiter } from "../../auth/rate-limit";
+import {
+  loginSuccessSchema,
+  logoutSuccessSchema,
+  meSuccessSchema,
+  signInSuccessSchema,
+  type UserInfo,
+} from "../../auth/schemas";
 import { clearSessionCookie, setSessionCookie } from "../../session/cookie";
 import { sessionStore } from "../../session/store";
-import { failureSchema, loginSuccessSchema, logoutSuccessSchema, meSuccessSchema } from "../schemas";
-import { authedProcedure, isSecure, publicProcedure, router } from "../trpc";
+import type { Context } from "../context";
+import { authedProcedure, router, signInProcedure } from "../trpc";
 
 /** Login takes any JSON value: the contract answers bad bodies with a message, not a 400. */
 const loginBody = z.custom<LoginInput>(() => true);
 
-export type MeResult = z.infer<typeof meSuccessSchema>;
-
-const loginResult = z.union([loginSuccessSchema, failureSchema]);
+/** The login flow behind a rate limit; a success sets the session cookie. */
+async function signIn(ctx: Context, body: unknown): Promise<LoginOutcome["result"]> {
+  const limit = await loginRateLimiter(ctx.db, ctx.loginRateLimit).hit(ctx.clientAddress, body);
+  if (!limit.allowed) {
+    ctx.resHeaders.set("Retry-After", String(limit.retryAfterSeconds));
+    throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: MSG.rateLimited });
+  }
+  const outcome = await login(body, {
+    db: ctx.db,
+    timeoutMs: ctx.timeoutMs,
+    acceptLanguage: ctx.headers.get("accept-language"),
+    onInternalError: (error) => logError("login", error),
+  });
+  if (outcome.expiresAt) {
+    ctx.resHeaders.set("Cache-Control", "no-store");
+    await setSessionCookie(ctx.resHeaders, outcome.result.data.sessionToken, outcome.expiresAt, ctx.secure);
+  }
+  return outcome.result;
+}
 
 export const authRouter = router({
-  login: publicProcedure.input(loginBody).output(loginResult).mutation(async ({ ctx, input }) => {
-    const limit = await loginRateLimiter(ctx.db, ctx.loginRateLimit).hit(attemptKeys(ctx.clientAddress, input));
-    if (!limit.allowed) {
-      ctx.resHeaders.set("Retry-After", String(limit.retryAfterSeconds));
-      throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: MSG.rateLimited });
-    }
-    const outcome = await login(input, {
-      db: ctx.db,
-      timeoutMs: ctx.timeoutMs,
-      acceptLanguage: ctx.headers.get("accept-language"),
-      onInternalError: (error) => logError("login", error),
-    });
-    if (outcome.expiresAt) {
-      ctx.resHeaders.set("Cache-Control", "no-store");
-      await setSessionCookie(ctx.resHeaders, outcome.result.data.sessionToken, outcome.expiresAt, isSecure(ctx));
-    }
-    return outcome.result;
-  }),
+  /** The REST contract's login: the session token in the answer, for clients that send it as Bearer. */
+  login: signInProcedure
+    .input(loginBody)
+    .output(z.union([loginSuccessSchema, failureSchema]))
+    .mutation(({ ctx, input }) => signIn(ctx, input)),
+
+  /** The dashboard's sign-in: the same flow, answered without the token (the cookie carries it). */
+  signIn: signInProcedure
+    .input(loginBody)
+    .output(z.union([signInSuccessSchema, failureSchema]))
+    .mutation(async ({ ctx, input }) => {
+      const result = await signIn(ctx, input);
+      if (!result.success) return result;
+      const { userInfo, site } = result.data;
+      return { success: true as const, data: { userInfo, site } };
+    }),
 
   logout: authedProcedure.output(logoutSuccessSchema).mutation(async ({ ctx }) => {
     await sessionStore(ctx.db).remove(ctx.session.id);
@@ -42,14 +64,11 @@ export const authRouter = router({
     return { success: true as const };
   }),
 
-  me: authedProcedure.output(meSuccessSchema).query(({ ctx }): MeResult => {
+  me: authedProcedure.output(meSuccessSchema).query(({ ctx }) => {
     const { site } = ctx.session;
     return {
-      success: true,
-      data: {
-        userInfo: JSON.parse(ctx.session.userInfo) as UserInfo,
-        ...(site ? { site } : {}),
-      },
+      success: true as const,
+      data: { userInfo: JSON.parse(ctx.session.userInfo) as UserInfo, ...(site ? { site } : {}) },
     };
   }),
 });

@@ -3,12 +3,10 @@ import { z } from "zod";
 import { sessionStore } from "../../session/store";
 import { authedProcedure, router } from "../trpc";
 
-export type SessionSummary = { id: string; createdAt: string; expiresAt: string; current: boolean };
-
-/** A signed-in user's sessions on the site of the current session. Tokens are never listed. */
+/** The sessions of the signed-in account (its site and user id). Tokens are never listed. */
 export const sessionRouter = router({
-  list: authedProcedure.query(async ({ ctx }): Promise<SessionSummary[]> => {
-    const rows = await sessionStore(ctx.db).listForUser(ctx.session.siteId, ctx.session.userId);
+  list: authedProcedure.query(async ({ ctx }) => {
+    const rows = await sessionStore(ctx.db).listForAccount(ctx.session);
     return rows.map((row) => ({
       id: row.id,
       createdAt: row.createdAt.toISOString(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseProxyEntry } from "../net/client-address";
 
 const intFrom = (fallback: number, min: number, max: number) =>
   z
@@ -9,10 +10,25 @@ const intFrom = (fallback: number, min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max))
     .default(fallback);
 
-const booleanFlag = z
-  .enum(["", "0", "1", "true", "false", "yes", "no"])
+/** Comma-separated addresses or CIDR ranges, e.g. `127.0.0.1,10.0.0.0/8,fd00::/8`. */
+const proxyList = z
+  .string()
   .default("")
-  .transform((v) => v === "1" || v === "true" || v === "yes");
+  .transform((raw, ctx) => {
+    const entries = raw
+      .split(",")
+      .map((e) => e.trim())
+      .filter(Boolean);
+    for (const entry of entries) {
+      if (!parseProxyEntry(entry)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `"${entry}" 不是 IP 地址或网段；请列出受信任的反向代理，例如 127.0.0.1,10.0.0.0/8`,
+        });
+      }
+    }
+    return entries;
+  });
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -25,7 +41,7 @@ const envSchema = z.object({
   SESSION_PASSWORD: z.string().optional(),
   SITE_TIMEOUT_MS: intFrom(10_000, 1, 600_000),
   LOGIN_RATE_LIMIT: intFrom(20, 0, 1_000_000),
-  TRUST_PROXY: booleanFlag,
+  TRUST_PROXY: proxyList,
   DB_POOL_SIZE: intFrom(10, 1, 1000),
   DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
@@ -38,9 +54,7 @@ export class EnvError extends Error {}
 /** Parses the environment; throws an EnvError naming every bad variable. */
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty variable means "not set", as in most shells' `VAR= cmd`.
-  const present = Object.fromEntries(
-    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
-  );
+  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(present);
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);

@@ -1,15 +1,9 @@
 import { z } from "zod";
-import { loginInput } from "../auth/login";
+import { loginInput } from "../auth/login-input";
+import { loginSuccessSchema, logoutSuccessSchema, meSuccessSchema, userInfoSchema } from "../auth/schemas";
+import { MSG, failureSchema } from "../core/messages";
 import { REASON } from "../gateway/client";
-import { MSG } from "../messages";
-import {
-  failureSchema,
-  loginSuccessSchema,
-  logoutSuccessSchema,
-  meSuccessSchema,
-  siteSchema,
-  userInfoSchema,
-} from "../api/schemas";
+import { siteSchema } from "../sites/registry";
 
 /**
  * The OpenAPI 3.1 document of the REST routes, generated from the zod schemas the procedures
@@ -24,7 +18,15 @@ const failureExample = (message: string) => ({ summary: message, value: { succes
 
 function components() {
   const registry = z.registry<{ id: string }>();
-  for (const s of [loginInput, siteSchema, userInfoSchema, loginSuccessSchema, meSuccessSchema, logoutSuccessSchema, failureSchema]) {
+  for (const s of [
+    loginInput,
+    siteSchema,
+    userInfoSchema,
+    loginSuccessSchema,
+    meSuccessSchema,
+    logoutSuccessSchema,
+    failureSchema,
+  ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
     registry.add(s, { id });
@@ -68,17 +70,28 @@ function loginExamples() {
     siteMessage: failureExample("无权进行此操作，access token 无效"),
     authFailed: failureExample(MSG.authFailed),
     userMismatch: failureExample(MSG.userMismatch),
-    ...Object.fromEntries(reasons.map(([key, r]) => [`unreachable_${key}`, failureExample(`${MSG.siteUnreachablePrefix}${r}`)])),
+    ...Object.fromEntries(
+      reasons.map(([key, r]) => [`unreachable_${key}`, failureExample(`${MSG.siteUnreachablePrefix}${r}`)]),
+    ),
   };
 }
 
-const UNAUTHORIZED = { description: "未携带会话、会话无效或已过期", content: json(ref("Failure"), { unauthenticated: failureExample(MSG.unauthenticated) }) };
+const UNAUTHORIZED = {
+  description: "未携带会话、会话无效或已过期",
+  content: json(ref("Failure"), { unauthenticated: failureExample(MSG.unauthenticated) }),
+};
 const FORBIDDEN = {
   description: "以 Cookie 认证、且 Origin 指向其他来源的 POST（CSRF 防护）",
   content: json(ref("Failure"), { badOrigin: failureExample(MSG.badOrigin) }),
 };
-const UNAVAILABLE = { description: "数据库暂时不可用", content: json(ref("Failure"), { dbUnavailable: failureExample(MSG.dbUnavailable) }) };
-const INTERNAL = { description: "服务器内部错误", content: json(ref("Failure"), { internal: failureExample(MSG.internal) }) };
+const UNAVAILABLE = {
+  description: "数据库暂时不可用",
+  content: json(ref("Failure"), { dbUnavailable: failureExample(MSG.dbUnavailable) }),
+};
+const INTERNAL = {
+  description: "服务器内部错误",
+  content: json(ref("Failure"), { internal: failureExample(MSG.internal) }),
+};
 const SESSION_SECURITY = [{ bearerAuth: [] }, { cookieAuth: [] }];
 
 let cached: object | undefined;
@@ -108,9 +121,18 @@ export function openApiDocument(): object {
               description: "登录结果：成功时带会话令牌，并以 Set-Cookie 设置浏览器会话",
               content: json({ oneOf: [ref("LoginSuccess"), ref("Failure")] }, loginExamples()),
             },
-            "413": { description: "请求体超过 64 KiB", content: json(ref("Failure"), { tooLarge: failureExample(MSG.bodyTooLarge) }) },
+            "403": {
+              description:
+                "来自其他站点的浏览器请求（Origin 指向其他来源或为 null，或 Sec-Fetch-Site: cross-site）；不带 Origin 的请求不受影响",
+              content: json(ref("Failure"), { badOrigin: failureExample(MSG.badOrigin) }),
+            },
+            "413": {
+              description: "请求体超过 64 KiB",
+              content: json(ref("Failure"), { tooLarge: failureExample(MSG.bodyTooLarge) }),
+            },
             "429": {
-              description: "登录尝试过于频繁（按客户端地址、按站点与用户ID计数）",
+              description:
+                "登录尝试过于频繁（按客户端地址计数；每个账户（站点与 Number(userId)）每分钟接受的新地址数也有限）",
               headers: { "Retry-After": { description: "可以重试前的秒数", schema: { type: "integer", minimum: 1 } } },
               content: json(ref("Failure"), { rateLimited: failureExample(MSG.rateLimited) }),
             },
@@ -126,7 +148,10 @@ export function openApiDocument(): object {
           description: "删除当前会话，并清除浏览器的会话 Cookie。不读取请求体。",
           security: SESSION_SECURITY,
           responses: {
-            "200": { description: "会话已删除", content: json(ref("LogoutSuccess"), { ok: { summary: "已退出", value: { success: true } } }) },
+            "200": {
+              description: "会话已删除",
+              content: json(ref("LogoutSuccess"), { ok: { summary: "已退出", value: { success: true } } }),
+            },
             "401": UNAUTHORIZED,
             "403": FORBIDDEN,
             "500": INTERNAL,
@@ -138,7 +163,8 @@ export function openApiDocument(): object {
         get: {
           operationId: "me",
           summary: "当前会话",
-          description: "返回登录时的用户信息快照（不再访问站点）与站点注册表中的当前站点；站点已被删除时没有 site 字段。",
+          description:
+            "返回登录时的用户信息快照（不再访问站点）与站点注册表中的当前站点；站点已被删除时没有 site 字段。",
           security: SESSION_SECURITY,
           responses: {
             "200": { description: "会话信息", content: json(ref("MeSuccess")) },
@@ -157,7 +183,12 @@ export function openApiDocument(): object {
           scheme: "bearer",
           description: "登录返回的 sessionToken：Authorization: Bearer <sessionToken>。同时携带 Cookie 时以此为准。",
         },
-        cookieAuth: { type: "apiKey", in: "cookie", name: "gd_session", description: "浏览器会话 Cookie（HTTPS 下名为 __Host-gd_session）" },
+        cookieAuth: {
+          type: "apiKey",
+          in: "cookie",
+          name: "gd_session",
+          description: "浏览器会话 Cookie（HTTPS 下名为 __Host-gd_session）",
+        },
       },
     },
   };

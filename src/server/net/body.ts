@@ -1,3 +1,8 @@
+/** Request bodies over this are refused (HTTP 413) by every route. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+export class BodyTooLarge extends Error {}
+
 /**
  * Reads a request's or response's body, refusing more than `max` bytes whether or not
  * Content-Length says so; `tooLarge` makes the error thrown then.
@@ -23,4 +28,9 @@ export async function readCapped(
     chunks.push(value);
   }
   return Buffer.concat(chunks);
+}
+
+/** A request's body within MAX_BODY_BYTES; throws BodyTooLarge past it. */
+export function readRequestBody(req: Request): Promise<Buffer> {
+  return readCapped(req, MAX_BODY_BYTES, () => new BodyTooLarge());
 }

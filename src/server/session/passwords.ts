@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { sealData, unsealData } from "iron-session";
-import { EnvError, env, type Env } from "../env";
+import { EnvError, env, type Env } from "../core/env";
 
 /** Password id → password. The highest id seals; every id unseals. */
 export type PasswordMap = Record<string, string>;
@@ -21,12 +20,12 @@ export function parsePasswords(raw: string): PasswordMap {
       throw new EnvError("SESSION_PASSWORD: 不是有效的 JSON 对象");
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      throw new EnvError("SESSION_PASSWORD: 必须是字符串或 {\"编号\":\"密码\"} 形式的 JSON 对象");
+      throw new EnvError('SESSION_PASSWORD: 必须是字符串或 {"编号":"密码"} 形式的 JSON 对象');
     }
     map = {};
     for (const [id, value] of Object.entries(parsed)) {
-      if (!/^[1-9]\d{0,8}$/.test(id) || typeof value !== "string") {
-        throw new EnvError(`SESSION_PASSWORD: 键 "${id}" 必须是正整数编号，值必须是字符串`);
+      if (!/^[1-9]\d{0,5}$/.test(id) || typeof value !== "string") {
+        throw new EnvError(`SESSION_PASSWORD: 键 "${id}" 必须是正整数编号（1 到 999999），值必须是字符串`);
       }
       map[id] = value;
     }
@@ -44,22 +43,24 @@ export function parsePasswords(raw: string): PasswordMap {
 
 /**
  * The password from SESSION_PASSWORD, or, for the embedded SQLite store only, one generated once
- * into the data folder (mode 0600) and reused. Instances sharing PostgreSQL must share a password.
+ * into the data folder and reused (folder 0700, file 0600, also when they existed before).
+ * Instances sharing PostgreSQL must share a password.
  */
-export function resolvePasswords(e: Env): PasswordMap {
+function resolvePasswords(e: Env): PasswordMap {
   if (e.SESSION_PASSWORD) return parsePasswords(e.SESSION_PASSWORD);
   if (!e.DATABASE_URL.startsWith("file:")) {
-    throw new EnvError(
-      "SESSION_PASSWORD: 使用 PostgreSQL 时必须显式设置（所有实例共用同一个密码，至少 32 个字符）",
-    );
+    throw new EnvError("SESSION_PASSWORD: 使用 PostgreSQL 时必须显式设置（所有实例共用同一个密码，至少 32 个字符）");
   }
   const file = path.resolve(e.DATA_DIR, PASSWORD_FILE);
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  chmodSync(path.dirname(file), 0o700);
   try {
-    return parsePasswords(readFileSync(file, "utf8"));
+    const map = parsePasswords(readFileSync(file, "utf8"));
+    chmodSync(file, 0o600);
+    return map;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  mkdirSync(path.dirname(file), { recursive: true });
   const generated = randomBytes(32).toString("hex");
   try {
     writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: "wx" });
@@ -74,36 +75,13 @@ export function resolvePasswords(e: Env): PasswordMap {
 
 let cached: PasswordMap | undefined;
 
+/** The configured passwords of this process, resolved once. */
 export function passwords(): PasswordMap {
   cached ??= resolvePasswords(env());
   return cached;
 }
 
-/** Whether a seal was made with a password still known (read from the seal, no crypto). */
-export function sealedWithKnownPassword(sealed: string): boolean {
-  const id = /^Fe26\.2\*([^*]+)\*/.exec(sealed)?.[1];
-  return id !== undefined && Object.hasOwn(passwords(), id);
-}
-
 /** Replaces the password set of this process (tests of rotation; the server reads the env once). */
 export function setPasswords(map: PasswordMap | undefined): void {
   cached = map;
-}
-
-/** Seals a value with the newest password. `ttlSeconds` 0 means the seal itself never expires. */
-export function seal(data: Record<string, unknown>, ttlSeconds: number): Promise<string> {
-  return sealData(data, { password: passwords(), ttl: ttlSeconds });
-}
-
-/** Unseals with any known password; null for anything tampered, expired or sealed by a removed password. */
-export async function unseal<T extends Record<string, unknown>>(
-  sealed: string,
-  ttlSeconds: number,
-): Promise<Partial<T> | null> {
-  try {
-    const data = await unsealData<T>(sealed, { password: passwords(), ttl: ttlSeconds });
-    return Object.keys(data).length === 0 ? null : data;
-  } catch {
-    return null;
-  }
 }

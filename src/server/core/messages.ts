@@ -1,4 +1,6 @@
-/** Every message the service answers with, byte for byte as the contract states them. */
+import { z } from "zod";
+
+/** The service's own messages, byte for byte as the contract and design.md state them. */
 export const MSG = {
   incomplete: "请填写完整信息",
   siteNotFound: "站点不存在",
@@ -12,11 +14,14 @@ export const MSG = {
   rateLimited: "登录尝试过于频繁，请稍后再试",
   internal: "服务器内部错误，请稍后再试",
   dbUnavailable: "数据库暂时不可用，请稍后再试",
-  notFound: "接口不存在",
-  methodNotAllowed: "不支持的请求方法",
+  batchTooLarge: "一次请求包含的调用过多",
 } as const;
 
-export type Failure = { success: false; message: string };
+export const failureSchema = z
+  .object({ success: z.literal(false), message: z.string() })
+  .meta({ id: "Failure", description: "失败：以 message 区分原因（无错误码字段）" });
+
+export type Failure = z.infer<typeof failureSchema>;
 
 export function failure(message: string): Failure {
   return { success: false, message };

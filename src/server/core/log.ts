@@ -19,6 +19,12 @@ export function logError(event: string, error: unknown): void {
 }
 
 /** One line per request: no query string, no headers, so no token or cookie can reach the log. */
-export function logRequest(fields: { method: string; path: string; status: number; ms: number; client: string | null }): void {
+export function logRequest(fields: {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  client: string | null;
+}): void {
   logEvent("request", { ...fields, path: fields.path.split("?")[0] });
 }

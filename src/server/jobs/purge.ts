@@ -1,7 +1,7 @@
 import { purgeLoginAttempts } from "../auth/rate-limit";
+import { logError, logEvent } from "../core/log";
 import { db } from "../db/client";
-import { logError, logEvent } from "../log";
-import { sessionStore } from "./store";
+import { sessionStore } from "../session/store";
 
 const INTERVAL_MS = 60_000;
 const BATCH = 500;
@@ -21,7 +21,8 @@ export async function purgeExpiredSessions(store = sessionStore(db())): Promise<
 
 let timer: NodeJS.Timeout | undefined;
 
-export function startPurger(): void {
+/** Every minute: expired sessions, and the sign-in counters of finished windows. */
+export function startPurges(): void {
   if (timer) return;
   timer = setInterval(() => {
     purgeExpiredSessions()
@@ -29,7 +30,7 @@ export function startPurger(): void {
         if (n > 0) logEvent("sessions.purged", { count: n });
         await purgeLoginAttempts(db());
       })
-      .catch((error: unknown) => logError("sessions.purge", error));
+      .catch((error: unknown) => logError("purge", error));
   }, INTERVAL_MS);
   timer.unref();
 }

@@ -1,0 +1,20 @@
+import type { NextConfig } from "next";
+import { API_CSP, COMMON_HEADERS } from "./src/server/http/security-headers";
+
+const asList = (headers: Record<string, string>) => Object.entries(headers).map(([key, value]) => ({ key, value }));
+
+const nextConfig: NextConfig = {
+  // Native and WASM-backed database drivers are loaded by Node at run time, not bundled.
+  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
+  poweredByHeader: false,
+  reactStrictMode: true,
+  typedRoutes: false,
+  // Pages add their nonce-based CSP in proxy.ts; API answers get one that allows nothing.
+  headers: () =>
+    Promise.resolve([
+      { source: "/:path*", headers: asList(COMMON_HEADERS) },
+      { source: "/api/:path*", headers: asList({ "Content-Security-Policy": API_CSP }) },
+    ]),
+};
+
+export default nextConfig;
