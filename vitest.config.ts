@@ -34,6 +34,8 @@ export default defineConfig({
                   "tests/integration/hardening.test.ts",
                   "tests/integration/security-http.test.ts",
                   "tests/integration/attacks.test.ts",
+                  "tests/integration/site-data.test.ts",
+                  "tests/integration/site-gate.test.ts",
                   "tests/integration/postgres/**/*.test.ts",
                 ],
                 env: { TEST_STORE: "postgres" },

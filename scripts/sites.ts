@@ -1,11 +1,13 @@
 /**
  * Site registry CLI: `npm run sites -- add --name <n> --url <u> | list | update <id> [--name <n>]
- * [--url <u>] | remove <id>`. Each answer is one line of JSON on stdout; errors go to stderr with
+ * [--url <u>] | remove <id> | probe <id>`. `probe` asks the site's `/api/status` now and stores its
+ * family, version and money settings (otherwise refreshed when older than an hour). Each answer is one line of JSON on stdout; errors go to stderr with
  * a non-zero exit (2 for a malformed command, 1 otherwise).
  */
 import { parseArgs } from "node:util";
 import { closeDb, db } from "../src/server/db/client";
-import { EnvError } from "../src/server/core/env";
+import { EnvError, env } from "../src/server/core/env";
+import { probeSite } from "../src/server/sites/probe";
 import { SiteError, parseSiteId, siteRegistry } from "../src/server/sites/registry";
 import { prepare } from "./prepare";
 
@@ -13,7 +15,8 @@ const USAGE = `用法:
   npm run sites -- add --name <名称> --url <地址>
   npm run sites -- list
   npm run sites -- update <id> [--name <名称>] [--url <地址>]
-  npm run sites -- remove <id>`;
+  npm run sites -- remove <id>
+  npm run sites -- probe <id>`;
 
 class UsageError extends Error {}
 
@@ -53,6 +56,12 @@ async function run(argv: string[]): Promise<unknown> {
     case "remove":
       if (rest.length !== 1) throw new UsageError("remove 需要一个站点 id");
       return sites.remove(siteIdArg(rest[0]));
+    case "probe":
+      if (rest.length !== 1) throw new UsageError("probe 需要一个站点 id");
+      return probeSite(db(), siteIdArg(rest[0]), {
+        timeoutMs: env().SITE_TIMEOUT_MS,
+        perMinute: env().SITE_REQUESTS_PER_MINUTE,
+      });
     default:
       throw new UsageError(`未知命令: ${command}`);
   }

@@ -1,20 +1,80 @@
 /**
- * A small gateway site with the `GET /api/user/self` contract of the one-api / new-api family:
- * a bare or `Bearer` access token, the `New-Api-User` header that new-api (2025–mid 2026) requires,
- * failures answered with HTTP 200 (older builds) or 401 (current new-api). Used by `npm run demo`
- * and as the stand-in the tests sign in against.
+ * A gateway site as a signed-in user sees it, for each family of gateway-user-api.md: new-api
+ * (current and 2025-04), Veloera, one-api, one-hub and done-hub. Auth, page bases and sizes,
+ * answer shapes, masked or zero ids, `other` as a JSON string vs `metadata` as an object, 301 on a
+ * trailing-slash mismatch and 429 with an empty body, as those sites do. Used by `npm run demo`
+ * and as the stand-in the tests run against.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type GatewayUser = { accessToken: string; data: Record<string, unknown> };
+export type StandInFamily = "new-api" | "new-api-legacy" | "veloera" | "one-api" | "one-hub" | "done-hub";
+
+/** One usage-log row; `type` is the family's own number (1 top-up, 2 consume, …). */
+export type StandInLog = {
+  createdAt: number;
+  type: number;
+  model: string;
+  tokenName: string;
+  tokenId: number;
+  quota: number;
+  promptTokens: number;
+  completionTokens: number;
+  durationMs: number;
+  stream: boolean;
+  content: string;
+  group?: string;
+};
+
+export type StandInToken = {
+  id: number;
+  name: string;
+  /** The full key as stored (48 characters for new-api, one-api and Veloera). */
+  key: string;
+  status: 1 | 2 | 3 | 4;
+  createdTime: number;
+  accessedTime: number;
+  /** -1: never. */
+  expiredTime: number;
+  remainQuota: number;
+  unlimited: boolean;
+  usedQuota: number;
+  group: string;
+};
+
+export type StandInTopup = {
+  id: number;
+  amount: number;
+  money: number;
+  tradeNo: string;
+  paymentMethod: string;
+  createTime: number;
+  completeTime: number;
+  status: "pending" | "success" | "failed" | "expired";
+};
+
+export type GatewayUser = {
+  accessToken: string;
+  data: Record<string, unknown>;
+  logs?: StandInLog[];
+  tokens?: StandInToken[];
+  topups?: StandInTopup[];
+};
 
 export type GatewayOptions = {
   users: GatewayUser[];
-  /** Refuse tokens without a matching New-Api-User header (new-api from 2025 to mid 2026). */
+  /** Which gateway to be; new-api when `requireUserHeader`, else one-api (the sign-in stand-ins). */
+  family?: StandInFamily;
+  /** Refuse tokens without a matching user-id header (new-api from 2024-07, Veloera). */
   requireUserHeader?: boolean;
   /** HTTP status of failure answers: 200 like older builds, 401 like current new-api. */
   failureStatus?: 200 | 401;
+  /** Extra or replaced `/api/status` fields (money settings, version). */
+  status?: Record<string, unknown>;
+  /** The global API limit: at most `max` requests per `windowMs` per client, then 429 with an empty body. */
+  rateLimit?: { max: number; windowMs: number };
+  /** Delay before every answer, as a distant site has. */
+  latencyMs?: number;
   /** Lets a test take over a request before the contract answers it; return true when handled. */
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
   host?: string;
@@ -24,63 +84,505 @@ export type GatewayOptions = {
 export type RunningGateway = {
   url: string;
   server: Server;
-  /** Requests seen, newest last (method, path, headers). */
-  requests: { method: string; path: string; headers: IncomingMessage["headers"] }[];
+  family: StandInFamily;
+  /** Requests seen, newest last (method, path, query, headers). */
+  requests: { method: string; path: string; query: string; headers: IncomingMessage["headers"] }[];
+  /** Requests answered 429. */
+  throttled: () => number;
+  /** Most requests in flight at once so far. */
+  peakInFlight: () => number;
   close: () => Promise<void>;
 };
 
+const CANONICAL = [
+  "/api/status",
+  "/api/user/self",
+  "/api/log/self",
+  "/api/log/self/stat",
+  "/api/data/self",
+  "/api/token/",
+  "/api/user/topup/self",
+];
+
+const THIRTY_DAYS = 30 * 86_400;
+
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
   res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
-  res.end(text);
+  res.end(JSON.stringify(body));
+}
+
+const ok = (res: ServerResponse, data: unknown) => send(res, 200, { data, message: "", success: true });
+
+/** new-api's `MaskTokenKey`: first 4 + 10 stars + last 4 (gateway-user-api.md §3.7). */
+function naMask(key: string): string {
+  if (key.length > 8) return `${key.slice(0, 4)}**********${key.slice(-4)}`;
+  if (key.length > 4) return `${key.slice(0, 2)}****${key.slice(-2)}`;
+  return "*".repeat(key.length);
+}
+
+function statusData(family: StandInFamily, extra: Record<string, unknown>): Record<string, unknown> {
+  const common = { start_time: 1_750_140_000, quota_per_unit: 500_000, display_in_currency: true };
+  switch (family) {
+    case "new-api":
+      return {
+        ...common,
+        version: "v0.9.7",
+        system_name: "New API",
+        quota_display_type: "USD",
+        custom_currency_symbol: "¤",
+        custom_currency_exchange_rate: 1,
+        usd_exchange_rate: 7.3,
+        price: 7.3,
+        enable_data_export: true,
+        data_export_default_time: "hour",
+        setup: true,
+        checkin_enabled: false,
+        self_use_mode_enabled: false,
+        ...extra,
+      };
+    case "new-api-legacy":
+      return {
+        ...common,
+        version: "v0.6.6",
+        system_name: "New API",
+        price: 7.3,
+        enable_data_export: true,
+        data_export_default_time: "hour",
+        setup: true,
+        self_use_mode_enabled: false,
+        ...extra,
+      };
+    case "veloera":
+      return {
+        ...common,
+        version: "v0.3.25",
+        system_name: "Veloera",
+        price: 7.3,
+        min_topup: 1,
+        enable_data_export: true,
+        data_export_default_time: "hour",
+        enable_online_topup: false,
+        setup: true,
+        check_in_enabled: false,
+        ...extra,
+      };
+    case "one-api":
+      return {
+        ...common,
+        version: "v0.6.11-alpha.22",
+        system_name: "One API",
+        top_up_link: "",
+        oidc: false,
+        oidc_well_known: "",
+        lark_client_id: "",
+        ...extra,
+      };
+    case "one-hub":
+      return {
+        ...common,
+        version: "v0.14.27",
+        system_name: "One Hub",
+        PaymentUSDRate: 7.3,
+        PaymentMinAmount: 1,
+        UserInvoiceMonth: false,
+        ...extra,
+      };
+    case "done-hub":
+      return {
+        ...common,
+        version: "v1.23.18",
+        system_name: "Done Hub",
+        PaymentUSDRate: 7.3,
+        UserInvoiceMonth: false,
+        linuxDo_oauth: false,
+        max_log_query_days: 180,
+        ...extra,
+      };
+  }
+}
+
+type Query = URLSearchParams;
+const int = (q: Query, name: string): number | undefined => {
+  const v = q.get(name);
+  return v !== null && /^-?\d+$/.test(v) ? Number(v) : undefined;
+};
+
+/** The rows of a user's log that match the query's filters, newest first. */
+function filterLogs(logs: StandInLog[], q: Query, typeParam: string, like: boolean): StandInLog[] {
+  const type = int(q, typeParam) ?? 0;
+  const start = int(q, "start_timestamp") ?? 0;
+  const end = int(q, "end_timestamp") ?? 0;
+  const model = q.get("model_name") ?? "";
+  const token = q.get("token_name") ?? "";
+  return logs
+    .filter(
+      (l) =>
+        (type === 0 || l.type === type) &&
+        (start === 0 || l.createdAt >= start) &&
+        (end === 0 || l.createdAt <= end) &&
+        (model === "" || (like ? l.model.includes(model) : l.model === model)) &&
+        (token === "" || l.tokenName === token),
+    )
+    .sort((a, b) => b.createdAt - a.createdAt);
+}
+
+function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unknown, withIp: boolean) {
+  return {
+    id,
+    user_id: userId,
+    created_at: l.createdAt,
+    type: l.type,
+    content: l.content,
+    username,
+    token_name: l.tokenName,
+    model_name: l.model,
+    quota: l.quota,
+    prompt_tokens: l.promptTokens,
+    completion_tokens: l.completionTokens,
+    use_time: Math.round(l.durationMs / 1000),
+    is_stream: l.stream,
+    channel: l.type === 2 ? 3 : 0,
+    channel_name: "",
+    token_id: l.tokenId,
+    group: l.group ?? "default",
+    ...(withIp ? { ip: "", request_id: `2026${String(l.createdAt)}${String(id).padStart(8, "0")}` } : {}),
+    other:
+      l.type === 2 ? JSON.stringify({ model_ratio: 0.075, group_ratio: 1, completion_ratio: 4, frt: 612 }) : "null",
+  };
+}
+
+function hubLogRow(l: StandInLog, userId: unknown, username: unknown, doneHub: boolean) {
+  return {
+    id: 0,
+    user_id: userId,
+    created_at: l.createdAt,
+    type: l.type,
+    content: l.content,
+    username,
+    token_name: l.tokenName,
+    model_name: l.model,
+    quota: l.quota,
+    ...(doneHub ? { cost_quota: 0 } : {}),
+    prompt_tokens: l.promptTokens,
+    completion_tokens: l.completionTokens,
+    channel_id: doneHub ? 0 : 3,
+    request_time: l.durationMs,
+    is_stream: l.stream,
+    source_ip: "",
+    ...(doneHub ? { request_id: "", upstream_request_id: "" } : {}),
+    metadata:
+      l.type === 2
+        ? { group_name: "default", group_ratio: 1, input_ratio: 0.075, output_ratio: 0.3, price_type: "tokens" }
+        : null,
+    channel: null,
+  };
+}
+
+function logsAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: ServerResponse): void {
+  const logs = user.logs ?? [];
+  const { id: userId, username } = user.data;
+  switch (family) {
+    case "new-api": {
+      const p = Math.max(int(q, "p") ?? 1, 1);
+      const size = Math.min(int(q, "page_size") ?? int(q, "ps") ?? int(q, "size") ?? 10, 100);
+      const rows = filterLogs(logs, q, "type", false);
+      const start = (p - 1) * size;
+      const items = rows
+        .slice(start, start + size)
+        .map((l, i) => newApiLogRow(l, start + i + 1, userId, username, true));
+      return ok(res, { page: p, page_size: size, total: rows.length, items });
+    }
+    case "new-api-legacy":
+    case "veloera": {
+      const p = Math.max(int(q, "p") ?? 1, 1);
+      let size = int(q, "page_size") ?? 0;
+      if (size < 0) size = 10;
+      size = Math.min(size, 100);
+      const rows = filterLogs(logs, q, "type", family === "veloera");
+      const start = (p - 1) * size;
+      // A missing or zero page_size is `LIMIT 0`: an empty page.
+      const items = rows
+        .slice(start, start + size)
+        .map((l, i) => newApiLogRow(l, (rows.length - start - i) % 1024, userId, username, family !== "veloera"));
+      return ok(res, { items, total: rows.length, page: p, page_size: size });
+    }
+    case "one-api": {
+      const p = Math.max(int(q, "p") ?? 0, 0);
+      const rows = filterLogs(logs, q, "type", false).slice(p * 10, p * 10 + 10);
+      return ok(
+        res,
+        rows.map((l) => ({
+          id: 0,
+          user_id: userId,
+          created_at: l.createdAt,
+          type: l.type,
+          content: l.content,
+          username,
+          token_name: l.tokenName,
+          model_name: l.model,
+          quota: l.quota,
+          prompt_tokens: l.promptTokens,
+          completion_tokens: l.completionTokens,
+          channel: l.type === 2 ? 1 : 0,
+          request_id: "",
+          elapsed_time: l.durationMs,
+          is_stream: l.stream,
+          system_prompt_reset: false,
+        })),
+      );
+    }
+    case "one-hub":
+    case "done-hub": {
+      const page = Math.max(int(q, "page") ?? 1, 1);
+      let size = int(q, "size") ?? 10;
+      if (size < 1) size = 10;
+      if (size > 100) return send(res, 200, { success: false, message: "size 参数不能超过 100" });
+      if (family === "done-hub") {
+        const now = Math.floor(Date.now() / 1000);
+        const start = int(q, "start_timestamp") ?? 0;
+        const end = int(q, "end_timestamp") ?? 0;
+        if ((start !== 0 && start < now - 180 * 86_400) || (end !== 0 && end < now - 180 * 86_400)) {
+          return send(res, 200, { success: false, message: "开始时间不能早于 180 天前" });
+        }
+      }
+      const rows = filterLogs(logs, q, "log_type", false);
+      const data = rows
+        .slice((page - 1) * size, page * size)
+        .map((l) => hubLogRow(l, userId, username, family === "done-hub"));
+      return ok(res, { data, page, size, total_count: rows.length });
+    }
+  }
+}
+
+function statAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: ServerResponse): void {
+  const consume = new URLSearchParams(q);
+  consume.set(family === "one-hub" || family === "done-hub" ? "log_type" : "type", "2");
+  const rows = filterLogs(
+    user.logs ?? [],
+    consume,
+    family === "one-hub" || family === "done-hub" ? "log_type" : "type",
+    false,
+  );
+  const quota = rows.reduce((sum, l) => sum + l.quota, 0);
+  if (family === "new-api" || family === "new-api-legacy" || family === "veloera") {
+    const recent = (user.logs ?? []).filter((l) => l.type === 2 && l.createdAt >= Date.now() / 1000 - 60);
+    return ok(res, {
+      quota,
+      rpm: recent.length,
+      tpm: recent.reduce((s, l) => s + l.promptTokens + l.completionTokens, 0),
+    });
+  }
+  return ok(res, { quota });
+}
+
+function tokenRow(family: StandInFamily, t: StandInToken, userId: unknown) {
+  const base = {
+    id: t.id,
+    user_id: userId,
+    key: family === "new-api" ? naMask(t.key) : t.key,
+    status: t.status,
+    name: t.name,
+    created_time: t.createdTime,
+    accessed_time: t.accessedTime,
+    expired_time: t.expiredTime,
+    remain_quota: t.remainQuota,
+    unlimited_quota: t.unlimited,
+  };
+  switch (family) {
+    case "one-api":
+      return { ...base, used_quota: t.usedQuota, models: "", subnet: "" };
+    case "one-hub":
+    case "done-hub":
+      return {
+        ...base,
+        used_quota: t.usedQuota,
+        group: t.group,
+        backup_group: "",
+        setting: {
+          heartbeat: { enabled: false, timeout_seconds: 0 },
+          limits: {
+            limit_model_setting: { enabled: false, models: null },
+            limits_ip_setting: { enabled: false, whitelist: null },
+          },
+        },
+      };
+    default:
+      return {
+        ...base,
+        model_limits_enabled: false,
+        model_limits: "",
+        allow_ips: "",
+        used_quota: t.usedQuota,
+        group: t.group,
+        ...(family === "new-api" ? { cross_group_retry: false } : {}),
+        DeletedAt: null,
+      };
+  }
+}
+
+function tokensAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: ServerResponse): void {
+  const tokens = [...(user.tokens ?? [])].sort((a, b) => b.id - a.id);
+  const rows = (start: number, size: number) =>
+    tokens.slice(start, start + size).map((t) => tokenRow(family, t, user.data.id));
+  switch (family) {
+    case "new-api": {
+      const p = Math.max(int(q, "p") ?? 1, 1);
+      const size = Math.min(int(q, "page_size") ?? int(q, "ps") ?? int(q, "size") ?? 10, 100);
+      return ok(res, { page: p, page_size: size, total: tokens.length, items: rows((p - 1) * size, size) });
+    }
+    case "new-api-legacy":
+    case "veloera": {
+      const p = Math.max(int(q, "p") ?? 0, 0);
+      let size = int(q, "size") ?? 10;
+      if (size <= 0) size = 10;
+      size = Math.min(size, 100);
+      return ok(res, rows(p * size, size));
+    }
+    case "one-api": {
+      const p = Math.max(int(q, "p") ?? 0, 0);
+      return ok(res, rows(p * 10, 10));
+    }
+    case "one-hub":
+    case "done-hub": {
+      const page = Math.max(int(q, "page") ?? 1, 1);
+      let size = int(q, "size") ?? 10;
+      if (size < 1) size = 10;
+      if (size > 100) return send(res, 200, { success: false, message: "size 参数不能超过 100" });
+      return ok(res, { data: rows((page - 1) * size, size), page, size, total_count: tokens.length });
+    }
+  }
+}
+
+function topupsAnswer(user: GatewayUser, q: Query, res: ServerResponse): void {
+  const p = Math.max(int(q, "p") ?? 1, 1);
+  const size = Math.min(int(q, "page_size") ?? int(q, "ps") ?? int(q, "size") ?? 10, 100);
+  const since = Math.floor(Date.now() / 1000) - THIRTY_DAYS;
+  const rows = (user.topups ?? []).filter((t) => t.createTime >= since).sort((a, b) => b.id - a.id);
+  const items = rows.slice((p - 1) * size, p * size).map((t) => ({
+    id: t.id,
+    user_id: user.data.id,
+    amount: t.amount,
+    money: t.money,
+    trade_no: t.tradeNo,
+    payment_method: t.paymentMethod,
+    payment_provider: t.paymentMethod === "stripe" ? "stripe" : "epay",
+    create_time: t.createTime,
+    complete_time: t.completeTime,
+    status: t.status,
+  }));
+  return ok(res, { page: p, page_size: size, total: rows.length, items });
 }
 
 export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const requests: RunningGateway["requests"] = [];
+  const family = options.family ?? (options.requireUserHeader ? "new-api" : "one-api");
+  const headerFamily = family === "new-api" || family === "new-api-legacy" || family === "veloera";
+  const requireHeader = options.requireUserHeader ?? (options.family !== undefined && headerFamily);
+  const userHeader = family === "veloera" ? "Veloera-User" : "New-Api-User";
   const failureStatus = options.failureStatus ?? 200;
   const fail = (res: ServerResponse, message: string, status = failureStatus) =>
     send(res, status, { success: false, message, ...(status === 401 ? { code: "AUTH_UNAUTHORIZED" } : {}) });
+  const accepted: number[] = [];
+  let throttled = 0;
+  let inFlight = 0;
+  let peak = 0;
 
-  const server = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    requests.push({ method: req.method ?? "GET", path, headers: req.headers });
-    if (options.intercept?.(req, res)) return;
-    if (req.method !== "GET" || path !== "/api/user/self") {
-      send(res, 404, { success: false, message: "Not Found" });
-      return;
-    }
+  /** The signed-in user of a request, or null once the failure is answered. */
+  const authenticate = (req: IncomingMessage, res: ServerResponse): GatewayUser | null => {
     const raw = req.headers.authorization ?? "";
     // Current new-api takes a bare token or `Bearer <token>`; older builds strip "Bearer " once.
     const token = raw.replace(/^Bearer /i, "");
     if (!token) {
       fail(res, "无权进行此操作，未登录且未提供 access token", 401);
-      return;
+      return null;
     }
     const user = options.users.find((u) => u.accessToken === token);
     if (!user) {
       fail(res, "无权进行此操作，access token 无效");
-      return;
+      return null;
     }
-    if (options.requireUserHeader) {
-      const header = req.headers["new-api-user"];
+    if (requireHeader) {
+      const header = req.headers[userHeader.toLowerCase()];
       if (header === undefined || header === "") {
-        fail(res, "无权进行此操作，未提供 New-Api-User", 401);
-        return;
+        fail(res, `无权进行此操作，未提供 ${userHeader}`, 401);
+        return null;
       }
       if (!/^-?\d+$/.test(String(header))) {
-        fail(res, "无权进行此操作，New-Api-User 格式错误", 401);
-        return;
+        fail(res, `无权进行此操作，${userHeader} 格式错误`, 401);
+        return null;
       }
       if (Number(header) !== user.data.id) {
-        fail(res, "无权进行此操作，New-Api-User 与登录用户不匹配", 401);
-        return;
+        fail(res, `无权进行此操作，${userHeader} 与登录用户不匹配`, 401);
+        return null;
       }
     }
     if (user.data.status === 2) {
       fail(res, "用户已被封禁");
+      return null;
+    }
+    return user;
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://stand-in");
+    const path = url.pathname;
+    requests.push({ method: req.method ?? "GET", path, query: url.search, headers: req.headers });
+    if (options.rateLimit) {
+      const now = Date.now();
+      while (accepted.length > 0 && (accepted[0] ?? 0) <= now - options.rateLimit.windowMs) accepted.shift();
+      if (accepted.length >= options.rateLimit.max) {
+        throttled++;
+        res.writeHead(429);
+        res.end();
+        return;
+      }
+      accepted.push(now);
+    }
+    if (options.intercept?.(req, res)) return;
+    if (req.method === "GET" && !CANONICAL.includes(path)) {
+      const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
+      if (CANONICAL.includes(other)) {
+        // gin's RedirectTrailingSlash.
+        res.writeHead(301, { Location: `${other}${url.search}` });
+        res.end();
+        return;
+      }
+    }
+    if (req.method !== "GET" || !CANONICAL.includes(path)) {
+      send(res, 404, { success: false, message: "Not Found" });
       return;
     }
-    send(res, 200, { success: true, message: "", data: user.data });
+    if (path === "/api/status") return ok(res, statusData(family, options.status ?? {}));
+    const user = authenticate(req, res);
+    if (!user) return;
+    const q = url.searchParams;
+    switch (path) {
+      case "/api/user/self":
+        return ok(res, user.data);
+      case "/api/log/self":
+        return logsAnswer(family, user, q, res);
+      case "/api/log/self/stat":
+        return statAnswer(family, user, q, res);
+      case "/api/token/":
+        return tokensAnswer(family, user, q, res);
+      case "/api/user/topup/self":
+        if (family !== "new-api") {
+          res.writeHead(404, { "Content-Type": "text/plain" });
+          res.end("404 page not found");
+          return;
+        }
+        return topupsAnswer(user, q, res);
+      default:
+        send(res, 404, { success: false, message: "Not Found" });
+    }
+  };
+
+  const server = createServer((req, res) => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    res.on("close", () => inFlight--);
+    if (options.latencyMs) setTimeout(() => handle(req, res), options.latencyMs);
+    else handle(req, res);
   });
 
   return new Promise((resolve, reject) => {
@@ -90,7 +592,10 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
       resolve({
         url: `http://${options.host ?? "127.0.0.1"}:${port}`,
         server,
+        family,
         requests,
+        throttled: () => throttled,
+        peakInFlight: () => peak,
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections();

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDashboardClient, isUnauthorized } from "../../src/client";
 import { loginFailureCases } from "../support/cases";
 import { ALICE, BOB } from "../support/gateway";
-import { ROOT, startApp, type RunningApp } from "../support/server";
+import { ROOT, freePort, startApp, type RunningApp } from "../support/server";
 import { startFixture, type Fixture } from "../support/suite";
+import { signInOverHttp } from "../support/http";
 
 type Doc = {
   paths: Record<
@@ -201,5 +202,43 @@ describe("the typed client", () => {
     expect(res.stdout).toContain("当前用户: 爱丽丝，站点: 严格站点");
     expect(res.stdout).toContain("剩余额度: 25000000（约 $50.00）");
     expect(res.stdout).toContain("已退出登录，会话已失效");
+  });
+});
+
+describe("the site-data routes", () => {
+  it("answer as documented: success, a bad parameter, a site failure, and 401", async () => {
+    const { token } = await signInOverHttp(app.url, {
+      userId: ALICE.id,
+      accessToken: ALICE.token,
+      siteId: fx.sites.strict,
+    });
+    const auth = { authorization: `Bearer ${token}` };
+    for (const route of ["/api/account/summary", "/api/account/logs", "/api/account/tokens", "/api/account/topups"]) {
+      const ok = await conforms(await fetch(`${app.url}${route}`, { headers: auth }), route, "get", 200);
+      expect(ok.success, route).toBe(true);
+      const bad = await conforms(await fetch(`${app.url}${route}?refresh=maybe`, { headers: auth }), route, "get", 200);
+      expect(bad).toEqual({ success: false, message: "请求参数无效: refresh" });
+      await conforms(await fetch(`${app.url}${route}`), route, "get", 401);
+    }
+    const unreachable = await signInOverHttp(app.url, {
+      userId: ALICE.id,
+      accessToken: ALICE.token,
+      siteId: fx.sites.legacy,
+    });
+    await fx.store.db.site.update({
+      where: { id: fx.sites.legacy },
+      data: { url: `http://127.0.0.1:${await freePort()}` },
+    });
+    try {
+      const failed = await conforms(
+        await fetch(`${app.url}/api/account/logs`, { headers: { authorization: `Bearer ${unreachable.token}` } }),
+        "/api/account/logs",
+        "get",
+        200,
+      );
+      expect(failed).toEqual({ success: false, message: "站点请求失败: 连接被拒绝" });
+    } finally {
+      await fx.store.db.site.update({ where: { id: fx.sites.legacy }, data: { url: fx.legacy.url } });
+    }
   });
 });

@@ -1,8 +1,10 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { startGateway } from "../../src/demo/gateway";
 import { ROOT } from "../support/server";
 
 const dir = mkdtempSync(path.join(tmpdir(), "gd-cli-"));
@@ -74,5 +76,49 @@ describe("npm run sites", () => {
     expect(res.code).toBe(code);
     expect(res.stdout).toBe("");
     expect(res.stderr).toContain(message);
+  });
+});
+
+describe("npm run sites -- probe", () => {
+  // The CLI runs while this process serves the stand-in, so it is spawned without blocking.
+  const run = (...args: string[]) =>
+    promisify(execFile)(
+      process.execPath,
+      [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/sites.ts", ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: `file:${path.join(dir, "probe.db")}`, DATA_DIR: dir },
+        encoding: "utf8",
+      },
+    );
+
+  it("stores the family, version and money settings /api/status tells, and says why it cannot", async () => {
+    const gateway = await startGateway({
+      family: "one-hub",
+      users: [],
+      status: { version: "v0.14.27", quota_per_unit: 1_000_000, display_in_currency: false },
+    });
+    try {
+      const added = JSON.parse((await run("add", "--name", "中转", "--url", gateway.url)).stdout) as { id: number };
+      const probed = JSON.parse((await run("probe", String(added.id))).stdout) as Record<string, unknown>;
+      expect(probed).toMatchObject({
+        id: added.id,
+        name: "中转",
+        family: "one-hub",
+        version: "v0.14.27",
+        systemName: "One Hub",
+        money: { quotaPerUnit: 1_000_000, display: "TOKENS", symbol: "", rate: 1 },
+      });
+      expect(typeof probed.probedAt).toBe("string");
+      await gateway.close();
+      const failed = await run("probe", String(added.id)).then(
+        () => null,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toContain("站点探测失败: 连接被拒绝");
+    } finally {
+      await gateway.close();
+    }
   });
 });

@@ -16,6 +16,8 @@ export type Context = {
   clientAddress: string | null;
   timeoutMs: number;
   loginRateLimit: number;
+  /** Calls this service makes to one site per minute, at most. */
+  siteRequestsPerMinute: number;
 };
 
 export type ContextOptions = Partial<Omit<Context, "secure">> & Pick<Context, "db">;
@@ -29,6 +31,7 @@ export function createContextInner(opts: ContextOptions): Context {
     clientAddress: null,
     timeoutMs: env().SITE_TIMEOUT_MS,
     loginRateLimit: env().LOGIN_RATE_LIMIT,
+    siteRequestsPerMinute: env().SITE_REQUESTS_PER_MINUTE,
     ...opts,
     origin,
     secure: origin.startsWith("https:"),

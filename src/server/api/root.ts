@@ -1,9 +1,11 @@
+import { accountRouter } from "./routers/account";
 import { authRouter } from "./routers/auth";
 import { sessionRouter } from "./routers/session";
 import { siteRouter } from "./routers/site";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
+  account: accountRouter,
   auth: authRouter,
   session: sessionRouter,
   site: siteRouter,

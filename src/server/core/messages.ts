@@ -15,6 +15,11 @@ export const MSG = {
   internal: "服务器内部错误，请稍后再试",
   dbUnavailable: "数据库暂时不可用，请稍后再试",
   batchTooLarge: "一次请求包含的调用过多",
+  badParamPrefix: "请求参数无效: ",
+  siteRefused: "站点拒绝了访问令牌，请重新登录",
+  siteFailedPrefix: "站点请求失败: ",
+  siteBusy: "站点繁忙，请稍后再试",
+  siteRemoved: "登录时所用的站点已被移除",
 } as const;
 
 export const failureSchema = z

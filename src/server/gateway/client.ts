@@ -37,16 +37,27 @@ export const REASON = {
 
 export class GatewayError extends Error {}
 
-type UserSelfRequest = {
+/** One GET to a site. The access token and user id are sent only when given. */
+export type SiteCall = {
   siteUrl: string;
-  accessToken: string;
-  userId: number | string;
+  /** A canonical path of gateway-user-api.md, e.g. `/api/log/self` or `/api/token/`. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  accessToken?: string;
+  userId?: number | string;
   acceptLanguage?: string | null;
   timeoutMs: number;
 };
 
-function userSelfUrl(siteUrl: string): string {
-  return `${siteUrl.replace(/\/+$/, "")}/api/user/self`;
+/** A site's answer as received: throttling (429) and refusals (401) are for the caller to read. */
+export type SiteAnswer = { status: number; retryAfter: string | null; text: string };
+
+function siteUrlOf(call: SiteCall): string {
+  const url = new URL(`${call.siteUrl.replace(/\/+$/, "")}${call.path}`);
+  for (const [key, value] of Object.entries(call.query ?? {})) {
+    if (value !== undefined && value !== "") url.searchParams.set(key, String(value));
+  }
+  return url.toString();
 }
 
 function reasonFor(error: unknown, signal: AbortSignal): string {
@@ -67,22 +78,25 @@ function reasonFor(error: unknown, signal: AbortSignal): string {
   return REASON.network;
 }
 
-/** The site's answer parsed as JSON, whatever its HTTP status (gateways are not reliable there). */
-export async function fetchUserSelf(req: UserSelfRequest): Promise<unknown> {
+/**
+ * One GET within the time limit and size cap, following no redirect (a site that redirects could
+ * bounce this server, user-id headers and all, to an internal address).
+ */
+export async function callSite(call: SiteCall): Promise<SiteAnswer> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), req.timeoutMs);
+  const timer = setTimeout(() => controller.abort(), call.timeoutMs);
   try {
-    const userId = String(req.userId);
     const headers = new Headers({
       Accept: "application/json",
-      "Accept-Language": req.acceptLanguage?.trim() || "zh-CN",
-      Authorization: req.accessToken,
+      "Accept-Language": call.acceptLanguage?.trim() || "zh-CN",
     });
-    for (const name of USER_ID_HEADERS) headers.set(name, userId);
-    const response = await fetch(userSelfUrl(req.siteUrl), {
+    if (call.accessToken !== undefined) headers.set("Authorization", call.accessToken);
+    if (call.userId !== undefined) {
+      for (const name of USER_ID_HEADERS) headers.set(name, String(call.userId));
+    }
+    const response = await fetch(siteUrlOf(call), {
       method: "GET",
       headers,
-      // A site that redirects could bounce this server, user-id headers and all, to an internal address.
       redirect: "manual",
       signal: controller.signal,
     });
@@ -90,17 +104,25 @@ export async function fetchUserSelf(req: UserSelfRequest): Promise<unknown> {
       await response.body?.cancel().catch(() => undefined);
       throw new GatewayError(REASON.redirect);
     }
-    const text = (await readCapped(response, MAX_RESPONSE_BYTES, () => new GatewayError(REASON.tooLarge))).toString(
-      "utf8",
-    );
-    try {
-      return JSON.parse(text.replace(/^\uFEFF/, "")) as unknown;
-    } catch {
-      throw new GatewayError(REASON.notJson(response.status));
-    }
+    const body = await readCapped(response, MAX_RESPONSE_BYTES, () => new GatewayError(REASON.tooLarge));
+    return { status: response.status, retryAfter: response.headers.get("retry-after"), text: body.toString("utf8") };
   } catch (error) {
     throw new GatewayError(reasonFor(error, controller.signal));
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The answer's body as JSON, whatever its HTTP status (gateways are not reliable there). */
+export function parseAnswer(answer: SiteAnswer): unknown {
+  try {
+    return JSON.parse(answer.text.replace(/^\uFEFF/, "")) as unknown;
+  } catch {
+    throw new GatewayError(REASON.notJson(answer.status));
+  }
+}
+
+/** Login's call: `GET /api/user/self` with the token and the user-id headers. */
+export async function fetchUserSelf(req: Omit<SiteCall, "path" | "query">): Promise<unknown> {
+  return parseAnswer(await callSite({ ...req, path: "/api/user/self" }));
 }

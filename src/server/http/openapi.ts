@@ -1,4 +1,18 @@
 import { z } from "zod";
+import {
+  logItemSchema,
+  logsPageSchema,
+  logsSuccess,
+  moneySchema,
+  summarySchema,
+  tokensPageSchema,
+  topupsPageSchema,
+  summarySuccess,
+  tokenItemSchema,
+  tokensSuccess,
+  topupItemSchema,
+  topupsSuccess,
+} from "../accounts/schemas";
 import { loginInput } from "../auth/login-input";
 import { loginSuccessSchema, logoutSuccessSchema, meSuccessSchema, userInfoSchema } from "../auth/schemas";
 import { MSG, failureSchema } from "../core/messages";
@@ -26,6 +40,18 @@ function components() {
     meSuccessSchema,
     logoutSuccessSchema,
     failureSchema,
+    summarySuccess,
+    logsSuccess,
+    tokensSuccess,
+    topupsSuccess,
+    logItemSchema,
+    tokenItemSchema,
+    topupItemSchema,
+    summarySchema,
+    logsPageSchema,
+    tokensPageSchema,
+    topupsPageSchema,
+    moneySchema,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
@@ -93,6 +119,71 @@ const INTERNAL = {
   content: json(ref("Failure"), { internal: failureExample(MSG.internal) }),
 };
 const SESSION_SECURITY = [{ bearerAuth: [] }, { cookieAuth: [] }];
+
+const intQuery = (name: string, description: string, min: number, max: number, dflt?: number) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema: { type: "integer", minimum: min, maximum: max, ...(dflt !== undefined ? { default: dflt } : {}) },
+});
+const stringQuery = (name: string, description: string, schema: object = { type: "string", maxLength: 128 }) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+});
+const REFRESH = stringQuery("refresh", "1 或 true：不用缓存，立即向站点取数（仍受站点请求预算限制）", {
+  type: "string",
+  enum: ["1", "0", "true", "false"],
+});
+const PAGING = [
+  intQuery("page", "页码，从 1 开始", 1, 10_000, 1),
+  intQuery("pageSize", "每页条数（one-api 站点固定 10）", 1, 100, 20),
+  REFRESH,
+];
+
+/** Every answer a site-data route can give with HTTP 200 besides success. */
+function siteDataFailures() {
+  return {
+    badParam: failureExample(`${MSG.badParamPrefix}pageSize`),
+    refused: failureExample(MSG.siteRefused),
+    busy: failureExample(MSG.siteBusy),
+    failed: failureExample(`${MSG.siteFailedPrefix}${REASON.timeout}`),
+    siteMessage: failureExample(`${MSG.siteFailedPrefix}查询日志失败`),
+    removed: failureExample(MSG.siteRemoved),
+  };
+}
+
+function siteDataRoute(
+  operationId: string,
+  summary: string,
+  description: string,
+  success: string,
+  parameters: object[],
+) {
+  return {
+    get: {
+      operationId,
+      summary,
+      description:
+        `${description} 通过该账户所在站点、以其（加密保存的）访问令牌实时读取；答案按账户缓存片刻，` +
+        "同一站点的请求受每分钟预算（SITE_REQUESTS_PER_MINUTE）与并发上限保护。",
+      security: SESSION_SECURITY,
+      parameters,
+      responses: {
+        "200": {
+          description: "成功时 success 为 true；参数无效、站点拒绝或失败时 success 为 false，message 说明原因",
+          content: json({ oneOf: [ref(success), ref("Failure")] }, siteDataFailures()),
+        },
+        "401": UNAUTHORIZED,
+        "500": INTERNAL,
+        "503": UNAVAILABLE,
+      },
+    },
+  };
+}
 
 let cached: object | undefined;
 
@@ -174,6 +265,47 @@ export function openApiDocument(): object {
           },
         },
       },
+      "/api/account/summary": siteDataRoute(
+        "accountSummary",
+        "账户概览",
+        "剩余额度、已用额度、请求次数、今日消费（tz 时区零点起）与站点的货币设置。",
+        "AccountSummarySuccess",
+        [
+          stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认服务器时区", { type: "string", maxLength: 64 }),
+          REFRESH,
+        ],
+      ),
+      "/api/account/logs": siteDataRoute(
+        "accountLogs",
+        "使用日志",
+        "按时间倒序分页；可按类型、模型、令牌名与时间范围（最长 366 天）筛选。",
+        "LogsPageSuccess",
+        [
+          ...PAGING,
+          stringQuery("type", "日志类型", {
+            type: "string",
+            enum: ["topup", "consume", "manage", "system", "error", "refund"],
+          }),
+          stringQuery("model", "模型名（精确匹配）"),
+          stringQuery("token", "令牌名（精确匹配）"),
+          stringQuery("from", "起始时间：ISO 8601 或 Unix 秒", { type: "string", maxLength: 40 }),
+          stringQuery("to", "结束时间：ISO 8601 或 Unix 秒；不得早于 from", { type: "string", maxLength: 40 }),
+        ],
+      ),
+      "/api/account/tokens": siteDataRoute(
+        "accountTokens",
+        "令牌",
+        "账户在站点上的 API 令牌；密钥总是打码（前 4 位 + **** + 后 4 位）。",
+        "TokensPageSuccess",
+        PAGING,
+      ),
+      "/api/account/topups": siteDataRoute(
+        "accountTopups",
+        "充值记录",
+        "新版 new-api 站点最近 30 天的充值订单；其他站点 supported 为 false（充值见使用日志的 topup 类型）。",
+        "TopupsPageSuccess",
+        PAGING,
+      ),
     },
     components: {
       schemas: components(),

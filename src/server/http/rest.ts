@@ -42,3 +42,8 @@ export async function restCall(
     return json(failure(MSG.internal), 500, resHeaders);
   }
 }
+
+/** A GET's query string as an object of strings (the procedure checks and converts each). */
+export function queryOf(req: Request): Record<string, string> {
+  return Object.fromEntries(new URL(req.url).searchParams);
+}

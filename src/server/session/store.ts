@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
 import { hotPath, type SiteRow } from "../db/hot-path";
-import { seal, sealedWithKnownPassword } from "./seal";
+import { seal, sealedWithKnownPassword, unseal } from "./seal";
 
 const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
@@ -111,6 +111,14 @@ export function sessionStore(db: Db) {
         expiresAt: row.expiresAt,
         site: row.site,
       };
+    },
+
+    /** The site access token of a session, unsealed for one call to its site; null once gone. */
+    async accessTokenOf(id: string): Promise<string | null> {
+      const row = await db.session.findUnique({ where: { id }, select: { accessToken: true } });
+      if (!row) return null;
+      const opened = await unseal<{ accessToken: string }>(row.accessToken, 0);
+      return typeof opened?.accessToken === "string" ? opened.accessToken : null;
     },
 
     async remove(id: string): Promise<void> {

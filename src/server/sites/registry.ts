@@ -1,5 +1,13 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
+import {
+  DISPLAY_TYPES,
+  FAMILIES,
+  UNPROBED,
+  type DisplayType,
+  type Family,
+  type SiteProfile,
+} from "../gateway/families";
 
 export const siteSchema = z
   .object({ id: z.number().int().positive(), name: z.string(), url: z.url() })
@@ -10,6 +18,53 @@ export type Site = z.infer<typeof siteSchema>;
 export class SiteError extends Error {}
 
 const siteSelect = { id: true, name: true, url: true } as const;
+const profileSelect = {
+  ...siteSelect,
+  family: true,
+  version: true,
+  systemName: true,
+  quotaPerUnit: true,
+  displayType: true,
+  currencySymbol: true,
+  currencyRate: true,
+  probedAt: true,
+} as const;
+
+/** A site with what its last probe found (the unprobed defaults before any). */
+export type ProfiledSite = Site & SiteProfile & { probedAt: Date | null };
+
+type ProfileRow = Site & {
+  family: string | null;
+  version: string | null;
+  systemName: string | null;
+  quotaPerUnit: number | null;
+  displayType: string | null;
+  currencySymbol: string | null;
+  currencyRate: number | null;
+  probedAt: Date | null;
+};
+
+function fromProfileRow(row: ProfileRow): ProfiledSite {
+  const family = (FAMILIES as readonly string[]).includes(row.family ?? "") ? (row.family as Family) : UNPROBED.family;
+  const display = (DISPLAY_TYPES as readonly string[]).includes(row.displayType ?? "")
+    ? (row.displayType as DisplayType)
+    : UNPROBED.money.display;
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    family,
+    version: row.version,
+    systemName: row.systemName,
+    money: {
+      quotaPerUnit: row.quotaPerUnit ?? UNPROBED.money.quotaPerUnit,
+      display,
+      symbol: row.currencySymbol ?? (display === "TOKENS" ? "" : UNPROBED.money.symbol),
+      rate: row.currencyRate ?? UNPROBED.money.rate,
+    },
+    probedAt: row.probedAt,
+  };
+}
 const MAX_SITE_ID = 2_147_483_647;
 
 /** A site id given as a positive integer or a string of digits; null when it cannot name a site. */
@@ -54,6 +109,33 @@ export function siteRegistry(db: Db) {
       return db.site.findUnique({ where: { id }, select: siteSelect });
     },
 
+    async profiled(id: number): Promise<ProfiledSite | null> {
+      const row = await db.site.findUnique({ where: { id }, select: profileSelect });
+      return row ? fromProfileRow(row) : null;
+    },
+
+    async listProfiled(): Promise<ProfiledSite[]> {
+      const rows = await db.site.findMany({ select: profileSelect, orderBy: { id: "asc" } });
+      return rows.map(fromProfileRow);
+    },
+
+    async saveProfile(id: number, profile: SiteProfile, probedAt = new Date()): Promise<ProfiledSite | null> {
+      const { count } = await db.site.updateMany({
+        where: { id },
+        data: {
+          family: profile.family,
+          version: profile.version,
+          systemName: profile.systemName,
+          quotaPerUnit: profile.money.quotaPerUnit,
+          displayType: profile.money.display,
+          currencySymbol: profile.money.symbol,
+          currencyRate: profile.money.rate,
+          probedAt,
+        },
+      });
+      return count > 0 ? this.profiled(id) : null;
+    },
+
     add(input: { name: string; url: string }): Promise<Site> {
       const data = { name: cleanName(input.name), url: normalizeSiteUrl(input.url) };
       return db.site.create({ data, select: siteSelect });
@@ -63,8 +145,15 @@ export function siteRegistry(db: Db) {
       const data: { name?: string; url?: string } = {};
       if (input.name !== undefined) data.name = cleanName(input.name);
       if (input.url !== undefined) data.url = normalizeSiteUrl(input.url);
-      if (!(await this.find(id))) throw new SiteError(`站点不存在: ${id}`);
-      return db.site.update({ where: { id }, data, select: siteSelect });
+      const before = await this.find(id);
+      if (!before) throw new SiteError(`站点不存在: ${id}`);
+      // Another address may be another gateway: probe it afresh before trusting the old profile.
+      const moved = data.url !== undefined && data.url !== before.url;
+      return db.site.update({
+        where: { id },
+        data: { ...data, ...(moved ? { probedAt: null } : {}) },
+        select: siteSelect,
+      });
     },
 
     async remove(id: number): Promise<Site> {

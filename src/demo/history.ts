@@ -1,0 +1,212 @@
+/**
+ * A month of realistic account history for the demo site and the tests: usage over several models
+ * and tokens with a working-day rhythm, top-ups, the odd failed call; the same every run for a
+ * given seed and end time.
+ */
+import type { StandInLog, StandInToken, StandInTopup } from "./gateway";
+
+const QUOTA_PER_USD = 500_000;
+
+/** USD per million prompt / completion tokens, roughly what the models cost. */
+const MODELS = [
+  { name: "gpt-4o-mini", input: 0.15, output: 0.6, weight: 34, ms: 2_200 },
+  { name: "gpt-4o", input: 2.5, output: 10, weight: 14, ms: 4_800 },
+  { name: "claude-sonnet-4", input: 3, output: 15, weight: 16, ms: 6_500 },
+  { name: "deepseek-chat", input: 0.27, output: 1.1, weight: 18, ms: 5_200 },
+  { name: "gemini-2.5-flash", input: 0.3, output: 2.5, weight: 12, ms: 1_900 },
+  { name: "text-embedding-3-small", input: 0.02, output: 0, weight: 6, ms: 300 },
+];
+
+const TOKEN_NAMES = ["笔记本", "生产服务器", "手机", "CI 测试"];
+
+/** Share of a day's calls in each local hour (people work in the day, batch jobs run at night). */
+const HOURLY = [1, 1, 0.6, 0.4, 0.4, 0.5, 1, 2, 4, 7, 9, 9, 6, 7, 9, 9, 8, 7, 5, 4, 4, 3, 2, 1.5];
+
+/** mulberry32: a small seeded generator, so the demo's numbers are stable. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function pick<T extends { weight: number }>(items: T[], r: number): T {
+  const total = items.reduce((s, i) => s + i.weight, 0);
+  let x = r * total;
+  for (const item of items) {
+    x -= item.weight;
+    if (x <= 0) return item;
+  }
+  return items[items.length - 1] as T;
+}
+
+function keyOf(rand: () => number): string {
+  const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return Array.from({ length: 48 }, () => chars[Math.floor(rand() * chars.length)]).join("");
+}
+
+export type History = {
+  logs: StandInLog[];
+  tokens: StandInToken[];
+  topups: StandInTopup[];
+  /** What the site's user object says about the account after this history. */
+  totals: { quota: number; usedQuota: number; requestCount: number };
+};
+
+export type HistoryOptions = {
+  seed?: number;
+  days?: number;
+  /** Calls on an ordinary weekday; weekends see a third of it. */
+  callsPerDay?: number;
+  /** Unix seconds; the history ends here. */
+  now?: number;
+  /** Hours the site's clock is ahead of UTC (the rhythm follows local hours). */
+  utcOffsetHours?: number;
+};
+
+export function demoHistory(opts: HistoryOptions = {}): History {
+  const rand = random(opts.seed ?? 7);
+  const days = opts.days ?? 30;
+  const perDay = opts.callsPerDay ?? 160;
+  const now = opts.now ?? Math.floor(Date.now() / 1000);
+  const offset = (opts.utcOffsetHours ?? 8) * 3600;
+  const start = now - days * 86_400;
+
+  const tokens: StandInToken[] = TOKEN_NAMES.map((name, i) => ({
+    id: 11 + i,
+    name,
+    key: keyOf(rand),
+    status: i === 3 ? 2 : 1,
+    createdTime: start - (40 - i * 7) * 86_400,
+    accessedTime: 0,
+    expiredTime: i === 2 ? now + 60 * 86_400 : -1,
+    remainQuota: i === 0 ? 0 : [0, 40, 15, 5][i]! * QUOTA_PER_USD,
+    unlimited: i === 0,
+    usedQuota: 0,
+    group: i === 1 ? "vip" : "",
+  }));
+  const tokenWeights = [{ weight: 40 }, { weight: 45 }, { weight: 12 }, { weight: 3 }];
+
+  const logs: StandInLog[] = [];
+  const topups: StandInTopup[] = [];
+  let topupId = 40;
+  let credited = 50 * QUOTA_PER_USD; // the opening balance, before this month
+
+  const topup = (at: number, usd: number, method: string) => {
+    topupId++;
+    const paid = Math.round(usd * 7.3 * 100) / 100;
+    topups.push({
+      id: topupId,
+      amount: usd,
+      money: paid,
+      tradeNo: `USR1NO${keyOf(rand).slice(0, 6)}${at}`,
+      paymentMethod: method,
+      createTime: at,
+      completeTime: at + 40 + Math.floor(rand() * 60),
+      status: "success",
+    });
+    credited += usd * QUOTA_PER_USD;
+    logs.push({
+      createdAt: at + 60,
+      type: 1,
+      model: "",
+      tokenName: "",
+      tokenId: 0,
+      quota: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      durationMs: 0,
+      stream: false,
+      content: `使用在线充值成功，充值金额: ${usd}，支付金额：${paid.toFixed(6)}`,
+    });
+  };
+
+  for (let d = 0; d <= days; d++) {
+    const dayStart = Math.floor((start + offset) / 86_400) * 86_400 - offset + d * 86_400;
+    const weekday = new Date((dayStart + offset) * 1000).getUTCDay();
+    const dayCalls = perDay * (weekday === 0 || weekday === 6 ? 0.35 : 1) * (0.8 + rand() * 0.4);
+    const hourSum = HOURLY.reduce((a, b) => a + b, 0);
+    for (let h = 0; h < 24; h++) {
+      const calls = Math.round((dayCalls * (HOURLY[h] ?? 0)) / hourSum + (rand() - 0.5));
+      for (let c = 0; c < calls; c++) {
+        const at = dayStart + h * 3600 + Math.floor(rand() * 3600);
+        if (at < start || at > now) continue;
+        const model = pick(MODELS, rand());
+        const tokenIndex = TOKEN_NAMES.indexOf(TOKEN_NAMES[tokenWeights.indexOf(pick(tokenWeights, rand()))] ?? "");
+        const token = tokens[tokenIndex] ?? tokens[0]!;
+        if (rand() < 0.012) {
+          logs.push({
+            createdAt: at,
+            type: 5,
+            model: model.name,
+            tokenName: token.name,
+            tokenId: token.id,
+            quota: 0,
+            promptTokens: 0,
+            completionTokens: 0,
+            durationMs: 30_000,
+            stream: false,
+            content: "上游返回错误: 429 Too Many Requests（已重试 3 次）",
+          });
+          continue;
+        }
+        const prompt = Math.round(200 + rand() ** 2 * 12_000);
+        const completion = model.output === 0 ? 0 : Math.round(40 + rand() ** 2 * 1_800);
+        const usd = (prompt * model.input + completion * model.output) / 1_000_000;
+        const quota = Math.max(1, Math.round(usd * QUOTA_PER_USD));
+        const modelRatio = model.input / 2;
+        const completionRatio = model.output === 0 ? 1 : model.output / model.input;
+        logs.push({
+          createdAt: at,
+          type: 2,
+          model: model.name,
+          tokenName: token.name,
+          tokenId: token.id,
+          quota,
+          promptTokens: prompt,
+          completionTokens: completion,
+          durationMs: Math.round(model.ms * (0.4 + rand() * 1.4)),
+          stream: model.output > 0 && rand() < 0.7,
+          content: `模型倍率 ${modelRatio.toFixed(2)}，补全倍率 ${completionRatio.toFixed(2)}，分组倍率 1.00`,
+        });
+        token.usedQuota += quota;
+        token.accessedTime = Math.max(token.accessedTime, at);
+      }
+    }
+    if (d % 8 === 3)
+      topup(
+        dayStart + 10 * 3600 + Math.floor(rand() * 3600),
+        [20, 50, 10, 30][(d / 8) | 0] ?? 20,
+        d % 16 === 3 ? "alipay" : "wxpay",
+      );
+  }
+  logs.push({
+    createdAt: start + 2 * 86_400 + 3600,
+    type: 3,
+    model: "",
+    tokenName: "",
+    tokenId: 0,
+    quota: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    durationMs: 0,
+    stream: false,
+    content: "管理员将用户分组从 default 修改为 vip",
+  });
+  logs.sort((a, b) => a.createdAt - b.createdAt);
+  const usedQuota = logs.reduce((s, l) => s + (l.type === 2 ? l.quota : 0), 0);
+  return {
+    logs,
+    tokens,
+    topups,
+    totals: {
+      quota: credited - usedQuota,
+      usedQuota,
+      requestCount: logs.filter((l) => l.type === 2).length,
+    },
+  };
+}

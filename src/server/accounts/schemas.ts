@@ -1,0 +1,209 @@
+import { z } from "zod";
+import { MSG } from "../core/messages";
+import { DISPLAY_TYPES, FAMILIES } from "../gateway/families";
+import { LOG_TYPES, TOKEN_STATUSES } from "../gateway/reads";
+import { isTimeZone } from "./time";
+
+/**
+ * Parameters and answers of the site-data operations. Parameters arrive as JSON (tRPC) or as query
+ * strings (REST), so numbers and flags accept both; an empty query value counts as absent.
+ */
+
+const MAX_PAGE = 10_000;
+const MAX_RANGE_SECONDS = 366 * 24 * 3600;
+
+const absentIfEmpty = (v: unknown) => (v === "" || v === null ? undefined : v);
+
+const intParam = (min: number, max: number) =>
+  z.preprocess(
+    absentIfEmpty,
+    z
+      .union([
+        z.number(),
+        z
+          .string()
+          .regex(/^\d{1,9}$/)
+          .transform(Number),
+      ])
+      .pipe(z.number().int().min(min).max(max)),
+  );
+
+const flag = z.preprocess(
+  absentIfEmpty,
+  z
+    .union([z.boolean(), z.enum(["1", "0", "true", "false"])])
+    .transform((v) => v === true || v === "1" || v === "true")
+    .optional(),
+);
+
+/** ISO 8601 or Unix seconds, as Unix seconds. */
+const instant = z.preprocess(
+  absentIfEmpty,
+  z
+    .union([z.number(), z.string().max(40)])
+    .transform((v, ctx) => {
+      const seconds =
+        typeof v === "number"
+          ? v
+          : /^\d{1,12}$/.test(v)
+            ? Number(v)
+            : /^\d{4}-\d{2}-\d{2}/.test(v)
+              ? Date.parse(v) / 1000
+              : Number.NaN;
+      if (!Number.isFinite(seconds) || seconds < 0 || seconds > 32_503_680_000) {
+        ctx.addIssue({ code: "custom", message: "invalid" });
+        return z.NEVER;
+      }
+      return Math.floor(seconds);
+    })
+    .optional(),
+);
+
+const name = z.preprocess(absentIfEmpty, z.string().trim().min(1).max(128).optional());
+
+const paged = {
+  page: intParam(1, MAX_PAGE).default(1),
+  pageSize: intParam(1, 100).default(20),
+  refresh: flag,
+};
+
+export const summaryInput = z.object({
+  tz: z.preprocess(absentIfEmpty, z.string().max(64).refine(isTimeZone).optional()),
+  refresh: flag,
+});
+
+export const logsInput = z
+  .object({
+    ...paged,
+    type: z.preprocess(absentIfEmpty, z.enum(LOG_TYPES).exclude(["other"]).optional()),
+    model: name,
+    token: name,
+    from: instant,
+    to: instant,
+  })
+  .superRefine((q, ctx) => {
+    if (q.from !== undefined && q.to !== undefined) {
+      if (q.to < q.from || q.to - q.from > MAX_RANGE_SECONDS)
+        ctx.addIssue({ code: "custom", path: ["to"], message: "" });
+    }
+  });
+
+export const pageInput = z.object(paged);
+
+/** The parameters, or the message naming the first bad one. */
+export function parseParams<T extends z.ZodType>(
+  schema: T,
+  raw: unknown,
+): { ok: true; value: z.output<T> } | { ok: false; message: string } {
+  const parsed = schema.safeParse(raw ?? {});
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  const param = issue && issue.path.length > 0 ? String(issue.path[0]) : "参数";
+  return { ok: false, message: `${MSG.badParamPrefix}${param}` };
+}
+
+// Answers (the OpenAPI document's source; the procedures build them in site-data.ts).
+
+const amount = (what: string) =>
+  z.object({ quota: z.number().describe(`${what}（站点额度单位）`), usd: z.number().describe("折合美元") });
+
+export const moneySchema = z
+  .object({
+    quotaPerUnit: z.number().describe("每 1 美元对应的额度单位（站点的 quota_per_unit）"),
+    display: z.enum(DISPLAY_TYPES).describe("站点的显示方式：美元、人民币、自定义货币，或直接显示额度"),
+    symbol: z.string().describe("货币符号（TOKENS 时为空）"),
+    rate: z.number().describe("1 美元折合多少显示货币"),
+  })
+  .meta({ id: "Money" });
+
+const pagingShape = {
+  page: z.number().int(),
+  pageSize: z.number().int().describe("实际每页条数（one-api 固定为 10）"),
+  total: z.number().int().nullable().describe("总条数；站点不提供时为 null"),
+  hasMore: z.boolean(),
+  fetchedAt: z.iso.datetime().describe("从站点取得数据的时间"),
+};
+
+const iso = z.iso.datetime();
+
+export const summarySchema = z
+  .object({
+    site: z.object({ id: z.number().int(), name: z.string(), url: z.string(), family: z.enum(FAMILIES) }),
+    user: z.object({ id: z.number(), username: z.string(), displayName: z.string(), group: z.string() }),
+    money: moneySchema,
+    balance: amount("剩余额度"),
+    used: amount("已用额度"),
+    requestCount: z.number(),
+    today: amount("今日消费（tz 时区的零点起）"),
+    fetchedAt: iso,
+  })
+  .meta({ id: "AccountSummary" });
+
+export const logItemSchema = z
+  .object({
+    createdAt: iso,
+    type: z.enum(LOG_TYPES),
+    model: z.string(),
+    tokenName: z.string(),
+    quota: z.number(),
+    usd: z.number(),
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    durationMs: z.number().nullable(),
+    stream: z.boolean(),
+    content: z.string(),
+  })
+  .meta({ id: "LogItem" });
+
+export const logsPageSchema = z.object({ ...pagingShape, items: z.array(logItemSchema) }).meta({ id: "LogsPage" });
+
+export const tokenItemSchema = z
+  .object({
+    id: z.number(),
+    name: z.string(),
+    key: z.string().describe("总是打码：前 4 位 + **** + 后 4 位；完整密钥从不经过本服务"),
+    status: z.enum(TOKEN_STATUSES),
+    remainQuota: z.number(),
+    remainUsd: z.number(),
+    unlimited: z.boolean(),
+    usedQuota: z.number(),
+    usedUsd: z.number(),
+    expiresAt: iso.nullable().describe("永不过期时为 null"),
+    createdAt: iso.nullable(),
+    lastUsedAt: iso.nullable(),
+    group: z.string(),
+  })
+  .meta({ id: "TokenItem" });
+
+export const tokensPageSchema = z
+  .object({ ...pagingShape, items: z.array(tokenItemSchema) })
+  .meta({ id: "TokensPage" });
+
+export const topupItemSchema = z
+  .object({
+    createdAt: iso.nullable(),
+    completedAt: iso.nullable(),
+    amountUsd: z.number().describe("充值的美元额度"),
+    money: z.number().describe("实付金额（站点货币）"),
+    method: z.string(),
+    status: z.string().describe("pending | success | failed | expired"),
+    tradeNo: z.string(),
+  })
+  .meta({ id: "TopupItem" });
+
+export const topupsPageSchema = z
+  .object({
+    ...pagingShape,
+    supported: z
+      .boolean()
+      .describe("站点是否提供用户充值记录（仅新版 new-api）；其他站点的充值在使用日志的 topup 类型中"),
+    items: z.array(topupItemSchema),
+  })
+  .meta({ id: "TopupsPage" });
+
+const success = <T extends z.ZodType>(data: T, id: string) => z.object({ success: z.literal(true), data }).meta({ id });
+
+export const summarySuccess = success(summarySchema, "AccountSummarySuccess");
+export const logsSuccess = success(logsPageSchema, "LogsPageSuccess");
+export const tokensSuccess = success(tokensPageSchema, "TokensPageSuccess");
+export const topupsSuccess = success(topupsPageSchema, "TopupsPageSuccess");

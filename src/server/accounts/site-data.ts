@@ -1,0 +1,267 @@
+/**
+ * Live site data of a signed-in account, read through its own site with its sealed access token
+ * (design.md 12): summary, usage log pages, tokens and top-ups. Answers are cached per account
+ * for a few seconds and identical calls in flight are shared, so a busy dashboard costs the site
+ * one call; every call goes through the site's gate (budget, in-flight limit, 429 pause).
+ */
+import { LRUCache } from "lru-cache";
+import { MSG } from "../core/messages";
+import type { Db } from "../db/client";
+import { GatewayError, callSite, parseAnswer, type SiteCall } from "../gateway/client";
+import type { Family, Money } from "../gateway/families";
+import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
+import {
+  effectivePageSize,
+  familyHasLogType,
+  familyHasTopups,
+  isRow,
+  logItem,
+  logsRequest,
+  pageOf,
+  paging,
+  selfInfo,
+  statRequest,
+  tokenItem,
+  tokensRequest,
+  topupItem,
+  topupsRequest,
+  usdOf,
+  zeroBasedTokens,
+  type LogItem,
+  type LogQuery,
+  type Paging,
+  type Request,
+  type SelfInfo,
+  type TokenItem,
+  type TopupItem,
+} from "../gateway/reads";
+import { freshProfile } from "../sites/probe";
+import type { ProfiledSite } from "../sites/registry";
+import { sessionStore } from "../session/store";
+import { localMidnight } from "./time";
+
+/** A failure of the operation: its message is the answer (`{success:false,message}`). */
+export class SiteDataError extends Error {}
+
+const UNEXPECTED = "站点返回的数据无法识别";
+
+export const CACHE_TTL_MS = { summary: 30_000, page: 15_000 } as const;
+
+/** The signed-in account: its session, site and the user id as sent at sign-in. */
+export type Account = { sessionId: string; siteId: number; siteUserId: number; userId: number | string };
+
+export type SiteDataDeps = {
+  db: Db;
+  timeoutMs: number;
+  perMinute: number;
+  acceptLanguage?: string | null;
+  /** Skip the cache (the refresh button); the site's budget still applies. */
+  refresh?: boolean;
+};
+
+export type Summary = {
+  site: { id: number; name: string; url: string; family: Family };
+  user: SelfInfo["user"];
+  money: Money;
+  balance: { quota: number; usd: number };
+  used: { quota: number; usd: number };
+  requestCount: number;
+  today: { quota: number; usd: number };
+  fetchedAt: string;
+};
+
+export type LogsPage = Paging & { items: LogItem[]; fetchedAt: string };
+export type TokensPage = Paging & { items: TokenItem[]; fetchedAt: string };
+export type TopupsPage = Paging & { supported: boolean; items: TopupItem[]; fetchedAt: string };
+
+const cache = new LRUCache<string, object>({ max: 10_000 });
+const inFlight = new Map<string, Promise<object>>();
+
+/** One cached, shared computation per key. */
+async function cached<T extends object>(key: string, ttl: number, refresh: boolean, load: () => Promise<T>) {
+  if (!refresh) {
+    const hit = cache.get(key);
+    if (hit) return hit as T;
+  }
+  const running = inFlight.get(key);
+  if (running) return (await running) as T;
+  const promise = load();
+  inFlight.set(key, promise);
+  try {
+    const value = await promise;
+    cache.set(key, value, { ttl });
+    return value;
+  } finally {
+    inFlight.delete(key);
+  }
+}
+
+/** Forgets every cached answer (tests that count the calls a site sees). */
+export function clearSiteDataCache(): void {
+  cache.clear();
+}
+
+/** Messages of gateway-user-api.md that mean the token or the user is refused, in every family and language. */
+const REFUSAL =
+  /access token|令牌|未登录|封禁|banned|Unauthorized|无权进行此操作|会话无效|用户校验失败|New-Api-User|Veloera-User/i;
+
+function redact(message: string, accessToken: string): string {
+  return accessToken.length >= 8 ? message.split(accessToken).join("***") : message;
+}
+
+type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps };
+
+async function openSite(account: Account, deps: SiteDataDeps): Promise<ProfiledSite> {
+  const site = await freshProfile(deps.db, account.siteId, { timeoutMs: deps.timeoutMs, perMinute: deps.perMinute });
+  if (!site) throw new SiteDataError(MSG.siteRemoved);
+  return site;
+}
+
+/**
+ * One authenticated GET; `data` of a successful envelope. A 404 answers null when `missingOk`
+ * (a route this build of the family lacks).
+ */
+async function read(ctx: Ctx, request: Request, { missingOk = false } = {}): Promise<unknown> {
+  const { account, site, deps } = ctx;
+  const accessToken = await sessionStore(deps.db).accessTokenOf(account.sessionId);
+  if (accessToken === null) throw new SiteDataError(MSG.unauthenticated);
+  const call: SiteCall = {
+    siteUrl: site.url,
+    path: request.path,
+    query: request.query,
+    accessToken,
+    userId: account.userId,
+    acceptLanguage: deps.acceptLanguage,
+    timeoutMs: deps.timeoutMs,
+  };
+  let data: unknown;
+  try {
+    const answer = await throughGate(site.id, deps.perMinute, () => callSite(call));
+    if (answer.status === 429) {
+      pauseSite(site.id, answer.retryAfter);
+      throw new SiteDataError(MSG.siteBusy);
+    }
+    if (answer.status === 404 && missingOk) return null;
+    if (answer.status === 401) throw new SiteDataError(MSG.siteRefused);
+    data = parseAnswer(answer);
+  } catch (error) {
+    if (error instanceof SiteBusy) throw new SiteDataError(MSG.siteBusy);
+    if (error instanceof GatewayError) throw new SiteDataError(`${MSG.siteFailedPrefix}${error.message}`);
+    throw error;
+  }
+  if (!isRow(data)) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+  if (data.success !== true) {
+    const message = typeof data.message === "string" ? data.message.trim() : "";
+    if (REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused);
+    throw new SiteDataError(`${MSG.siteFailedPrefix}${redact(message, accessToken) || UNEXPECTED}`);
+  }
+  return data.data;
+}
+
+const keyOf = (account: Account, kind: string, params: unknown) =>
+  `${account.siteId}:${account.siteUserId}:${kind}:${JSON.stringify(params)}`;
+
+export async function summary(account: Account, tz: string, deps: SiteDataDeps): Promise<Summary> {
+  return cached(keyOf(account, "summary", tz), CACHE_TTL_MS.summary, deps.refresh === true, async () => {
+    const site = await openSite(account, deps);
+    const ctx = { account, site, deps };
+    const now = Date.now();
+    const from = Math.floor(localMidnight(tz, now) / 1000);
+    const [self, stat] = await Promise.all([
+      read(ctx, { path: "/api/user/self", query: {} }),
+      read(ctx, statRequest(site.family, from, Math.floor(now / 1000))),
+    ]);
+    if (!isRow(self) || !isRow(stat)) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+    const info = selfInfo(self);
+    const todayQuota = typeof stat.quota === "number" ? stat.quota : 0;
+    const { money } = site;
+    return {
+      site: { id: site.id, name: site.name, url: site.url, family: site.family },
+      user: info.user,
+      money,
+      balance: { quota: info.quota, usd: usdOf(info.quota, money) },
+      used: { quota: info.usedQuota, usd: usdOf(info.usedQuota, money) },
+      requestCount: info.requestCount,
+      today: { quota: todayQuota, usd: usdOf(todayQuota, money) },
+      fetchedAt: new Date().toISOString(),
+    };
+  });
+}
+
+export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps): Promise<LogsPage> {
+  return cached(keyOf(account, "logs", query), CACHE_TTL_MS.page, deps.refresh === true, async () => {
+    const site = await openSite(account, deps);
+    const pageSize = effectivePageSize(site.family, query.pageSize);
+    const fetchedAt = new Date().toISOString();
+    if (query.type && !familyHasLogType(site.family, query.type)) {
+      return { ...paging(query.page, pageSize, 0, 0), items: [], fetchedAt };
+    }
+    const data = await read({ account, site, deps }, logsRequest(site.family, query));
+    const page = pageOf(data);
+    if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+    return {
+      ...paging(query.page, pageSize, page.rows.length, page.total),
+      items: page.rows.map((row) => logItem(site.family, row, site.money)),
+      fetchedAt,
+    };
+  });
+}
+
+/** What each site's token list turned out to count pages from, once seen (new-api changed it in 2025). */
+const tokenPageBase = new Map<string, boolean>();
+
+export async function tokens(
+  account: Account,
+  query: { page: number; pageSize: number },
+  deps: SiteDataDeps,
+): Promise<TokensPage> {
+  return cached(keyOf(account, "tokens", query), CACHE_TTL_MS.page, deps.refresh === true, async () => {
+    const site = await openSite(account, deps);
+    const ctx = { account, site, deps };
+    const pageSize = effectivePageSize(site.family, query.pageSize);
+    const fetchedAt = new Date().toISOString();
+    const baseKey = `${site.id} ${site.url}`;
+    const assumedZero = tokenPageBase.get(baseKey) ?? zeroBasedTokens(site.family);
+    let page = pageOf(await read(ctx, tokensRequest(site.family, query.page, pageSize, assumedZero)));
+    if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+    const newApiLike = site.family === "new-api" || site.family === "new-api-legacy" || site.family === "unknown";
+    // new-api's plain-array lists are 0-based, its paged ones 1-based: read the shape, ask again if it was the other.
+    const actualZero = page.shape === "array";
+    if (newApiLike && actualZero !== assumedZero) {
+      tokenPageBase.set(baseKey, actualZero);
+      const misread = !(query.page === 1 && assumedZero);
+      if (misread) {
+        page = pageOf(await read(ctx, tokensRequest(site.family, query.page, pageSize, actualZero)));
+        if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+      }
+    }
+    return {
+      ...paging(query.page, pageSize, page.rows.length, page.total),
+      items: page.rows.map((row) => tokenItem(row, site.money)),
+      fetchedAt,
+    };
+  });
+}
+
+export async function topups(
+  account: Account,
+  query: { page: number; pageSize: number },
+  deps: SiteDataDeps,
+): Promise<TopupsPage> {
+  return cached(keyOf(account, "topups", query), CACHE_TTL_MS.page, deps.refresh === true, async () => {
+    const site = await openSite(account, deps);
+    const fetchedAt = new Date().toISOString();
+    const unsupported = { ...paging(query.page, query.pageSize, 0, 0), supported: false, items: [], fetchedAt };
+    if (!familyHasTopups(site.family)) return unsupported;
+    const data = await read({ account, site, deps }, topupsRequest(query.page, query.pageSize), { missingOk: true });
+    if (data === null) return unsupported;
+    const page = pageOf(data);
+    if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+    return {
+      ...paging(query.page, query.pageSize, page.rows.length, page.total),
+      supported: true,
+      items: page.rows.map(topupItem),
+      fetchedAt,
+    };
+  });
+}

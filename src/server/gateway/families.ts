@@ -1,0 +1,82 @@
+/**
+ * Gateway families and money settings, read from a site's unauthenticated `GET /api/status`
+ * (gateway-user-api.md §8 for the detection heuristics, §3.2 for the money display recipe).
+ */
+
+export const FAMILIES = ["new-api", "new-api-legacy", "veloera", "one-api", "one-hub", "done-hub", "unknown"] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export const FAMILY_NAMES: Record<Family, string> = {
+  "new-api": "new-api",
+  "new-api-legacy": "new-api（旧版）",
+  veloera: "Veloera",
+  "one-api": "one-api",
+  "one-hub": "one-hub",
+  "done-hub": "done-hub",
+  unknown: "未知（按 new-api 处理）",
+};
+
+export const DISPLAY_TYPES = ["USD", "CNY", "CUSTOM", "TOKENS"] as const;
+export type DisplayType = (typeof DISPLAY_TYPES)[number];
+
+/** How a site shows money: quota units per USD, and the currency it displays (1 USD = rate × symbol). */
+export type Money = { quotaPerUnit: number; display: DisplayType; symbol: string; rate: number };
+
+export type SiteProfile = { family: Family; version: string | null; systemName: string | null; money: Money };
+
+export const DEFAULT_QUOTA_PER_UNIT = 500_000;
+
+const has = (data: Record<string, unknown>, key: string) => Object.hasOwn(data, key);
+
+export function detectFamily(data: Record<string, unknown>): Family {
+  if (has(data, "max_log_query_days") || has(data, "linuxDo_oauth")) return "done-hub";
+  if (has(data, "quota_display_type") || has(data, "usd_exchange_rate")) return "new-api";
+  if (has(data, "check_in_enabled") && has(data, "enable_data_export")) return "veloera";
+  if (has(data, "PaymentUSDRate") || has(data, "UserInvoiceMonth")) return "one-hub";
+  if (has(data, "enable_data_export") && (has(data, "setup") || has(data, "self_use_mode_enabled"))) {
+    return "new-api-legacy";
+  }
+  if ((has(data, "oidc_well_known") || has(data, "lark_client_id")) && !has(data, "enable_data_export")) {
+    return "one-api";
+  }
+  return "unknown";
+}
+
+const positive = (v: unknown, fallback: number) =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fallback;
+const text = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim().slice(0, 200) : null);
+
+export function moneyFrom(data: Record<string, unknown>): Money {
+  const quotaPerUnit = positive(data.quota_per_unit, DEFAULT_QUOTA_PER_UNIT);
+  const type = data.quota_display_type;
+  if (type === "CNY") return { quotaPerUnit, display: "CNY", symbol: "¥", rate: positive(data.usd_exchange_rate, 7.3) };
+  if (type === "CUSTOM") {
+    return {
+      quotaPerUnit,
+      display: "CUSTOM",
+      symbol: (text(data.custom_currency_symbol) ?? "¤").slice(0, 8),
+      rate: positive(data.custom_currency_exchange_rate, 1),
+    };
+  }
+  if (type === "TOKENS" || (type === undefined && data.display_in_currency === false)) {
+    return { quotaPerUnit, display: "TOKENS", symbol: "", rate: 1 };
+  }
+  return { quotaPerUnit, display: "USD", symbol: "$", rate: 1 };
+}
+
+export function profileFrom(data: Record<string, unknown>): SiteProfile {
+  return {
+    family: detectFamily(data),
+    version: text(data.version),
+    systemName: text(data.system_name),
+    money: moneyFrom(data),
+  };
+}
+
+/** A site never probed (or no longer reachable) is read with new-api rules and the default money. */
+export const UNPROBED: SiteProfile = {
+  family: "unknown",
+  version: null,
+  systemName: null,
+  money: { quotaPerUnit: DEFAULT_QUOTA_PER_UNIT, display: "USD", symbol: "$", rate: 1 },
+};

@@ -1,0 +1,279 @@
+/**
+ * What a signed-in user can read from a site, per family (gateway-user-api.md): which path and
+ * parameters to send, and one normalized shape per kind of answer, whatever the family sent.
+ */
+import type { Family, Money } from "./families";
+
+export const LOG_TYPES = ["topup", "consume", "manage", "system", "error", "refund", "other"] as const;
+export type LogType = (typeof LOG_TYPES)[number];
+export const TOKEN_STATUSES = ["enabled", "disabled", "expired", "exhausted"] as const;
+export type TokenStatus = (typeof TOKEN_STATUSES)[number];
+
+export type Request = { path: string; query: Record<string, string | number | undefined> };
+
+export type Paging = { page: number; pageSize: number; total: number | null; hasMore: boolean };
+
+export type LogItem = {
+  createdAt: string;
+  type: LogType;
+  model: string;
+  tokenName: string;
+  quota: number;
+  usd: number;
+  promptTokens: number;
+  completionTokens: number;
+  durationMs: number | null;
+  stream: boolean;
+  content: string;
+};
+
+export type TokenItem = {
+  id: number;
+  name: string;
+  key: string;
+  status: TokenStatus;
+  remainQuota: number;
+  remainUsd: number;
+  unlimited: boolean;
+  usedQuota: number;
+  usedUsd: number;
+  expiresAt: string | null;
+  createdAt: string | null;
+  lastUsedAt: string | null;
+  group: string;
+};
+
+export type TopupItem = {
+  createdAt: string | null;
+  completedAt: string | null;
+  amountUsd: number;
+  money: number;
+  method: string;
+  status: string;
+  tradeNo: string;
+};
+
+export type SelfInfo = {
+  user: { id: number; username: string; displayName: string; group: string };
+  quota: number;
+  usedQuota: number;
+  requestCount: number;
+};
+
+export type LogQuery = {
+  page: number;
+  pageSize: number;
+  type?: Exclude<LogType, "other">;
+  model?: string;
+  token?: string;
+  /** Unix seconds, inclusive. */
+  from?: number;
+  to?: number;
+};
+
+/** Shapes of gateway-user-api.md §3–§7, with the fields this service reads. */
+type Row = Record<string, unknown>;
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+const iso = (seconds: unknown): string | null =>
+  typeof seconds === "number" && seconds > 0 ? new Date(seconds * 1000).toISOString() : null;
+const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+export const usdOf = (quota: number, money: Money) => round6(quota / money.quotaPerUnit);
+
+const oneHubLike = (f: Family) => f === "one-hub" || f === "done-hub";
+/** Families whose token list is 0-based (Veloera, one-api, new-api before 2025-06). */
+const zeroBasedTokens = (f: Family) => f === "veloera" || f === "one-api" || f === "new-api-legacy";
+
+/** Log type numbers: 1–4 shared; 5 is error (new-api), check-in (Veloera) or test (one-api). */
+const TYPE_NUMBER: Record<Exclude<LogType, "other">, number> = {
+  topup: 1,
+  consume: 2,
+  manage: 3,
+  system: 4,
+  error: 5,
+  refund: 6,
+};
+
+function logTypeOf(family: Family, n: unknown): LogType {
+  switch (n) {
+    case 1:
+      return "topup";
+    case 2:
+      return "consume";
+    case 3:
+      return "manage";
+    case 4:
+      return "system";
+    case 5:
+      if (family === "veloera") return "system"; // check-in reward
+      if (family === "one-api" || oneHubLike(family)) return "other"; // one-api's channel test
+      return "error";
+    case 6:
+      return family === "new-api" || family === "unknown" ? "refund" : "other";
+    default:
+      return "other";
+  }
+}
+
+/** Whether the family can filter by this type at all (else the answer is empty without a call). */
+export function familyHasLogType(family: Family, type: Exclude<LogType, "other">): boolean {
+  if (type === "error") return family === "new-api" || family === "new-api-legacy" || family === "unknown";
+  if (type === "refund") return family === "new-api" || family === "unknown";
+  return true;
+}
+
+/** One-api pages are a fixed 10 rows, whatever is asked. */
+export function effectivePageSize(family: Family, pageSize: number): number {
+  return family === "one-api" ? 10 : pageSize;
+}
+
+export function logsRequest(family: Family, q: LogQuery): Request {
+  const filters = {
+    model_name: q.model,
+    token_name: q.token,
+    start_timestamp: q.from,
+    end_timestamp: q.to,
+  };
+  const type = q.type ? TYPE_NUMBER[q.type] : undefined;
+  if (oneHubLike(family)) {
+    return { path: "/api/log/self", query: { page: q.page, size: q.pageSize, log_type: type, ...filters } };
+  }
+  if (family === "one-api") return { path: "/api/log/self", query: { p: q.page - 1, type, ...filters } };
+  // new-api of every age and Veloera: 1-based `p`; `page_size` always sent (older builds answer an empty page without).
+  return { path: "/api/log/self", query: { p: q.page, page_size: q.pageSize, type, ...filters } };
+}
+
+/** The today's-spend request: the sum of consume logs in a window (every family has it). */
+export function statRequest(family: Family, from: number, to: number): Request {
+  const type = oneHubLike(family) ? { log_type: 2 } : { type: 2 };
+  return { path: "/api/log/self/stat", query: { ...type, start_timestamp: from, end_timestamp: to } };
+}
+
+export function tokensRequest(family: Family, page: number, pageSize: number, zeroBased = zeroBasedTokens(family)) {
+  if (oneHubLike(family)) return { path: "/api/token/", query: { page, size: pageSize } };
+  if (family === "one-api") return { path: "/api/token/", query: { p: page - 1 } };
+  return { path: "/api/token/", query: { p: zeroBased ? page - 1 : page, size: pageSize } };
+}
+
+export { zeroBasedTokens };
+
+export function topupsRequest(page: number, pageSize: number): Request {
+  return { path: "/api/user/topup/self", query: { p: page, page_size: pageSize } };
+}
+
+/** Only current new-api has a user's top-up history (§3.8); the others keep top-ups as logs. */
+export const familyHasTopups = (family: Family) => family === "new-api" || family === "unknown";
+
+/** A page in whichever shape the site sent: a plain array, `{items,total}` or `{data,total_count}`. */
+export function pageOf(data: unknown): { rows: Row[]; total: number | null; shape: "array" | "items" | "data" } | null {
+  if (Array.isArray(data)) return { rows: data.filter(isRow), total: null, shape: "array" };
+  if (!isRow(data)) return null;
+  if (Array.isArray(data.items)) {
+    return {
+      rows: data.items.filter(isRow),
+      total: typeof data.total === "number" ? data.total : null,
+      shape: "items",
+    };
+  }
+  if (Array.isArray(data.data)) {
+    return {
+      rows: data.data.filter(isRow),
+      total: typeof data.total_count === "number" ? data.total_count : null,
+      shape: "data",
+    };
+  }
+  // Empty lists may come as null in some builds.
+  if (data.items === null || data.data === null) return { rows: [], total: 0, shape: "items" };
+  return null;
+}
+
+function isRow(v: unknown): v is Row {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function paging(page: number, pageSize: number, rows: number, total: number | null): Paging {
+  return { page, pageSize, total, hasMore: total !== null ? page * pageSize < total : rows >= pageSize };
+}
+
+function durationMs(family: Family, row: Row): number | null {
+  if (typeof row.use_time === "number") return row.use_time * 1000; // new-api, Veloera: seconds
+  if (typeof row.elapsed_time === "number") return row.elapsed_time; // one-api: ms
+  if (typeof row.request_time === "number") return row.request_time; // one-hub, done-hub: ms
+  void family;
+  return null;
+}
+
+export function logItem(family: Family, row: Row, money: Money): LogItem {
+  const quota = num(row.quota);
+  return {
+    createdAt: iso(row.created_at) ?? new Date(0).toISOString(),
+    type: logTypeOf(family, row.type),
+    model: str(row.model_name),
+    tokenName: str(row.token_name),
+    quota,
+    usd: usdOf(quota, money),
+    promptTokens: num(row.prompt_tokens),
+    completionTokens: num(row.completion_tokens),
+    durationMs: durationMs(family, row),
+    stream: row.is_stream === true,
+    content: str(row.content).slice(0, 2000),
+  };
+}
+
+/** First 4 + `****` + last 4, from a full key or one the site already masked; short keys hide whole. */
+export function maskKey(key: string): string {
+  const k = key.trim();
+  if (k.length <= 12) return "****";
+  return `${k.slice(0, 4)}****${k.slice(-4)}`;
+}
+
+const TOKEN_STATUS: Record<number, TokenStatus> = { 1: "enabled", 2: "disabled", 3: "expired", 4: "exhausted" };
+
+export function tokenItem(row: Row, money: Money): TokenItem {
+  const remain = num(row.remain_quota);
+  const used = num(row.used_quota);
+  return {
+    id: num(row.id),
+    name: str(row.name),
+    key: maskKey(str(row.key)),
+    status: TOKEN_STATUS[num(row.status)] ?? "disabled",
+    remainQuota: remain,
+    remainUsd: usdOf(remain, money),
+    unlimited: row.unlimited_quota === true,
+    usedQuota: used,
+    usedUsd: usdOf(used, money),
+    expiresAt: row.expired_time === -1 ? null : iso(row.expired_time),
+    createdAt: iso(row.created_time),
+    lastUsedAt: iso(row.accessed_time),
+    group: str(row.group),
+  };
+}
+
+export function topupItem(row: Row): TopupItem {
+  return {
+    createdAt: iso(row.create_time),
+    completedAt: iso(row.complete_time),
+    amountUsd: num(row.amount),
+    money: num(row.money),
+    method: str(row.payment_method),
+    status: str(row.status),
+    tradeNo: str(row.trade_no),
+  };
+}
+
+export function selfInfo(data: Row): SelfInfo {
+  return {
+    user: {
+      id: num(data.id),
+      username: str(data.username),
+      displayName: str(data.display_name),
+      group: str(data.group),
+    },
+    quota: num(data.quota),
+    usedQuota: num(data.used_quota),
+    requestCount: num(data.request_count),
+  };
+}
+
+export { isRow };

@@ -1,0 +1,78 @@
+/**
+ * Probing a site: its unauthenticated `GET /api/status` tells the gateway family, version, system
+ * name and money settings (gateway-user-api.md §3.2, §8), stored with the site for an hour.
+ */
+import type { Db } from "../db/client";
+import { GatewayError, callSite, parseAnswer } from "../gateway/client";
+import { profileFrom } from "../gateway/families";
+import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
+import { isRow } from "../gateway/reads";
+import { SiteError, siteRegistry, type ProfiledSite } from "./registry";
+
+export const PROFILE_MAX_AGE_MS = 60 * 60 * 1000;
+/** After a failed probe, the next one waits this long (the stored profile serves meanwhile). */
+const RETRY_PROBE_MS = 60 * 1000;
+const failedAt = new Map<string, number>();
+/** Probes under way, shared by the requests that need them (one call to the site, not one each). */
+const probing = new Map<string, Promise<ProfiledSite | null>>();
+
+export type ProbeOptions = { timeoutMs: number; perMinute: number };
+
+/** Asks the site now and stores what it says; SiteError with the reason when it cannot be read. */
+export async function probeSite(db: Db, siteId: number, opts: ProbeOptions): Promise<ProfiledSite> {
+  const registry = siteRegistry(db);
+  const site = await registry.find(siteId);
+  if (!site) throw new SiteError(`站点不存在: ${siteId}`);
+  let data: unknown;
+  try {
+    const answer = await throughGate(site.id, opts.perMinute, () =>
+      callSite({ siteUrl: site.url, path: "/api/status", timeoutMs: opts.timeoutMs }),
+    );
+    if (answer.status === 429) {
+      pauseSite(site.id, answer.retryAfter);
+      throw new SiteBusy(0);
+    }
+    data = parseAnswer(answer);
+  } catch (error) {
+    if (error instanceof SiteBusy) throw new SiteError("站点探测失败: 站点繁忙，请稍后再试");
+    if (error instanceof GatewayError) throw new SiteError(`站点探测失败: ${error.message}`);
+    throw error;
+  }
+  const envelope = isRow(data) ? data : {};
+  if (envelope.success !== true || !isRow(envelope.data)) {
+    throw new SiteError("站点探测失败: /api/status 没有返回站点状态");
+  }
+  const saved = await registry.saveProfile(site.id, profileFrom(envelope.data));
+  if (!saved) throw new SiteError(`站点不存在: ${siteId}`);
+  return saved;
+}
+
+/**
+ * The site's profile, probed again when older than an hour. A probe that fails keeps the last
+ * profile (or the unprobed defaults): the account's own calls then say what is wrong.
+ */
+export async function freshProfile(db: Db, siteId: number, opts: ProbeOptions): Promise<ProfiledSite | null> {
+  const site = await siteRegistry(db).profiled(siteId);
+  if (!site) return null;
+  const now = Date.now();
+  if (site.probedAt && now - site.probedAt.getTime() < PROFILE_MAX_AGE_MS) return site;
+  // Keyed by address too: a site moved to another address is another gateway.
+  const key = `${siteId} ${site.url}`;
+  if (now - (failedAt.get(key) ?? 0) < RETRY_PROBE_MS) return site;
+  let running = probing.get(key);
+  if (!running) {
+    running = probeSite(db, siteId, opts)
+      .then((probed) => {
+        failedAt.delete(key);
+        return probed;
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof SiteError)) throw error;
+        failedAt.set(key, now);
+        return site;
+      })
+      .finally(() => probing.delete(key));
+    probing.set(key, running);
+  }
+  return running;
+}

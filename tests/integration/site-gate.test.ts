@@ -1,0 +1,241 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { clearSiteDataCache } from "../../src/server/accounts/site-data";
+import { pauseSite, resetGates } from "../../src/server/gateway/gate";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { startGateway, type GatewayOptions, type RunningGateway } from "../../src/demo/gateway";
+import { bearer, callerFor, signInWith } from "../support/caller";
+import { tempStore, type TempDb } from "../support/db";
+import { startFamilySite, type FamilySite } from "../support/families";
+
+/**
+ * How the service treats the sites: a request budget, at most 4 calls in flight, a pause after a
+ * 429, and a clear message for every way a site fails. In-process callers (the real routers), real
+ * stand-in sites on loopback.
+ */
+
+let store: TempDb;
+const open: RunningGateway[] = [];
+
+beforeEach(async () => {
+  store = await tempStore();
+  resetGates();
+  clearSiteDataCache();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((g) => g.close()));
+  await store.cleanup();
+});
+
+async function site(extra: Partial<GatewayOptions> = {}, family: FamilySite["family"] = "new-api") {
+  const s = await startFamilySite(family, 0, extra);
+  open.push(s.gateway);
+  const { id } = await siteRegistry(store.db).add({ name: "站点", url: s.gateway.url });
+  const { token } = await signInWith(store.db, id, s.user);
+  const call = (perMinute = 1000) => callerFor(store.db, bearer(token), { siteRequestsPerMinute: perMinute }).api;
+  return { ...s, siteId: id, token, call };
+}
+
+describe("the site's budget", () => {
+  it("sends no more than SITE_REQUESTS_PER_MINUTE calls a minute, and says 站点繁忙 past it", async () => {
+    const s = await site();
+    const before = s.gateway.requests.length;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => s.call(5).account.logs({ page: i + 1, pageSize: 10 })),
+    );
+    expect(s.gateway.requests.length - before).toBe(5); // the status probe and four log pages
+    const ok = answers.filter((a) => a.success).length;
+    expect(ok).toBe(4);
+    expect(answers.filter((a) => !a.success)).toEqual(
+      Array.from({ length: 4 }, () => ({ success: false, message: "站点繁忙，请稍后再试" })),
+    );
+  });
+
+  it("keeps at most 4 calls in flight to one site, and all of them get through", async () => {
+    const s = await site({ latencyMs: 150 });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => s.call().account.logs({ page: i + 1, pageSize: 5 })),
+    );
+    expect(answers.every((a) => a.success)).toBe(true);
+    expect(s.gateway.peakInFlight()).toBe(4);
+  });
+
+  it("shares one call among identical requests in flight", async () => {
+    const s = await site({ latencyMs: 100 });
+    const before = s.gateway.requests.length;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => s.call().account.tokens({})));
+    expect(answers.every((a) => a.success)).toBe(true);
+    expect(s.gateway.requests.filter((r) => r.path === "/api/token/")).toHaveLength(1);
+    expect(s.gateway.requests.length - before).toBe(2); // the probe and the one token page
+  });
+});
+
+describe("a throttled site", () => {
+  it("answers 站点繁忙 on a 429 and calls the site no more while it backs off", async () => {
+    // Sign-in, the status probe, then self and stat: the fourth request is refused.
+    const s = await site({ rateLimit: { max: 3, windowMs: 60_000 } });
+    const first = await s.call().account.summary({});
+    expect(first).toEqual({ success: false, message: "站点繁忙，请稍后再试" });
+    expect(s.gateway.throttled()).toBe(1);
+    const seen = s.gateway.requests.length;
+    expect(await s.call().account.logs({ refresh: true })).toEqual({ success: false, message: "站点繁忙，请稍后再试" });
+    expect(await s.call().account.tokens({})).toEqual({ success: false, message: "站点繁忙，请稍后再试" });
+    expect(s.gateway.requests.length).toBe(seen);
+  });
+
+  it("reads Retry-After as seconds or as a date, else pauses 10 s", () => {
+    const now = 1_000_000;
+    expect(pauseSite(9001, "30", now)).toBe(30_000);
+    expect(pauseSite(9002, new Date(now + 45_000).toUTCString(), now)).toBe(45_000);
+    expect(pauseSite(9003, null, now)).toBe(10_000);
+    expect(pauseSite(9004, "soon", now)).toBe(10_000);
+  });
+});
+
+describe("a failing site", () => {
+  let fault: ((req: IncomingMessage, res: ServerResponse) => boolean) | null = null;
+  const intercept = (req: IncomingMessage, res: ServerResponse) => fault?.(req, res) ?? false;
+  const onLogs = (answer: (res: ServerResponse) => void) => (req: IncomingMessage, res: ServerResponse) => {
+    if (!(req.url ?? "").startsWith("/api/log/self?")) return false;
+    answer(res);
+    return true;
+  };
+  afterEach(() => {
+    fault = null;
+  });
+
+  const cases: [string, (res: ServerResponse) => void, string][] = [
+    [
+      "an HTML error page",
+      (res) => {
+        res.writeHead(502, { "Content-Type": "text/html" });
+        res.end("<html>Bad Gateway</html>");
+      },
+      "站点请求失败: 站点返回的不是 JSON（HTTP 502）",
+    ],
+    [
+      "a database error with JSON",
+      (res) => {
+        res.writeHead(500, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ success: false, message: "查询日志失败" }));
+      },
+      "站点请求失败: 查询日志失败",
+    ],
+    [
+      "a refusal with HTTP 401",
+      (res) => {
+        res.writeHead(401, { "Content-Type": "application/json" });
+        res.end(
+          JSON.stringify({ success: false, message: "Unauthorized, New-Api-User does not match logged in user" }),
+        );
+      },
+      "站点拒绝了访问令牌，请重新登录",
+    ],
+    [
+      "an English refusal with HTTP 200",
+      (res) => {
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ success: false, message: "Unauthorized, invalid access token" }));
+      },
+      "站点拒绝了访问令牌，请重新登录",
+    ],
+    [
+      "an answer of an unknown shape",
+      (res) => {
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ success: true, data: { rows: [] } }));
+      },
+      "站点请求失败: 站点返回的数据无法识别",
+    ],
+    [
+      "a redirect",
+      (res) => {
+        res.writeHead(302, { Location: "http://169.254.169.254/" });
+        res.end();
+      },
+      "站点请求失败: 站点返回了重定向",
+    ],
+  ];
+
+  it.each(cases)("says so for %s", async (_name, answer, message) => {
+    const s = await site({ intercept });
+    fault = onLogs(answer);
+    expect(await s.call().account.logs({})).toEqual({ success: false, message });
+  });
+
+  it("masks the access token should the site echo it", async () => {
+    const s = await site({ intercept });
+    fault = onLogs((res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ success: false, message: `查询失败: ${s.user.token}` }));
+    });
+    expect(await s.call().account.logs({})).toEqual({ success: false, message: "站点请求失败: 查询失败: ***" });
+  });
+
+  it("says 连接被拒绝 for a site that went away, and 站点已被移除 for a removed one", async () => {
+    const s = await site();
+    await s.gateway.close();
+    expect(await s.call().account.summary({})).toEqual({ success: false, message: "站点请求失败: 连接被拒绝" });
+    await siteRegistry(store.db).remove(s.siteId);
+    expect(await s.call().account.summary({})).toEqual({ success: false, message: "登录时所用的站点已被移除" });
+  });
+});
+
+describe("money settings and families", () => {
+  it("shows a CNY site's settings and a custom currency's", async () => {
+    const cny = await site({ status: { quota_display_type: "CNY", usd_exchange_rate: 7.2, quota_per_unit: 250_000 } });
+    const answer = await cny.call().account.summary({});
+    expect(answer.success && answer.data.money).toEqual({
+      quotaPerUnit: 250_000,
+      display: "CNY",
+      symbol: "¥",
+      rate: 7.2,
+    });
+    const quota = cny.history.totals.quota;
+    expect(answer.success && answer.data.balance).toEqual({ quota, usd: Math.round((quota / 250_000) * 1e6) / 1e6 });
+
+    const custom = await site({
+      status: { quota_display_type: "CUSTOM", custom_currency_symbol: "€", custom_currency_exchange_rate: 0.9 },
+    });
+    const c = await custom.call().account.summary({});
+    expect(c.success && c.data.money).toEqual({ quotaPerUnit: 500_000, display: "CUSTOM", symbol: "€", rate: 0.9 });
+  });
+
+  it("shows raw quota where the site does (display_in_currency false)", async () => {
+    const s = await site({ status: { display_in_currency: false } }, "one-hub");
+    const answer = await s.call().account.summary({});
+    expect(answer.success && answer.data.money).toEqual({
+      quotaPerUnit: 500_000,
+      display: "TOKENS",
+      symbol: "",
+      rate: 1,
+    });
+  });
+
+  it("reads a site of an unknown family with new-api rules", async () => {
+    const unknown = await startGateway({
+      family: "new-api",
+      users: [],
+      intercept: (req, res) => {
+        if (req.url !== "/api/status") return false;
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ success: true, data: { version: "v9", system_name: "某网关" } }));
+        return true;
+      },
+    });
+    open.push(unknown);
+    const s = await site();
+    // The same account's data, served behind an unrecognised status page.
+    await siteRegistry(store.db).saveProfile(s.siteId, {
+      family: "unknown",
+      version: null,
+      systemName: null,
+      money: { quotaPerUnit: 500_000, display: "USD", symbol: "$", rate: 1 },
+    });
+    const answer = await s.call().account.logs({ pageSize: 5 });
+    expect(answer.success && answer.data.items).toHaveLength(5);
+    const { probeSite } = await import("../../src/server/sites/probe");
+    const { id } = await siteRegistry(store.db).add({ name: "未知", url: unknown.url });
+    expect((await probeSite(store.db, id, { timeoutMs: 1000, perMinute: 10 })).family).toBe("unknown");
+  });
+});

@@ -1,0 +1,38 @@
+import { demoHistory, type History } from "../../src/demo/history";
+import { newApiUser, startGateway, type RunningGateway, type StandInFamily } from "../../src/demo/gateway";
+
+export const FAMILY_LIST: StandInFamily[] = ["new-api", "new-api-legacy", "veloera", "one-api", "one-hub", "done-hub"];
+
+export type FamilySite = {
+  family: StandInFamily;
+  gateway: RunningGateway;
+  user: { id: number; token: string; data: Record<string, unknown> };
+  history: History;
+};
+
+/**
+ * One stand-in site of a family with one user and a month of history (different per family). The
+ * user object is the family's own shape, as far as this service reads it.
+ */
+export async function startFamilySite(
+  family: StandInFamily,
+  index: number,
+  extra: Parameters<typeof startGateway>[0] extends infer O ? Partial<O> : never = {},
+): Promise<FamilySite> {
+  const id = 201 + index;
+  const history = demoHistory({ seed: 100 + index, days: 30, callsPerDay: 60 });
+  const token = `family-token-${family}-${"x".repeat(16)}`;
+  const data = newApiUser(id, {
+    username: `user-${family}`,
+    display_name: `${family} 用户`,
+    quota: history.totals.quota,
+    used_quota: history.totals.usedQuota,
+    request_count: history.totals.requestCount,
+  });
+  const gateway = await startGateway({
+    family,
+    users: [{ accessToken: token, data, logs: history.logs, tokens: history.tokens, topups: history.topups }],
+    ...extra,
+  });
+  return { family, gateway, user: { id, token, data }, history };
+}
