@@ -1,9 +1,11 @@
 /**
- * `npm run demo`: the product together with a built-in demo gateway site, registered as
- * `演示站点`, so a newcomer can sign in at once with the credentials printed below.
+ * `npm run demo`: the product together with a built-in demo gateway site (a current new-api with a
+ * month of usage over several models and tokens, top-ups and tokens), registered as `演示站点`, so
+ * a newcomer can sign in at once with the credentials printed below.
  * DEMO_GATEWAY_PORT (default 3090) is where the demo site listens, on 127.0.0.1.
  */
 import { newApiUser, startGateway } from "../src/demo/gateway";
+import { demoHistory } from "../src/demo/history";
 import { closeDb, db } from "../src/server/db/client";
 import { siteRegistry } from "../src/server/sites/registry";
 import { prepareOrExit } from "./prepare";
@@ -15,7 +17,9 @@ const DEMO_USER = { id: 1, accessToken: "demo-access-token-0123456789" };
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 await prepareOrExit();
 
+const history = demoHistory({ seed: 2026, days: 30, callsPerDay: 160 });
 const gateway = await startGateway({
+  family: "new-api",
   users: [
     {
       accessToken: DEMO_USER.accessToken,
@@ -23,10 +27,13 @@ const gateway = await startGateway({
         username: "demo",
         display_name: "演示用户",
         group: "vip",
-        quota: 68_350_000,
-        used_quota: 31_650_000,
-        request_count: 1_284,
+        quota: history.totals.quota,
+        used_quota: history.totals.usedQuota,
+        request_count: history.totals.requestCount,
       }),
+      logs: history.logs,
+      tokens: history.tokens,
+      topups: history.topups,
     },
   ],
   requireUserHeader: true,

@@ -1,7 +1,20 @@
+import Link from "next/link";
 import type { RouterOutputs } from "@/src/trpc/client";
-import { formatNumber, formatRemaining, formatTime, formatUsd, roleName } from "./format";
+import { QueryProvider } from "@/src/trpc/react";
+import { formatRemaining, formatTime, roleName } from "./format";
+import { LogsPanel } from "./logs-panel";
 import { SessionList } from "./session-list";
 import { SignOutButton } from "./sign-out-button";
+import { SummaryPanel } from "./summary-panel";
+import { TokensPanel } from "./tokens-panel";
+import { TopupsPanel } from "./topups-panel";
+
+export const TABS = [
+  { key: "overview", label: "概览" },
+  { key: "logs", label: "使用日志" },
+  { key: "tokens", label: "令牌" },
+  { key: "topups", label: "充值记录" },
+] as const;
 
 type Info = Record<string, unknown>;
 
@@ -18,29 +31,17 @@ function Row({ label, children }: { label: string; children: React.ReactNode }) 
   );
 }
 
-function Amount({ label, quota }: { label: string; quota: number | undefined }) {
-  if (quota === undefined) return null;
-  return (
-    <div className="stat">
-      <span className="stat-label">{label}</span>
-      <span className="stat-value">{formatUsd(quota)}</span>
-      <span className="muted">{formatNumber(quota)} 额度</span>
-    </div>
-  );
-}
+type Props = { me: RouterOutputs["auth"]["me"]["data"]; sessions: RouterOutputs["session"]["list"]; tab: string };
 
-type Props = { me: RouterOutputs["auth"]["me"]["data"]; sessions: RouterOutputs["session"]["list"] };
-
-export function Dashboard({ me, sessions }: Props) {
+export function Dashboard({ me, sessions, tab: requested }: Props) {
+  // Without its site the account has nothing live to show: the overview says why.
+  const tab = me.site && TABS.some((t) => t.key === requested) ? requested : "overview";
   const info = me.userInfo;
   const displayName = text(info, "display_name");
   const username = text(info, "username");
   const id = num(info, "id");
   const group = text(info, "group");
   const role = num(info, "role");
-  const quota = num(info, "quota");
-  const used = num(info, "used_quota");
-  const requests = num(info, "request_count");
   const current = sessions.find((s) => s.current);
 
   return (
@@ -53,44 +54,56 @@ export function Dashboard({ me, sessions }: Props) {
         <SignOutButton />
       </header>
 
-      <section className="stats" aria-label="额度">
-        <Amount label="剩余额度" quota={quota} />
-        <Amount label="已用额度" quota={used} />
-        {requests !== undefined && (
-          <div className="stat">
-            <span className="stat-label">请求次数</span>
-            <span className="stat-value">{formatNumber(requests)}</span>
-            <span className="muted">次</span>
-          </div>
-        )}
-      </section>
+      {me.site && (
+        <nav className="tabs" aria-label="账户页面">
+          {TABS.map((t) => (
+            <Link
+              key={t.key}
+              href={t.key === "overview" ? "/" : `/?tab=${t.key}`}
+              aria-current={t.key === tab ? "page" : undefined}
+            >
+              {t.label}
+            </Link>
+          ))}
+        </nav>
+      )}
 
-      <section className="card" aria-labelledby="account-title">
-        <h2 id="account-title">账户</h2>
-        <dl className="rows">
-          {displayName && <Row label="显示名称">{displayName}</Row>}
-          {username && <Row label="用户名">{username}</Row>}
-          {id !== undefined && <Row label="用户ID">{id}</Row>}
-          {group && <Row label="分组">{group}</Row>}
-          {role !== undefined && <Row label="角色">{roleName(role)}</Row>}
-          <Row label="站点">
-            {me.site ? (
-              <>
-                {me.site.name} <span className="muted">{me.site.url}</span>
-              </>
-            ) : (
-              <span className="muted">登录时所用的站点已被移除</span>
-            )}
-          </Row>
-          {current && (
-            <Row label="会话到期">
-              {formatTime(current.expiresAt)} <span className="muted">（{formatRemaining(current.expiresAt)}）</span>
+      {me.site && (
+        <QueryProvider>
+          {tab === "overview" && <SummaryPanel />}
+          {tab === "logs" && <LogsPanel />}
+          {tab === "tokens" && <TokensPanel />}
+          {tab === "topups" && <TopupsPanel />}
+        </QueryProvider>
+      )}
+
+      {tab === "overview" && (
+        <section className="card" aria-labelledby="account-title">
+          <h2 id="account-title">账户</h2>
+          <dl className="rows">
+            {displayName && <Row label="显示名称">{displayName}</Row>}
+            {username && <Row label="用户名">{username}</Row>}
+            {id !== undefined && <Row label="用户ID">{id}</Row>}
+            {group && <Row label="分组">{group}</Row>}
+            {role !== undefined && <Row label="角色">{roleName(role)}</Row>}
+            <Row label="站点">
+              {me.site ? (
+                <>
+                  {me.site.name} <span className="muted">{me.site.url}</span>
+                </>
+              ) : (
+                <span className="muted">登录时所用的站点已被移除</span>
+              )}
             </Row>
-          )}
-        </dl>
-      </section>
-
-      <SessionList sessions={sessions} />
+            {current && (
+              <Row label="会话到期">
+                {formatTime(current.expiresAt)} <span className="muted">（{formatRemaining(current.expiresAt)}）</span>
+              </Row>
+            )}
+          </dl>
+        </section>
+      )}
+      {tab === "overview" && <SessionList sessions={sessions} />}
     </main>
   );
 }

@@ -1,10 +1,3 @@
-/** 500 000 quota is one US dollar on the one-api / new-api family. */
-const QUOTA_PER_USD = 500_000;
-
-export function formatUsd(quota: number): string {
-  return `$${(quota / QUOTA_PER_USD).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-}
-
 export function formatNumber(n: number): string {
   return n.toLocaleString("zh-CN");
 }
@@ -26,4 +19,45 @@ export function formatRemaining(iso: string, now = Date.now()): string {
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
   return rest === 0 ? `${hours} 小时后` : `${hours} 小时 ${rest} 分钟后`;
+}
+
+/** How a site shows money (its `/api/status` settings, as the summary reports them). */
+export type MoneySettings = {
+  quotaPerUnit: number;
+  display: "USD" | "CNY" | "CUSTOM" | "TOKENS";
+  symbol: string;
+  rate: number;
+};
+
+/** An amount of quota the site's way: `$1.25`, `¥9.13`, `€0.0042`, or the raw quota. */
+export function formatMoney(quota: number, money: MoneySettings): string {
+  if (money.display === "TOKENS") return `${formatNumber(quota)} 额度`;
+  const value = (quota / money.quotaPerUnit) * money.rate;
+  const small = value !== 0 && Math.abs(value) < 1;
+  const digits = small
+    ? { minimumFractionDigits: 2, maximumFractionDigits: 4 }
+    : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+  return `${money.symbol}${value.toLocaleString("en-US", digits)}`;
+}
+
+/** A moment in the browser's own time zone: `2026-11-22 23:05:09`. */
+export function formatLocal(iso: string | null): string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** `12 秒前`, `3 分钟前`: the age of data fetched from a site. */
+export function formatAge(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 5) return "刚刚";
+  if (seconds < 60) return `${seconds} 秒前`;
+  const minutes = Math.floor(seconds / 60);
+  return minutes < 60 ? `${minutes} 分钟前` : `${Math.floor(minutes / 60)} 小时前`;
+}
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return "—";
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -85,8 +85,8 @@ export type RunningGateway = {
   url: string;
   server: Server;
   family: StandInFamily;
-  /** Requests seen, newest last (method, path, query, headers). */
-  requests: { method: string; path: string; query: string; headers: IncomingMessage["headers"] }[];
+  /** Requests seen, newest last (method, path, query, headers, arrival in ms since the epoch). */
+  requests: { method: string; path: string; query: string; headers: IncomingMessage["headers"]; at: number }[];
   /** Requests answered 429. */
   throttled: () => number;
   /** Most requests in flight at once so far. */
@@ -526,7 +526,7 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://stand-in");
     const path = url.pathname;
-    requests.push({ method: req.method ?? "GET", path, query: url.search, headers: req.headers });
+    requests.push({ method: req.method ?? "GET", path, query: url.search, headers: req.headers, at: Date.now() });
     if (options.rateLimit) {
       const now = Date.now();
       while (accepted.length > 0 && (accepted[0] ?? 0) <= now - options.rateLimit.windowMs) accepted.shift();

@@ -1,5 +1,5 @@
 import { ALICE, BOB, FAULT } from "../support/gateway";
-import { EMPTY_URL, SITES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
+import { EMPTY_URL, FAMILIES, SITES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
 
 test.beforeEach(async ({ page, consoleErrors }) => {
   void consoleErrors;
@@ -9,7 +9,13 @@ test.beforeEach(async ({ page, consoleErrors }) => {
 test("shows the sign-in page to a visitor, with every registered site", async ({ page }) => {
   await expect(page.getByRole("heading", { name: "登录网关站点" })).toBeVisible();
   const options = page.getByLabel("站点").locator("option");
-  await expect(options).toHaveText(["严格站点", "旧版站点", "失联站点", "即将移除的站点"]);
+  await expect(options).toHaveText([
+    "严格站点",
+    "旧版站点",
+    "失联站点",
+    "即将移除的站点",
+    ...FAMILIES.map((f) => `${f.family} 站点`),
+  ]);
   await page.getByLabel("站点").selectOption({ label: "旧版站点" });
   await expect(page.locator(".hint")).toHaveText(/^http:\/\/127\.0\.0\.1:\d+$/);
   await expect(page.getByLabel("访问令牌", { exact: true })).toHaveAttribute("type", "password");
@@ -230,4 +236,98 @@ test("fits a phone screen", async ({ page }) => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
   expect(overflow).toBe(false);
   await shot(page, "08-phone");
+});
+
+const usd = (quota: number) =>
+  `$${(quota / 500_000).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+const FAMILY_NAMES: Record<string, string> = {
+  "new-api": "new-api",
+  "new-api-legacy": "new-api（旧版）",
+  veloera: "Veloera",
+  "one-api": "one-api",
+  "one-hub": "one-hub",
+  "done-hub": "done-hub",
+};
+
+for (const f of FAMILIES) {
+  test(`shows a ${f.family} account's live balance, log, tokens and top-ups, each with its own URL`, async ({
+    page,
+  }) => {
+    await fillSignIn(page, `${f.family} 站点`, f.user.id, f.user.token);
+    await page.getByRole("button", { name: "登录" }).click();
+
+    // 概览: the live balance and today's spend, the site's family.
+    const quota = page.getByRole("region", { name: "额度" });
+    await expect(quota).toContainText(usd(f.totals.quota));
+    await expect(quota).toContainText(String(f.totals.requestCount.toLocaleString("zh-CN")));
+    await expect(page.getByText(`站点类型：${FAMILY_NAMES[f.family]}`)).toBeVisible();
+    if (f.family === "new-api") await shot(page, "10-overview");
+
+    // 使用日志: newest first, the family's page size.
+    await page.getByRole("link", { name: "使用日志" }).click();
+    await expect(page).toHaveURL(/\?tab=logs$/);
+    const logs = page.getByRole("region", { name: "使用日志" });
+    const rows = logs.locator("tbody tr");
+    await expect(rows).toHaveCount(f.family === "one-api" ? 10 : 20);
+    await expect(rows.first()).toHaveAttribute("title", f.newest);
+
+    // Filtered by type and model: the URL carries the filters, a reload shows the same view.
+    await logs.getByLabel("类型").selectOption({ label: "消费" });
+    await logs.getByLabel("模型").fill("gpt-4o-mini");
+    await logs.getByRole("button", { name: "筛选" }).click();
+    await expect(page).toHaveURL(/type=consume/);
+    await expect(page).toHaveURL(/model=gpt-4o-mini/);
+    await expect(rows.first().locator("td").nth(2)).toHaveText("gpt-4o-mini");
+    await page.reload();
+    await expect(rows.first().locator("td").nth(2)).toHaveText("gpt-4o-mini");
+    const models = await rows.locator("td:nth-child(3)").allTextContents();
+    expect(new Set(models)).toEqual(new Set(["gpt-4o-mini"]));
+    await logs.getByRole("link", { name: "下一页" }).click();
+    await expect(page).toHaveURL(/page=2/);
+    await expect(page.getByRole("navigation", { name: "分页" })).toContainText("第 2");
+    if (f.family === "new-api") await shot(page, "11-logs");
+
+    // 令牌: masked keys only.
+    await page.getByRole("link", { name: "令牌" }).click();
+    const tokens = page.getByRole("region", { name: "令牌" });
+    await expect(tokens.locator("tbody tr")).toHaveCount(f.tokenKeys.length);
+    for (const key of await tokens.locator("code").allTextContents()) expect(key).toMatch(/^.{4}\*{4}.{4}$/);
+    const html = await page.content();
+    for (const key of f.tokenKeys) expect(html).not.toContain(key);
+    if (f.family === "new-api") await shot(page, "12-tokens");
+
+    // 充值记录: orders where the family keeps them, a pointer to the log otherwise.
+    await page.getByRole("link", { name: "充值记录" }).click();
+    const topups = page.getByRole("region", { name: "充值记录" });
+    if (f.family === "new-api") {
+      await expect(topups.locator("tbody tr").first()).toBeVisible();
+      await shot(page, "13-topups");
+    } else {
+      await expect(topups).toContainText("这个站点不向用户提供充值订单记录");
+      await topups.getByRole("link", { name: "查看充值类日志" }).click();
+      await expect(page).toHaveURL(/tab=logs&type=topup/);
+      await expect(page.getByRole("region", { name: "使用日志" }).locator("tbody tr").first()).toContainText("充值");
+    }
+  });
+}
+
+test("fits a phone screen on every tab", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  const f = FAMILIES.find((x) => x.family === "new-api")!;
+  await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
+  await page.getByLabel("访问令牌", { exact: true }).press("Enter");
+  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  for (const [tab, region] of [
+    ["", "额度"],
+    ["logs", "使用日志"],
+    ["tokens", "令牌"],
+    ["topups", "充值记录"],
+  ] as const) {
+    await page.goto(`${URL_}/${tab ? `?tab=${tab}` : ""}`);
+    await expect(page.getByRole("region", { name: region })).toBeVisible();
+    await expect(page.getByText("正在从站点读取")).toHaveCount(0);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    expect(overflow, tab).toBe(false);
+    await shot(page, `14-phone-${tab || "overview"}`);
+  }
 });

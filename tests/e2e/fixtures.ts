@@ -1,4 +1,6 @@
 import { test as base, expect, type Page } from "@playwright/test";
+import type { StandInFamily } from "../../src/demo/gateway";
+import type { History } from "../../src/demo/history";
 
 export const URL_ = process.env.E2E_URL ?? "";
 export const EMPTY_URL = process.env.E2E_EMPTY_URL ?? "";
@@ -8,6 +10,17 @@ export const SITES = JSON.parse(process.env.E2E_SITES ?? "{}") as {
   unreachable: number;
   removable: number;
 };
+
+/** The stand-in site of every gateway family (`<family> 站点`), its user and the history it serves. */
+export const FAMILIES = JSON.parse(process.env.E2E_FAMILIES ?? "[]") as {
+  family: StandInFamily;
+  user: { id: number; token: string };
+  totals: History["totals"];
+  /** The `content` of the newest log entry. */
+  newest: string;
+  /** The full keys of the user's tokens (none may reach the page). */
+  tokenKeys: string[];
+}[];
 
 /** A page that records console errors and failed requests; every test ends by asserting none. */
 export const test = base.extend<{ consoleErrors: string[] }>({

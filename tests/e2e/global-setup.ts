@@ -1,6 +1,7 @@
 import { siteRegistry } from "../../src/server/sites/registry";
 import { tempSqlite } from "../support/db";
 import { startApp } from "../support/server";
+import { FAMILY_LIST, startFamilySite } from "../support/families";
 import { startFixture } from "../support/suite";
 
 /**
@@ -16,12 +17,24 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     startApp({ ...env, DATABASE_URL: empty.url, DATA_DIR: empty.dir }),
   ]);
   const removable = await siteRegistry(fx.store.db).add({ name: "即将移除的站点", url: fx.legacy.url });
+  // One site of every gateway family, each with a month of history.
+  const families = await Promise.all(FAMILY_LIST.map((family, i) => startFamilySite(family, i)));
+  for (const f of families) await siteRegistry(fx.store.db).add({ name: `${f.family} 站点`, url: f.gateway.url });
   process.env.E2E_URL = app.url;
   process.env.E2E_EMPTY_URL = emptyApp.url;
   process.env.E2E_DB_URL = fx.store.url;
   process.env.E2E_SITES = JSON.stringify({ ...fx.sites, removable: removable.id });
+  process.env.E2E_FAMILIES = JSON.stringify(
+    families.map((f) => ({
+      family: f.family,
+      user: { id: f.user.id, token: f.user.token },
+      totals: f.history.totals,
+      newest: [...f.history.logs].sort((a, b) => b.createdAt - a.createdAt)[0]?.content ?? "",
+      tokenKeys: f.history.tokens.map((t) => t.key),
+    })),
+  );
   return async () => {
     await Promise.all([app.stop(), emptyApp.stop()]);
-    await Promise.all([fx.close(), empty.cleanup()]);
+    await Promise.all([fx.close(), empty.cleanup(), ...families.map((f) => f.gateway.close())]);
   };
 }

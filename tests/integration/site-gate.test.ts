@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clearSiteDataCache } from "../../src/server/accounts/site-data";
-import { pauseSite, resetGates } from "../../src/server/gateway/gate";
+import { nextSlot, pauseSite, resetGates } from "../../src/server/gateway/gate";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { startGateway, type GatewayOptions, type RunningGateway } from "../../src/demo/gateway";
 import { bearer, callerFor, signInWith } from "../support/caller";
@@ -32,16 +32,17 @@ async function site(extra: Partial<GatewayOptions> = {}, family: FamilySite["fam
   open.push(s.gateway);
   const { id } = await siteRegistry(store.db).add({ name: "站点", url: s.gateway.url });
   const { token } = await signInWith(store.db, id, s.user);
-  const call = (perMinute = 1000) => callerFor(store.db, bearer(token), { siteRequestsPerMinute: perMinute }).api;
+  const call = (perMinute = 1000, siteBudgetWaitMs?: number) =>
+    callerFor(store.db, bearer(token), { siteRequestsPerMinute: perMinute, siteBudgetWaitMs }).api;
   return { ...s, siteId: id, token, call };
 }
 
 describe("the site's budget", () => {
-  it("sends no more than SITE_REQUESTS_PER_MINUTE calls a minute, and says 站点繁忙 past it", async () => {
+  it("sends no more than SITE_REQUESTS_PER_MINUTE calls a minute; with no wait allowed, says 站点繁忙 past it", async () => {
     const s = await site();
     const before = s.gateway.requests.length;
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => s.call(5).account.logs({ page: i + 1, pageSize: 10 })),
+      Array.from({ length: 8 }, (_, i) => s.call(5, 0).account.logs({ page: i + 1, pageSize: 10 })),
     );
     expect(s.gateway.requests.length - before).toBe(5); // the status probe and four log pages
     const ok = answers.filter((a) => a.success).length;
@@ -49,6 +50,33 @@ describe("the site's budget", () => {
     expect(answers.filter((a) => !a.success)).toEqual(
       Array.from({ length: 4 }, () => ({ success: false, message: "站点繁忙，请稍后再试" })),
     );
+  });
+
+  it("makes a call past the budget wait for the slot the oldest call frees, not fail", () => {
+    expect(nextSlot([], 3, 5_000)).toBe(5_000);
+    expect(nextSlot([1_000, 2_000], 3, 5_000)).toBe(5_000);
+    // The oldest of the last three frees its slot a minute (and a second of margin) after it went.
+    expect(nextSlot([1_000, 2_000, 3_000], 3, 5_000)).toBe(62_000);
+    // Reservations already queued: the next waits for the third-newest to age out.
+    expect(nextSlot([1_000, 2_000, 3_000, 62_000, 63_000], 3, 5_000)).toBe(64_000);
+    // Calls older than the window no longer count.
+    expect(nextSlot([1_000, 2_000, 3_000], 3, 62_500)).toBe(62_500);
+  });
+
+  it("waits for the slot: a call past the budget is still pending, then goes", async () => {
+    const s = await site();
+    const before = s.gateway.requests.length;
+    const first = await s.call(2).account.logs({ page: 1 });
+    expect(first.success).toBe(true); // the probe and this page: the budget of 2 is spent
+    let settled = false;
+    const waiting = s
+      .call(2)
+      .account.logs({ page: 2 })
+      .finally(() => (settled = true));
+    waiting.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(settled).toBe(false);
+    expect(s.gateway.requests.length - before).toBe(2);
   });
 
   it("keeps at most 4 calls in flight to one site, and all of them get through", async () => {

@@ -30,7 +30,7 @@ import {
   type LogItem,
   type LogQuery,
   type Paging,
-  type Request,
+  type SiteRequest,
   type SelfInfo,
   type TokenItem,
   type TopupItem,
@@ -54,6 +54,8 @@ export type SiteDataDeps = {
   db: Db;
   timeoutMs: number;
   perMinute: number;
+  /** Longest wait for a budget slot before answering 站点繁忙 (default: one minute, i.e. always wait). */
+  maxWaitMs?: number;
   acceptLanguage?: string | null;
   /** Skip the cache (the refresh button); the site's budget still applies. */
   refresh?: boolean;
@@ -112,7 +114,7 @@ function redact(message: string, accessToken: string): string {
 type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps };
 
 async function openSite(account: Account, deps: SiteDataDeps): Promise<ProfiledSite> {
-  const site = await freshProfile(deps.db, account.siteId, { timeoutMs: deps.timeoutMs, perMinute: deps.perMinute });
+  const site = await freshProfile(deps.db, account.siteId, deps);
   if (!site) throw new SiteDataError(MSG.siteRemoved);
   return site;
 }
@@ -121,7 +123,7 @@ async function openSite(account: Account, deps: SiteDataDeps): Promise<ProfiledS
  * One authenticated GET; `data` of a successful envelope. A 404 answers null when `missingOk`
  * (a route this build of the family lacks).
  */
-async function read(ctx: Ctx, request: Request, { missingOk = false } = {}): Promise<unknown> {
+async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}): Promise<unknown> {
   const { account, site, deps } = ctx;
   const accessToken = await sessionStore(deps.db).accessTokenOf(account.sessionId);
   if (accessToken === null) throw new SiteDataError(MSG.unauthenticated);
@@ -136,7 +138,7 @@ async function read(ctx: Ctx, request: Request, { missingOk = false } = {}): Pro
   };
   let data: unknown;
   try {
-    const answer = await throughGate(site.id, deps.perMinute, () => callSite(call));
+    const answer = await throughGate(site.id, deps, () => callSite(call));
     if (answer.status === 429) {
       pauseSite(site.id, answer.retryAfter);
       throw new SiteDataError(MSG.siteBusy);

@@ -18,6 +18,8 @@ export type Context = {
   loginRateLimit: number;
   /** Calls this service makes to one site per minute, at most. */
   siteRequestsPerMinute: number;
+  /** Longest wait for a slot of that budget; past it the answer is 站点繁忙 (default one minute). */
+  siteBudgetWaitMs?: number;
 };
 
 export type ContextOptions = Partial<Omit<Context, "secure">> & Pick<Context, "db">;

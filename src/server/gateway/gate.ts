@@ -6,9 +6,17 @@
 import pLimit, { type LimitFunction } from "p-limit";
 
 export const MAX_IN_FLIGHT = 4;
-const WINDOW_MS = 60_000;
-/** A call whose budget slot is further away than this is refused at once rather than kept waiting. */
-export const MAX_BUDGET_WAIT_MS = 15_000;
+export const WINDOW_MS = 60_000;
+/**
+ * The gate keeps its window a second wider than the site's minute, so that the time between
+ * sending and arriving never puts one call too many into one of the site's minutes.
+ */
+const KEPT_WINDOW_MS = WINDOW_MS + 1_000;
+/**
+ * A call past the budget waits for its slot; one further away than this is refused at once. The
+ * default, the kept window, means a slot is always waited for (about a minute), never refused.
+ */
+export const MAX_BUDGET_WAIT_MS = KEPT_WINDOW_MS;
 export const DEFAULT_BACKOFF_MS = 10_000;
 
 /** The site is throttled, or this service's budget for it is spent: try again later. */
@@ -31,27 +39,49 @@ function stateOf(siteId: number): SiteState {
   return state;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A timer that never keeps the process alive by itself. */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /**
- * Reserves the next slot of the site's sliding one-minute budget (first come, first served) and
- * waits for it; throws SiteBusy while the site is paused or when the wait would be too long.
+ * The first moment a new call fits the sliding budget: now while fewer than `perMinute` calls are
+ * reserved in the last window, else one window after the `perMinute`-th newest reservation.
  */
-async function reserve(state: SiteState, perMinute: number, now = Date.now()): Promise<void> {
+export function nextSlot(slots: readonly number[], perMinute: number, now: number): number {
+  const live = slots.filter((t) => t > now - KEPT_WINDOW_MS);
+  if (live.length < perMinute) return now;
+  return Math.max(now, (live[live.length - perMinute] ?? now) + KEPT_WINDOW_MS);
+}
+
+/**
+ * Reserves the next slot of the site's budget (first come, first served) and waits for it; throws
+ * SiteBusy while the site is paused or when the wait would be longer than `maxWaitMs`.
+ */
+async function reserve(state: SiteState, perMinute: number, maxWaitMs: number, now = Date.now()): Promise<void> {
   if (state.pausedUntil > now) throw new SiteBusy(state.pausedUntil - now);
-  state.slots = state.slots.filter((t) => t > now - WINDOW_MS);
-  const at = state.slots.length < perMinute ? now : (state.slots[state.slots.length - perMinute] ?? now) + WINDOW_MS;
-  if (at - now > MAX_BUDGET_WAIT_MS) throw new SiteBusy(at - now);
+  state.slots = state.slots.filter((t) => t > now - KEPT_WINDOW_MS);
+  const at = nextSlot(state.slots, perMinute, now);
+  if (at - now > maxWaitMs) throw new SiteBusy(at - now);
   state.slots.push(at);
   state.slots.sort((a, b) => a - b);
   if (at > now) await sleep(at - now);
+  // The site may have said 429 while this call waited.
+  if (state.pausedUntil > Date.now()) throw new SiteBusy(state.pausedUntil - Date.now());
 }
 
-/** Runs one call to the site inside its budget and its in-flight limit. */
-export async function throughGate<T>(siteId: number, perMinute: number, call: () => Promise<T>): Promise<T> {
+export type Budget = { perMinute: number; maxWaitMs?: number };
+
+/**
+ * Runs one call to the site inside its in-flight limit and its budget. The budget slot is taken
+ * once the call holds an in-flight place, so the time recorded is when it is really sent: the site
+ * never sees more than the budget in any minute. (While the budget is spent no call can go, so a
+ * call waiting for its slot keeps no other from going.)
+ */
+export function throughGate<T>(siteId: number, budget: Budget, call: () => Promise<T>): Promise<T> {
   const state = stateOf(siteId);
-  await reserve(state, perMinute);
-  return state.limit(call);
+  return state.limit(async () => {
+    await reserve(state, budget.perMinute, budget.maxWaitMs ?? MAX_BUDGET_WAIT_MS);
+    return call();
+  });
 }
 
 /** The site answered 429: no call to it until `Retry-After` (seconds or a date) has passed, else 10 s. */

@@ -9,7 +9,7 @@ export type LogType = (typeof LOG_TYPES)[number];
 export const TOKEN_STATUSES = ["enabled", "disabled", "expired", "exhausted"] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
-export type Request = { path: string; query: Record<string, string | number | undefined> };
+export type SiteRequest = { path: string; query: Record<string, string | number | undefined> };
 
 export type Paging = { page: number; pageSize: number; total: number | null; hasMore: boolean };
 
@@ -83,7 +83,7 @@ export const usdOf = (quota: number, money: Money) => round6(quota / money.quota
 
 const oneHubLike = (f: Family) => f === "one-hub" || f === "done-hub";
 /** Families whose token list is 0-based (Veloera, one-api, new-api before 2025-06). */
-const zeroBasedTokens = (f: Family) => f === "veloera" || f === "one-api" || f === "new-api-legacy";
+export const zeroBasedTokens = (f: Family) => f === "veloera" || f === "one-api" || f === "new-api-legacy";
 
 /** Log type numbers: 1–4 shared; 5 is error (new-api), check-in (Veloera) or test (one-api). */
 const TYPE_NUMBER: Record<Exclude<LogType, "other">, number> = {
@@ -128,7 +128,7 @@ export function effectivePageSize(family: Family, pageSize: number): number {
   return family === "one-api" ? 10 : pageSize;
 }
 
-export function logsRequest(family: Family, q: LogQuery): Request {
+export function logsRequest(family: Family, q: LogQuery): SiteRequest {
   const filters = {
     model_name: q.model,
     token_name: q.token,
@@ -145,20 +145,23 @@ export function logsRequest(family: Family, q: LogQuery): Request {
 }
 
 /** The today's-spend request: the sum of consume logs in a window (every family has it). */
-export function statRequest(family: Family, from: number, to: number): Request {
+export function statRequest(family: Family, from: number, to: number): SiteRequest {
   const type = oneHubLike(family) ? { log_type: 2 } : { type: 2 };
   return { path: "/api/log/self/stat", query: { ...type, start_timestamp: from, end_timestamp: to } };
 }
 
-export function tokensRequest(family: Family, page: number, pageSize: number, zeroBased = zeroBasedTokens(family)) {
+export function tokensRequest(
+  family: Family,
+  page: number,
+  pageSize: number,
+  zeroBased = zeroBasedTokens(family),
+): SiteRequest {
   if (oneHubLike(family)) return { path: "/api/token/", query: { page, size: pageSize } };
   if (family === "one-api") return { path: "/api/token/", query: { p: page - 1 } };
   return { path: "/api/token/", query: { p: zeroBased ? page - 1 : page, size: pageSize } };
 }
 
-export { zeroBasedTokens };
-
-export function topupsRequest(page: number, pageSize: number): Request {
+export function topupsRequest(page: number, pageSize: number): SiteRequest {
   return { path: "/api/user/topup/self", query: { p: page, page_size: pageSize } };
 }
 
@@ -188,7 +191,7 @@ export function pageOf(data: unknown): { rows: Row[]; total: number | null; shap
   return null;
 }
 
-function isRow(v: unknown): v is Row {
+export function isRow(v: unknown): v is Row {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
@@ -196,11 +199,10 @@ export function paging(page: number, pageSize: number, rows: number, total: numb
   return { page, pageSize, total, hasMore: total !== null ? page * pageSize < total : rows >= pageSize };
 }
 
-function durationMs(family: Family, row: Row): number | null {
+function durationMs(row: Row): number | null {
   if (typeof row.use_time === "number") return row.use_time * 1000; // new-api, Veloera: seconds
   if (typeof row.elapsed_time === "number") return row.elapsed_time; // one-api: ms
   if (typeof row.request_time === "number") return row.request_time; // one-hub, done-hub: ms
-  void family;
   return null;
 }
 
@@ -215,7 +217,7 @@ export function logItem(family: Family, row: Row, money: Money): LogItem {
     usd: usdOf(quota, money),
     promptTokens: num(row.prompt_tokens),
     completionTokens: num(row.completion_tokens),
-    durationMs: durationMs(family, row),
+    durationMs: durationMs(row),
     stream: row.is_stream === true,
     content: str(row.content).slice(0, 2000),
   };
@@ -275,5 +277,3 @@ export function selfInfo(data: Row): SelfInfo {
     requestCount: num(data.request_count),
   };
 }
-
-export { isRow };

@@ -16,7 +16,7 @@ const failedAt = new Map<string, number>();
 /** Probes under way, shared by the requests that need them (one call to the site, not one each). */
 const probing = new Map<string, Promise<ProfiledSite | null>>();
 
-export type ProbeOptions = { timeoutMs: number; perMinute: number };
+export type ProbeOptions = { timeoutMs: number; perMinute: number; maxWaitMs?: number };
 
 /** Asks the site now and stores what it says; SiteError with the reason when it cannot be read. */
 export async function probeSite(db: Db, siteId: number, opts: ProbeOptions): Promise<ProfiledSite> {
@@ -25,7 +25,7 @@ export async function probeSite(db: Db, siteId: number, opts: ProbeOptions): Pro
   if (!site) throw new SiteError(`站点不存在: ${siteId}`);
   let data: unknown;
   try {
-    const answer = await throughGate(site.id, opts.perMinute, () =>
+    const answer = await throughGate(site.id, opts, () =>
       callSite({ siteUrl: site.url, path: "/api/status", timeoutMs: opts.timeoutMs }),
     );
     if (answer.status === 429) {

@@ -44,6 +44,7 @@ async function run<S extends z.ZodType, T>(
     db: ctx.db,
     timeoutMs: ctx.timeoutMs,
     perMinute: ctx.siteRequestsPerMinute,
+    maxWaitMs: ctx.siteBudgetWaitMs,
     acceptLanguage: ctx.headers.get("accept-language"),
     refresh: (params.value as { refresh?: boolean }).refresh === true,
   };

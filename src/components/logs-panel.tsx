@@ -1,0 +1,219 @@
+"use client";
+
+import { useRouter, useSearchParams } from "next/navigation";
+import { useState } from "react";
+import { trpc } from "@/src/trpc/react";
+import { formatDuration, formatLocal, formatMoney, formatNumber } from "./format";
+import { Pager, useHrefWith } from "./pager";
+import { Empty, Failed, Freshness, Loading, useAnswer } from "./site-data";
+import { useMoney } from "./summary-panel";
+
+export const LOG_TYPE_NAMES: Record<string, string> = {
+  consume: "消费",
+  topup: "充值",
+  manage: "管理",
+  system: "系统",
+  error: "错误",
+  refund: "退款",
+  other: "其他",
+};
+
+const PAGE_SIZE = 20;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A `YYYY-MM-DD` of the browser's calendar as an instant: the day's start, or its last second. */
+function dayBound(day: string | null, end: boolean): string | undefined {
+  if (!day || !DATE.test(day)) return undefined;
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  const at = end ? new Date(y, m - 1, d, 23, 59, 59) : new Date(y, m - 1, d);
+  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
+}
+
+function positive(raw: string | null): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
+/** The usage log, newest first, filtered and paged by the URL's query string. */
+export function LogsPanel() {
+  const money = useMoney();
+  const params = useSearchParams();
+  const router = useRouter();
+  const hrefWith = useHrefWith();
+  const filters = {
+    type: params.get("type") ?? "",
+    model: params.get("model") ?? "",
+    token: params.get("token") ?? "",
+    from: params.get("from") ?? "",
+    to: params.get("to") ?? "",
+  };
+  const input = {
+    page: positive(params.get("page")),
+    pageSize: PAGE_SIZE,
+    type: filters.type || undefined,
+    model: filters.model || undefined,
+    token: filters.token || undefined,
+    from: dayBound(filters.from, false),
+    to: dayBound(filters.to, true),
+  };
+  const query = trpc.account.logs.useQuery(input);
+  const utils = trpc.useUtils();
+  const [refreshing, setRefreshing] = useState(false);
+  const answer = useAnswer(query);
+  const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
+
+  async function refresh() {
+    setRefreshing(true);
+    try {
+      utils.account.logs.setData(input, await utils.client.account.logs.query({ ...input, refresh: true }));
+    } catch {
+      await query.refetch();
+    }
+    setRefreshing(false);
+  }
+
+  function apply(form: HTMLFormElement) {
+    const data = new FormData(form);
+    const value = (k: string) => {
+      const v = data.get(k);
+      return typeof v === "string" ? v.trim() : "";
+    };
+    router.push(
+      hrefWith({
+        type: value("type"),
+        model: value("model"),
+        token: value("token"),
+        from: value("from"),
+        to: value("to"),
+        page: null,
+      }),
+      { scroll: false },
+    );
+  }
+
+  const filtered = Object.values(filters).some(Boolean);
+  return (
+    <section className="card" aria-labelledby="logs-title">
+      <div className="card-head">
+        <h2 id="logs-title">使用日志</h2>
+        {answer.data && (
+          <Freshness
+            fetchedAt={answer.data.fetchedAt}
+            busy={refreshing}
+            onRefresh={() => void refresh()}
+            cacheSeconds={15}
+          />
+        )}
+      </div>
+      <form
+        className="filters"
+        key={params.toString()}
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply(e.currentTarget);
+        }}
+      >
+        <label>
+          类型
+          <select name="type" defaultValue={filters.type}>
+            <option value="">全部</option>
+            {Object.entries(LOG_TYPE_NAMES)
+              .filter(([k]) => k !== "other")
+              .map(([k, name]) => (
+                <option key={k} value={k}>
+                  {name}
+                </option>
+              ))}
+          </select>
+        </label>
+        <label>
+          模型
+          <input name="model" defaultValue={filters.model} maxLength={128} placeholder="如 gpt-4o-mini" />
+        </label>
+        <label>
+          令牌
+          <input name="token" defaultValue={filters.token} maxLength={128} placeholder="令牌名称" />
+        </label>
+        <label>
+          开始日期
+          <input name="from" type="date" defaultValue={filters.from} />
+        </label>
+        <label>
+          结束日期
+          <input name="to" type="date" defaultValue={filters.to} />
+        </label>
+        <div className="filter-actions">
+          <button type="submit" className="primary">
+            筛选
+          </button>
+          {filtered && (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() =>
+                router.push(hrefWith({ type: null, model: null, token: null, from: null, to: null, page: null }), {
+                  scroll: false,
+                })
+              }
+            >
+              清除
+            </button>
+          )}
+        </div>
+      </form>
+
+      {answer.loading ? (
+        <Loading label="使用日志" />
+      ) : !answer.data ? (
+        <Failed message={answer.message ?? ""} onRetry={() => void refresh()} />
+      ) : answer.data.items.length === 0 ? (
+        <Empty>{filtered ? "没有符合条件的日志" : input.page > 1 ? "这一页没有日志" : "还没有使用日志"}</Empty>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>时间</th>
+                  <th>类型</th>
+                  <th>模型</th>
+                  <th>令牌</th>
+                  <th className="num">输入</th>
+                  <th className="num">输出</th>
+                  <th className="num">花费</th>
+                  <th className="num">用时</th>
+                </tr>
+              </thead>
+              <tbody>
+                {answer.data.items.map((item, i) => (
+                  <tr key={`${item.createdAt}-${i}`} title={item.content}>
+                    <td className="nowrap">{formatLocal(item.createdAt)}</td>
+                    <td>
+                      <span className={`tag tag-${item.type}`}>{LOG_TYPE_NAMES[item.type] ?? item.type}</span>
+                    </td>
+                    <td>{item.model || <span className="muted">{item.content.slice(0, 40) || "—"}</span>}</td>
+                    <td>{item.tokenName || "—"}</td>
+                    <td className="num">{item.promptTokens ? formatNumber(item.promptTokens) : "—"}</td>
+                    <td className="num">{item.completionTokens ? formatNumber(item.completionTokens) : "—"}</td>
+                    <td className="num">{item.quota ? moneyOf(item.quota) : "—"}</td>
+                    <td className="num">
+                      {formatDuration(item.durationMs)}
+                      {item.stream ? <span className="muted"> 流</span> : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            page={answer.data.page}
+            pageSize={answer.data.pageSize}
+            total={answer.data.total}
+            hasMore={answer.data.hasMore}
+            shown={answer.data.items.length}
+          />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+"use client";
+
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+
+/** The same view with other query parameters (a shareable URL for every page and filter). */
+export function useHrefWith() {
+  const params = useSearchParams();
+  return (changes: Record<string, string | number | null>) => {
+    const next = new URLSearchParams(params.toString());
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null || value === "") next.delete(key);
+      else next.set(key, String(value));
+    }
+    return `?${next.toString()}`;
+  };
+}
+
+export function Pager({
+  page,
+  pageSize,
+  total,
+  hasMore,
+  shown,
+}: {
+  page: number;
+  pageSize: number;
+  total: number | null;
+  hasMore: boolean;
+  shown: number;
+}) {
+  const hrefWith = useHrefWith();
+  const first = (page - 1) * pageSize + 1;
+  const pages = total === null ? null : Math.max(1, Math.ceil(total / pageSize));
+  return (
+    <nav className="pager" aria-label="分页">
+      {page > 1 ? (
+        <Link className="button secondary" href={hrefWith({ page: page - 1 })} scroll={false}>
+          上一页
+        </Link>
+      ) : (
+        <span className="button secondary disabled" aria-disabled="true">
+          上一页
+        </span>
+      )}
+      <span className="muted">
+        第 {page}
+        {pages !== null ? ` / ${pages}` : ""} 页{shown > 0 ? ` · 第 ${first}–${first + shown - 1} 条` : ""}
+        {total !== null ? ` · 共 ${total} 条` : ""}
+      </span>
+      {hasMore ? (
+        <Link className="button secondary" href={hrefWith({ page: page + 1 })} scroll={false}>
+          下一页
+        </Link>
+      ) : (
+        <span className="button secondary disabled" aria-disabled="true">
+          下一页
+        </span>
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,76 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { errorMessage, isUnauthorized } from "@/src/trpc/client";
+import { formatAge, formatLocal } from "./format";
+
+type Answer<T> = { success: true; data: T } | { success: false; message: string };
+type QueryLike<T> = { data?: Answer<T>; error: unknown; isPending: boolean; isFetching: boolean };
+
+/** One site-data answer as a state to render: loading, a message, or the data. */
+export function useAnswer<T>(query: QueryLike<T>): { data?: T; message?: string; loading: boolean } {
+  const router = useRouter();
+  const expired = query.error !== null && isUnauthorized(query.error);
+  useEffect(() => {
+    // The session ended elsewhere: the page shows the sign-in form again.
+    if (expired) router.refresh();
+  }, [expired, router]);
+  if (query.isPending) return { loading: true };
+  if (query.error) return { loading: false, message: expired ? "登录已过期，请重新登录" : errorMessage(query.error) };
+  if (query.data && !query.data.success) return { loading: false, message: query.data.message };
+  return { loading: false, data: query.data?.data };
+}
+
+export function Loading({ label }: { label: string }) {
+  return (
+    <p className="state" role="status">
+      正在从站点读取{label}…
+    </p>
+  );
+}
+
+export function Failed({ message, onRetry }: { message: string; onRetry: () => void }) {
+  return (
+    <div className="state failed" role="alert">
+      <span>{message}</span>
+      <button type="button" className="secondary" onClick={onRetry}>
+        重试
+      </button>
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: React.ReactNode }) {
+  return <p className="state">{children}</p>;
+}
+
+/** When the data was read from the site, kept current, and a button to read it again now. */
+export function Freshness({
+  fetchedAt,
+  busy,
+  onRefresh,
+  cacheSeconds,
+}: {
+  fetchedAt: string;
+  busy: boolean;
+  onRefresh: () => void;
+  cacheSeconds: number;
+}) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 5_000);
+    return () => clearInterval(timer);
+  }, []);
+  const stale = now - Date.parse(fetchedAt) > cacheSeconds * 1000;
+  return (
+    <div className="freshness">
+      <span className={stale ? "stale" : "muted"} title={formatLocal(fetchedAt)}>
+        {busy ? "正在刷新…" : `数据更新于 ${formatAge(fetchedAt, now)}`}
+      </span>
+      <button type="button" className="ghost" onClick={onRefresh} disabled={busy}>
+        刷新
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+"use client";
+
+import { useState } from "react";
+import { trpc } from "@/src/trpc/react";
+import { formatMoney, formatNumber, type MoneySettings } from "./format";
+import { Failed, Freshness, Loading, useAnswer } from "./site-data";
+
+const FAMILY: Record<string, string> = {
+  "new-api": "new-api",
+  "new-api-legacy": "new-api（旧版）",
+  veloera: "Veloera",
+  "one-api": "one-api",
+  "one-hub": "one-hub",
+  "done-hub": "done-hub",
+  unknown: "未识别（按 new-api 读取）",
+};
+
+function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+}
+
+/** The summary's input: today is the browser's today. */
+function useSummaryInput() {
+  const [input] = useState(() => ({ tz: browserTimeZone() }));
+  return input;
+}
+
+/** The site's money settings, from the (shared, cached) summary; null until known. */
+export function useMoney(): MoneySettings | null {
+  const query = trpc.account.summary.useQuery(useSummaryInput());
+  return query.data?.success ? query.data.data.money : null;
+}
+
+/** Live balance, spend and requests, read from the account's site. */
+export function SummaryPanel() {
+  const input = useSummaryInput();
+  const query = trpc.account.summary.useQuery(input);
+  const utils = trpc.useUtils();
+  const [refreshing, setRefreshing] = useState(false);
+  const answer = useAnswer(query);
+
+  async function refresh() {
+    setRefreshing(true);
+    try {
+      utils.account.summary.setData(input, await utils.client.account.summary.query({ ...input, refresh: true }));
+    } catch {
+      await query.refetch();
+    }
+    setRefreshing(false);
+  }
+
+  if (answer.loading) return <Loading label="余额" />;
+  if (!answer.data) return <Failed message={answer.message ?? ""} onRetry={() => void refresh()} />;
+  const s = answer.data;
+  const money = (quota: number) => formatMoney(quota, s.money);
+  const rawNote = (quota: number) => (s.money.display === "TOKENS" ? null : `${formatNumber(quota)} 额度`);
+  return (
+    <>
+      <section className="stats" aria-label="额度">
+        <div className="stat">
+          <span className="stat-label">剩余额度</span>
+          <span className="stat-value">{money(s.balance.quota)}</span>
+          <span className="muted">{rawNote(s.balance.quota)}</span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">今日消费</span>
+          <span className="stat-value">{money(s.today.quota)}</span>
+          <span className="muted">{rawNote(s.today.quota)}</span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">已用额度</span>
+          <span className="stat-value">{money(s.used.quota)}</span>
+          <span className="muted">{rawNote(s.used.quota)}</span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">请求次数</span>
+          <span className="stat-value">{formatNumber(s.requestCount)}</span>
+          <span className="muted">次</span>
+        </div>
+      </section>
+      <div className="panel-foot">
+        <span className="muted">
+          站点类型：{FAMILY[s.site.family] ?? s.site.family}
+          {s.money.display === "CNY" || s.money.display === "CUSTOM"
+            ? ` · 1 美元 = ${s.money.rate} ${s.money.symbol}`
+            : ""}
+        </span>
+        <Freshness fetchedAt={s.fetchedAt} busy={refreshing} onRefresh={() => void refresh()} cacheSeconds={30} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,108 @@
+"use client";
+
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { useState } from "react";
+import { trpc } from "@/src/trpc/react";
+import { formatLocal } from "./format";
+import { Pager } from "./pager";
+import { Empty, Failed, Freshness, Loading, useAnswer } from "./site-data";
+
+const STATUS: Record<string, string> = { success: "成功", pending: "待支付", failed: "失败", expired: "已过期" };
+const METHOD: Record<string, string> = { alipay: "支付宝", wxpay: "微信支付", stripe: "Stripe", balance: "余额" };
+
+function positive(raw: string | null): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
+/** Top-up orders where the site keeps them for its users (current new-api: the last 30 days). */
+export function TopupsPanel() {
+  const params = useSearchParams();
+  const input = { page: positive(params.get("page")), pageSize: 20 };
+  const query = trpc.account.topups.useQuery(input);
+  const utils = trpc.useUtils();
+  const [refreshing, setRefreshing] = useState(false);
+  const answer = useAnswer(query);
+
+  async function refresh() {
+    setRefreshing(true);
+    try {
+      utils.account.topups.setData(input, await utils.client.account.topups.query({ ...input, refresh: true }));
+    } catch {
+      await query.refetch();
+    }
+    setRefreshing(false);
+  }
+
+  return (
+    <section className="card" aria-labelledby="topups-title">
+      <div className="card-head">
+        <h2 id="topups-title">充值记录</h2>
+        {answer.data?.supported && (
+          <Freshness
+            fetchedAt={answer.data.fetchedAt}
+            busy={refreshing}
+            onRefresh={() => void refresh()}
+            cacheSeconds={15}
+          />
+        )}
+      </div>
+      {answer.loading ? (
+        <Loading label="充值记录" />
+      ) : !answer.data ? (
+        <Failed message={answer.message ?? ""} onRetry={() => void refresh()} />
+      ) : !answer.data.supported ? (
+        <Empty>
+          这个站点不向用户提供充值订单记录。充值会记在使用日志里：
+          <Link href="?tab=logs&type=topup">查看充值类日志</Link>
+        </Empty>
+      ) : answer.data.items.length === 0 ? (
+        <Empty>最近 30 天没有充值记录</Empty>
+      ) : (
+        <>
+          <p className="muted">站点只提供最近 30 天的充值订单。</p>
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>下单时间</th>
+                  <th>完成时间</th>
+                  <th className="num">充值额度</th>
+                  <th className="num">实付金额</th>
+                  <th>方式</th>
+                  <th>状态</th>
+                  <th>订单号</th>
+                </tr>
+              </thead>
+              <tbody>
+                {answer.data.items.map((t) => (
+                  <tr key={t.tradeNo || `${t.createdAt}`}>
+                    <td className="nowrap">{formatLocal(t.createdAt)}</td>
+                    <td className="nowrap">{formatLocal(t.completedAt)}</td>
+                    <td className="num">${t.amountUsd.toLocaleString("en-US", { minimumFractionDigits: 2 })}</td>
+                    <td className="num">{t.money.toLocaleString("zh-CN", { minimumFractionDigits: 2 })}</td>
+                    <td>{METHOD[t.method] ?? (t.method || "—")}</td>
+                    <td>
+                      <span className={`tag tag-${t.status}`}>{STATUS[t.status] ?? t.status}</span>
+                    </td>
+                    <td>
+                      <code>{t.tradeNo}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            page={answer.data.page}
+            pageSize={answer.data.pageSize}
+            total={answer.data.total}
+            hasMore={answer.data.hasMore}
+            shown={answer.data.items.length}
+          />
+        </>
+      )}
+    </section>
+  );
+}
