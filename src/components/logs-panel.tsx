@@ -1,11 +1,10 @@
 "use client";
 
 import { useRouter, useSearchParams } from "next/navigation";
-import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
 import { formatDuration, formatLocal, formatMoney, formatNumber } from "./format";
-import { Pager, useHrefWith } from "./pager";
-import { Empty, Failed, Freshness, Loading, useAnswer } from "./site-data";
+import { Pager, pageParam, useHrefWith } from "./pager";
+import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
 import { useMoney } from "./summary-panel";
 
 export const LOG_TYPE_NAMES: Record<string, string> = {
@@ -29,11 +28,6 @@ function dayBound(day: string | null, end: boolean): string | undefined {
   return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
 }
 
-function positive(raw: string | null): number {
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 1 ? n : 1;
-}
-
 /** The usage log, newest first, filtered and paged by the URL's query string. */
 export function LogsPanel() {
   const money = useMoney();
@@ -48,7 +42,7 @@ export function LogsPanel() {
     to: params.get("to") ?? "",
   };
   const input = {
-    page: positive(params.get("page")),
+    page: pageParam(params.get("page")),
     pageSize: PAGE_SIZE,
     type: filters.type || undefined,
     model: filters.model || undefined,
@@ -58,19 +52,12 @@ export function LogsPanel() {
   };
   const query = trpc.account.logs.useQuery(input);
   const utils = trpc.useUtils();
-  const [refreshing, setRefreshing] = useState(false);
   const answer = useAnswer(query);
+  const [refreshing, refresh] = useRefreshing(
+    async () => utils.account.logs.setData(input, await utils.client.account.logs.query({ ...input, refresh: true })),
+    () => query.refetch(),
+  );
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
-
-  async function refresh() {
-    setRefreshing(true);
-    try {
-      utils.account.logs.setData(input, await utils.client.account.logs.query({ ...input, refresh: true }));
-    } catch {
-      await query.refetch();
-    }
-    setRefreshing(false);
-  }
 
   function apply(form: HTMLFormElement) {
     const data = new FormData(form);
@@ -97,12 +84,7 @@ export function LogsPanel() {
       <div className="card-head">
         <h2 id="logs-title">使用日志</h2>
         {answer.data && (
-          <Freshness
-            fetchedAt={answer.data.fetchedAt}
-            busy={refreshing}
-            onRefresh={() => void refresh()}
-            cacheSeconds={15}
-          />
+          <Freshness fetchedAt={answer.data.fetchedAt} busy={refreshing} onRefresh={refresh} cacheSeconds={15} />
         )}
       </div>
       <form
@@ -165,7 +147,7 @@ export function LogsPanel() {
       {answer.loading ? (
         <Loading label="使用日志" />
       ) : !answer.data ? (
-        <Failed message={answer.message ?? ""} onRetry={() => void refresh()} />
+        <Failed message={answer.message ?? ""} onRetry={refresh} />
       ) : answer.data.items.length === 0 ? (
         <Empty>{filtered ? "没有符合条件的日志" : input.page > 1 ? "这一页没有日志" : "还没有使用日志"}</Empty>
       ) : (
@@ -205,13 +187,7 @@ export function LogsPanel() {
               </tbody>
             </table>
           </div>
-          <Pager
-            page={answer.data.page}
-            pageSize={answer.data.pageSize}
-            total={answer.data.total}
-            hasMore={answer.data.hasMore}
-            shown={answer.data.items.length}
-          />
+          <Pager of={answer.data} />
         </>
       )}
     </section>

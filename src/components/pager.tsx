@@ -16,20 +16,20 @@ export function useHrefWith() {
   };
 }
 
+/** The `page` of the query string: a positive integer, else 1. */
+export function pageParam(raw: string | null): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
+/** Paging of a page answer: back, where we are, forward. */
 export function Pager({
-  page,
-  pageSize,
-  total,
-  hasMore,
-  shown,
+  of: { page, pageSize, total, hasMore, items },
 }: {
-  page: number;
-  pageSize: number;
-  total: number | null;
-  hasMore: boolean;
-  shown: number;
+  of: { page: number; pageSize: number; total: number | null; hasMore: boolean; items: readonly unknown[] };
 }) {
   const hrefWith = useHrefWith();
+  const shown = items.length;
   const first = (page - 1) * pageSize + 1;
   const pages = total === null ? null : Math.max(1, Math.ceil(total / pageSize));
   return (

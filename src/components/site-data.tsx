@@ -22,6 +22,21 @@ export function useAnswer<T>(query: QueryLike<T>): { data?: T; message?: string;
   return { loading: false, data: query.data?.data };
 }
 
+/** A refresh that reads the site now (`run`), falling back to a plain refetch if that fails. */
+export function useRefreshing(run: () => Promise<unknown>, fallback: () => Promise<unknown>) {
+  const [busy, setBusy] = useState(false);
+  const refresh = async () => {
+    setBusy(true);
+    try {
+      await run();
+    } catch {
+      await fallback();
+    }
+    setBusy(false);
+  };
+  return [busy, () => void refresh()] as const;
+}
+
 export function Loading({ label }: { label: string }) {
   return (
     <p className="state" role="status">

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatNumber, type MoneySettings } from "./format";
-import { Failed, Freshness, Loading, useAnswer } from "./site-data";
+import { Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
 
 const FAMILY: Record<string, string> = {
   "new-api": "new-api",
@@ -36,21 +36,15 @@ export function SummaryPanel() {
   const input = useSummaryInput();
   const query = trpc.account.summary.useQuery(input);
   const utils = trpc.useUtils();
-  const [refreshing, setRefreshing] = useState(false);
   const answer = useAnswer(query);
-
-  async function refresh() {
-    setRefreshing(true);
-    try {
-      utils.account.summary.setData(input, await utils.client.account.summary.query({ ...input, refresh: true }));
-    } catch {
-      await query.refetch();
-    }
-    setRefreshing(false);
-  }
+  const [refreshing, refresh] = useRefreshing(
+    async () =>
+      utils.account.summary.setData(input, await utils.client.account.summary.query({ ...input, refresh: true })),
+    () => query.refetch(),
+  );
 
   if (answer.loading) return <Loading label="余额" />;
-  if (!answer.data) return <Failed message={answer.message ?? ""} onRetry={() => void refresh()} />;
+  if (!answer.data) return <Failed message={answer.message ?? ""} onRetry={refresh} />;
   const s = answer.data;
   const money = (quota: number) => formatMoney(quota, s.money);
   const rawNote = (quota: number) => (s.money.display === "TOKENS" ? null : `${formatNumber(quota)} 额度`);
@@ -85,7 +79,7 @@ export function SummaryPanel() {
             ? ` · 1 美元 = ${s.money.rate} ${s.money.symbol}`
             : ""}
         </span>
-        <Freshness fetchedAt={s.fetchedAt} busy={refreshing} onRefresh={() => void refresh()} cacheSeconds={30} />
+        <Freshness fetchedAt={s.fetchedAt} busy={refreshing} onRefresh={refresh} cacheSeconds={30} />
       </div>
     </>
   );

@@ -1,11 +1,10 @@
 "use client";
 
 import { useSearchParams } from "next/navigation";
-import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
 import { formatLocal, formatMoney, formatNumber } from "./format";
-import { Pager } from "./pager";
-import { Empty, Failed, Freshness, Loading, useAnswer } from "./site-data";
+import { Pager, pageParam } from "./pager";
+import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
 import { useMoney } from "./summary-panel";
 
 const STATUS: Record<string, string> = {
@@ -15,49 +14,33 @@ const STATUS: Record<string, string> = {
   exhausted: "已用尽",
 };
 
-function positive(raw: string | null): number {
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 1 ? n : 1;
-}
-
 /** The account's API tokens on its site; keys arrive masked from the service. */
 export function TokensPanel() {
   const params = useSearchParams();
   const money = useMoney();
-  const input = { page: positive(params.get("page")), pageSize: 20 };
+  const input = { page: pageParam(params.get("page")), pageSize: 20 };
   const query = trpc.account.tokens.useQuery(input);
   const utils = trpc.useUtils();
-  const [refreshing, setRefreshing] = useState(false);
   const answer = useAnswer(query);
+  const [refreshing, refresh] = useRefreshing(
+    async () =>
+      utils.account.tokens.setData(input, await utils.client.account.tokens.query({ ...input, refresh: true })),
+    () => query.refetch(),
+  );
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
-
-  async function refresh() {
-    setRefreshing(true);
-    try {
-      utils.account.tokens.setData(input, await utils.client.account.tokens.query({ ...input, refresh: true }));
-    } catch {
-      await query.refetch();
-    }
-    setRefreshing(false);
-  }
 
   return (
     <section className="card" aria-labelledby="tokens-title">
       <div className="card-head">
         <h2 id="tokens-title">令牌</h2>
         {answer.data && (
-          <Freshness
-            fetchedAt={answer.data.fetchedAt}
-            busy={refreshing}
-            onRefresh={() => void refresh()}
-            cacheSeconds={15}
-          />
+          <Freshness fetchedAt={answer.data.fetchedAt} busy={refreshing} onRefresh={refresh} cacheSeconds={15} />
         )}
       </div>
       {answer.loading ? (
         <Loading label="令牌" />
       ) : !answer.data ? (
-        <Failed message={answer.message ?? ""} onRetry={() => void refresh()} />
+        <Failed message={answer.message ?? ""} onRetry={refresh} />
       ) : answer.data.items.length === 0 ? (
         <Empty>{input.page > 1 ? "这一页没有令牌" : "这个账户还没有令牌"}</Empty>
       ) : (
@@ -97,13 +80,7 @@ export function TokensPanel() {
               </tbody>
             </table>
           </div>
-          <Pager
-            page={answer.data.page}
-            pageSize={answer.data.pageSize}
-            total={answer.data.total}
-            hasMore={answer.data.hasMore}
-            shown={answer.data.items.length}
-          />
+          <Pager of={answer.data} />
         </>
       )}
     </section>

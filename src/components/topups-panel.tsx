@@ -2,56 +2,39 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
 import { formatLocal } from "./format";
-import { Pager } from "./pager";
-import { Empty, Failed, Freshness, Loading, useAnswer } from "./site-data";
+import { Pager, pageParam } from "./pager";
+import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
 
 const STATUS: Record<string, string> = { success: "成功", pending: "待支付", failed: "失败", expired: "已过期" };
 const METHOD: Record<string, string> = { alipay: "支付宝", wxpay: "微信支付", stripe: "Stripe", balance: "余额" };
 
-function positive(raw: string | null): number {
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 1 ? n : 1;
-}
-
 /** Top-up orders where the site keeps them for its users (current new-api: the last 30 days). */
 export function TopupsPanel() {
   const params = useSearchParams();
-  const input = { page: positive(params.get("page")), pageSize: 20 };
+  const input = { page: pageParam(params.get("page")), pageSize: 20 };
   const query = trpc.account.topups.useQuery(input);
   const utils = trpc.useUtils();
-  const [refreshing, setRefreshing] = useState(false);
   const answer = useAnswer(query);
-
-  async function refresh() {
-    setRefreshing(true);
-    try {
-      utils.account.topups.setData(input, await utils.client.account.topups.query({ ...input, refresh: true }));
-    } catch {
-      await query.refetch();
-    }
-    setRefreshing(false);
-  }
+  const [refreshing, refresh] = useRefreshing(
+    async () =>
+      utils.account.topups.setData(input, await utils.client.account.topups.query({ ...input, refresh: true })),
+    () => query.refetch(),
+  );
 
   return (
     <section className="card" aria-labelledby="topups-title">
       <div className="card-head">
         <h2 id="topups-title">充值记录</h2>
         {answer.data?.supported && (
-          <Freshness
-            fetchedAt={answer.data.fetchedAt}
-            busy={refreshing}
-            onRefresh={() => void refresh()}
-            cacheSeconds={15}
-          />
+          <Freshness fetchedAt={answer.data.fetchedAt} busy={refreshing} onRefresh={refresh} cacheSeconds={15} />
         )}
       </div>
       {answer.loading ? (
         <Loading label="充值记录" />
       ) : !answer.data ? (
-        <Failed message={answer.message ?? ""} onRetry={() => void refresh()} />
+        <Failed message={answer.message ?? ""} onRetry={refresh} />
       ) : !answer.data.supported ? (
         <Empty>
           这个站点不向用户提供充值订单记录。充值会记在使用日志里：
@@ -94,13 +77,7 @@ export function TopupsPanel() {
               </tbody>
             </table>
           </div>
-          <Pager
-            page={answer.data.page}
-            pageSize={answer.data.pageSize}
-            total={answer.data.total}
-            hasMore={answer.data.hasMore}
-            shown={answer.data.items.length}
-          />
+          <Pager of={answer.data} />
         </>
       )}
     </section>
