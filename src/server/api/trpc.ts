@@ -6,7 +6,7 @@ import { TRPCError, initTRPC } from "@trpc/server";
 import { MSG } from "../core/messages";
 import { isDatabaseUnavailable } from "../db/errors";
 import { isForeignRequest } from "../net/origin";
-import { clearSessionCookie } from "../session/cookie";
+import { clearSessionCookie, setBrowserAccounts } from "../session/cookie";
 import { resolveSession } from "../session/request";
 import type { Context } from "./context";
 
@@ -52,7 +52,10 @@ export const signInProcedure = publicProcedure.use(({ ctx, next }) => {
   return next();
 });
 
-/** Requires a live session; refuses cross-site cookie-authenticated mutations (CSRF). */
+/**
+ * Requires a live session (Bearer, or the cookie's active account); refuses cross-site
+ * cookie-authenticated mutations (CSRF). `browser` is the cookie's accounts (null with Bearer).
+ */
 export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
   const found = await resolveSession(ctx.db, ctx.headers, ctx.secure);
   if (found?.via === "cookie" && type === "mutation") refuseForeign(ctx);
@@ -61,5 +64,7 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) =
     throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
   }
   ctx.resHeaders.set("Cache-Control", "no-store");
-  return next({ ctx: { session: found.session } });
+  // Accounts whose sessions ended elsewhere dropped out on the way to the active one.
+  if (found.via === "cookie" && found.changed) await setBrowserAccounts(ctx.resHeaders, found.browser, ctx.secure);
+  return next({ ctx: { session: found.session, browser: found.via === "cookie" ? found.browser : null } });
 });

@@ -11,7 +11,49 @@ import { seal, sealedWithKnownPassword, unseal } from "./seal";
 const PLAIN_NAME = "gd_session";
 const SECURE_NAME = "__Host-gd_session";
 
-type CookieData = { token: string };
+/** One account in the browser: its session token, and whose it is (site id, site user id). */
+export type BrowserAccount = { t: string; s: number; u: number };
+
+/**
+ * What the cookie holds: the browser's accounts, most recently used first (the first is active),
+ * and the accounts that dropped out since the browser was last told (site id, site user id).
+ */
+export type BrowserAccounts = { a: BrowserAccount[]; d: { s: number; u: number }[] };
+
+/** Accounts one browser may hold; at 20 the sealed cookie stays well under 4 KB. */
+export const MAX_BROWSER_ACCOUNTS = 20;
+/** The browser keeps the cookie as long as a session can live; the store's expires_at is enforced. */
+const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const isId = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+
+/** The accounts of an unsealed cookie; a cookie of one session (`{token}`) is one account. */
+function accountsOf(data: Record<string, unknown> | null): BrowserAccounts | undefined {
+  if (!data) return undefined;
+  if (typeof data.token === "string" && UUID.test(data.token)) return { a: [{ t: data.token, s: 0, u: 0 }], d: [] };
+  if (!Array.isArray(data.a)) return undefined;
+  const a = (data.a as unknown[])
+    .filter(
+      (x): x is BrowserAccount =>
+        typeof x === "object" &&
+        x !== null &&
+        typeof (x as BrowserAccount).t === "string" &&
+        UUID.test((x as BrowserAccount).t) &&
+        isId((x as BrowserAccount).s) &&
+        isId((x as BrowserAccount).u),
+    )
+    .slice(0, MAX_BROWSER_ACCOUNTS);
+  const d = Array.isArray(data.d)
+    ? (data.d as unknown[])
+        .filter(
+          (x): x is { s: number; u: number } =>
+            typeof x === "object" && x !== null && isId((x as BrowserAccount).s) && isId((x as BrowserAccount).u),
+        )
+        .slice(0, MAX_BROWSER_ACCOUNTS)
+    : [];
+  return a.length > 0 || d.length > 0 ? { a, d } : undefined;
+}
 
 /**
  * Exactly the shape of a seal this service writes (iron's eight fields, then `~2`), and no longer
@@ -33,15 +75,15 @@ function serialize(name: string, value: string, maxAgeSeconds: number, secure: b
   return parts.join("; ");
 }
 
-export async function setSessionCookie(
-  resHeaders: Headers,
-  token: string,
-  expiresAt: Date,
-  secure: boolean,
-): Promise<void> {
-  const maxAge = Math.max(1, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
-  const sealed = await seal({ token } satisfies CookieData, maxAge);
-  resHeaders.append("Set-Cookie", serialize(cookieName(secure), sealed, maxAge, secure));
+/** Writes the browser's accounts; with none left, clears the cookie. */
+export async function setBrowserAccounts(resHeaders: Headers, accounts: BrowserAccounts, secure: boolean) {
+  if (accounts.a.length === 0) {
+    clearSessionCookie(resHeaders, secure);
+    return;
+  }
+  const trimmed = { a: accounts.a.slice(0, MAX_BROWSER_ACCOUNTS), d: accounts.d.slice(-MAX_BROWSER_ACCOUNTS) };
+  const sealed = await seal(trimmed, COOKIE_MAX_AGE_SECONDS);
+  resHeaders.append("Set-Cookie", serialize(cookieName(secure), sealed, COOKIE_MAX_AGE_SECONDS, secure));
 }
 
 export function clearSessionCookie(resHeaders: Headers, secure: boolean): void {
@@ -70,17 +112,20 @@ function readCookie(cookieHeader: string | null, name: string): string | undefin
  * Unsealed cookies seen recently (unsealing costs more than the rest of a request), keyed by the
  * SHA-256 of the seal and bounded by bytes, least recently used first out.
  */
-const unsealed = new LRUCache<string, string>({
+const unsealed = new LRUCache<string, BrowserAccounts>({
   maxSize: 4 * 1024 * 1024,
-  sizeCalculation: (token, key) => token.length + key.length + 64,
+  sizeCalculation: (accounts, key) => key.length + 64 + (accounts.a.length + accounts.d.length) * 120,
 });
 
 function cacheKey(sealed: string): string {
   return createHash("sha256").update(sealed).digest("base64url");
 }
 
-/** The session token a request's cookie carries, or undefined for no, several or a malformed cookie. */
-export async function tokenFromCookie(cookieHeader: string | null, secure: boolean): Promise<string | undefined> {
+/** The accounts a request's cookie carries, or undefined for no, several or a malformed cookie. */
+export async function accountsFromCookie(
+  cookieHeader: string | null,
+  secure: boolean,
+): Promise<BrowserAccounts | undefined> {
   const sealed = readCookie(cookieHeader, cookieName(secure));
   if (!sealed || sealed.length > MAX_COOKIE_CHARS || !SEAL_SHAPE.test(sealed)) return undefined;
   // A cached unseal stays valid only while its password is configured.
@@ -89,10 +134,9 @@ export async function tokenFromCookie(cookieHeader: string | null, secure: boole
   const known = unsealed.get(key);
   if (known !== undefined) return known;
   // The cookie's own Max-Age ends it in the browser; the store's expires_at is what is enforced.
-  const data = await unseal<CookieData>(sealed, 0);
-  const token = typeof data?.token === "string" ? data.token : undefined;
-  if (token !== undefined) unsealed.set(key, token);
-  return token;
+  const accounts = accountsOf(await unseal<Record<string, unknown>>(sealed, 0));
+  if (accounts !== undefined) unsealed.set(key, accounts);
+  return accounts;
 }
 
 /** Whether the Cookie header names the session cookie at all (then a refusal clears it). */

@@ -1,9 +1,16 @@
 import type { Db } from "../db/client";
-import { hasSessionCookie, tokenFromCookie } from "./cookie";
+import { activeAccount } from "./browser";
+import { accountsFromCookie, hasSessionCookie, type BrowserAccounts } from "./cookie";
 import { sessionStore, type LiveSession } from "./store";
 
-/** How a request names its session, and the live session it names (null: unknown, expired, malformed). */
-export type RequestSession = { via: "bearer" | "cookie"; session: LiveSession | null };
+/**
+ * How a request names its session, and the live session it names (null: unknown, expired,
+ * malformed). A cookie also brings the browser's accounts; `changed` when some dropped out on
+ * this request (the cookie is then written again).
+ */
+export type RequestSession =
+  | { via: "bearer"; session: LiveSession | null }
+  | { via: "cookie"; session: LiveSession | null; browser: BrowserAccounts; changed: boolean };
 
 function bearerToken(headers: Headers): string | undefined {
   const authorization = headers.get("authorization");
@@ -11,14 +18,21 @@ function bearerToken(headers: Headers): string | undefined {
 }
 
 /**
- * The session of a request: its Bearer token when it sends one, else its session cookie (over
- * HTTPS only the `__Host-` one). null when the request names no session at all.
+ * The session of a request: its Bearer token when it sends one, else its session cookie's active
+ * account (over HTTPS only the `__Host-` cookie). null when the request names no session at all.
  */
 export async function resolveSession(db: Db, headers: Headers, secure: boolean): Promise<RequestSession | null> {
   const bearer = bearerToken(headers);
   if (bearer) return { via: "bearer", session: await sessionStore(db).findValid(bearer) };
   const cookieHeader = headers.get("cookie");
   if (!hasSessionCookie(cookieHeader, secure)) return null;
-  const token = await tokenFromCookie(cookieHeader, secure);
-  return { via: "cookie", session: token ? await sessionStore(db).findValid(token) : null };
+  const accounts = await accountsFromCookie(cookieHeader, secure);
+  if (!accounts) return { via: "cookie", session: null, browser: { a: [], d: [] }, changed: false };
+  const active = await activeAccount(db, accounts);
+  return { via: "cookie", session: active.session, browser: active.accounts, changed: active.changed };
+}
+
+/** The accounts a request's cookie carries (whatever their sessions' state), for sign-in. */
+export function browserAccounts(headers: Headers, secure: boolean): Promise<BrowserAccounts | undefined> {
+  return accountsFromCookie(headers.get("cookie"), secure);
 }

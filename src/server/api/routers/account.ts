@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
 import { failure, MSG, type Failure } from "../../core/messages";
 import { logsInput, pageInput, parseParams, summaryInput } from "../../accounts/schemas";
 import {
@@ -11,6 +12,15 @@ import {
   type SiteDataDeps,
 } from "../../accounts/site-data";
 import { serverTimeZone } from "../../accounts/time";
+import {
+  AccountError,
+  listAccounts,
+  listed,
+  signOutAccount,
+  signOutAll,
+  switchAccount,
+} from "../../accounts/browser-accounts";
+import { clearSessionCookie, setBrowserAccounts, type BrowserAccounts } from "../../session/cookie";
 import type { LiveSession } from "../../session/store";
 import type { Context } from "../context";
 import { authedProcedure, router } from "../trpc";
@@ -56,8 +66,62 @@ async function run<S extends z.ZodType, T>(
   }
 }
 
-/** Live data of the signed-in account's site (design.md 12); REST /api/account/* wraps these. */
+const keyInput = z.object({ key: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "账户标识无效") });
+
+/** The browser's accounts, or an error for a client that signed in with a Bearer token. */
+function browserOf(ctx: { browser: BrowserAccounts | null }): BrowserAccounts {
+  if (!ctx.browser) {
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: "多账户只适用于浏览器会话（Cookie）；Bearer 令牌只代表一个账户",
+    });
+  }
+  return ctx.browser;
+}
+
+/** Runs an account change; an unknown key is a NOT_FOUND with the reason, and changes nothing. */
+async function change<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    if (error instanceof AccountError) throw new TRPCError({ code: "NOT_FOUND", message: error.message });
+    throw error;
+  }
+}
+
+/**
+ * The accounts of this browser (design.md 11) and the live data of the active one's site
+ * (design.md 12); REST /api/account/* wraps the site-data procedures.
+ */
 export const accountRouter = router({
+  /** Every account in this browser, the active first, and those that dropped out since last told. */
+  list: authedProcedure.query(async ({ ctx }) => {
+    if (!ctx.browser) return { accounts: [listed(ctx.session, true)], dropped: [] };
+    const { accounts, dropped, cookie } = await listAccounts(ctx.db, ctx.browser);
+    if (dropped.length > 0 || cookie.a.length !== ctx.browser.a.length) {
+      await setBrowserAccounts(ctx.resHeaders, cookie, ctx.secure);
+    }
+    return { accounts, dropped };
+  }),
+
+  switch: authedProcedure.input(keyInput).mutation(async ({ ctx, input }) => {
+    const next = await change(() => switchAccount(ctx.db, browserOf(ctx), input.key));
+    await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
+    return { success: true as const };
+  }),
+
+  signOut: authedProcedure.input(keyInput).mutation(async ({ ctx, input }) => {
+    const next = await change(() => signOutAccount(ctx.db, browserOf(ctx), input.key));
+    await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
+    return { success: true as const, remaining: next.a.length };
+  }),
+
+  signOutAll: authedProcedure.mutation(async ({ ctx }) => {
+    const ended = await signOutAll(ctx.db, browserOf(ctx));
+    clearSessionCookie(ctx.resHeaders, ctx.secure);
+    return { success: true as const, ended };
+  }),
+
   summary: authedProcedure
     .input(anyInput)
     .query(({ ctx, input }) =>

@@ -12,7 +12,9 @@ import {
   signInSuccessSchema,
   type UserInfo,
 } from "../../auth/schemas";
-import { clearSessionCookie, setSessionCookie } from "../../session/cookie";
+import { withSignedIn, without } from "../../session/browser";
+import { clearSessionCookie, setBrowserAccounts } from "../../session/cookie";
+import { browserAccounts } from "../../session/request";
 import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
 import { authedProcedure, router, signInProcedure } from "../trpc";
@@ -35,7 +37,14 @@ async function signIn(ctx: Context, body: unknown): Promise<LoginOutcome["result
   });
   if (outcome.expiresAt) {
     ctx.resHeaders.set("Cache-Control", "no-store");
-    await setSessionCookie(ctx.resHeaders, outcome.result.data.sessionToken, outcome.expiresAt, ctx.secure);
+    // The browser's other accounts stay; this one becomes active (replacing an older session of it).
+    const { sessionToken, site, userInfo } = outcome.result.data;
+    const accounts = await withSignedIn(ctx.db, await browserAccounts(ctx.headers, ctx.secure), {
+      t: sessionToken,
+      s: site.id,
+      u: userInfo.id,
+    });
+    await setBrowserAccounts(ctx.resHeaders, accounts, ctx.secure);
   }
   return outcome.result;
 }
@@ -58,9 +67,11 @@ export const authRouter = router({
       return { success: true as const, data: { userInfo, site } };
     }),
 
+  /** Ends the session; with the cookie, the browser's most recently used other account becomes active. */
   logout: authedProcedure.output(logoutSuccessSchema).mutation(async ({ ctx }) => {
     await sessionStore(ctx.db).remove(ctx.session.id);
-    clearSessionCookie(ctx.resHeaders, ctx.secure);
+    if (ctx.browser) await setBrowserAccounts(ctx.resHeaders, without(ctx.browser, ctx.session.id), ctx.secure);
+    else clearSessionCookie(ctx.resHeaders, ctx.secure);
     return { success: true as const };
   }),
 
