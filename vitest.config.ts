@@ -36,6 +36,8 @@ export default defineConfig({
                   "tests/integration/attacks.test.ts",
                   "tests/integration/site-data.test.ts",
                   "tests/integration/site-gate.test.ts",
+                  "tests/integration/accounts.test.ts",
+                  "tests/integration/overview.test.ts",
                   "tests/integration/postgres/**/*.test.ts",
                 ],
                 env: { TEST_STORE: "postgres" },

@@ -12,6 +12,7 @@ export default async function Home({ searchParams }: { searchParams: Promise<Rec
     throw error;
   });
   if (!me) return <SignInPage sites={await api.site.list()} />;
-  const { tab } = await searchParams;
+  const { tab, add } = await searchParams;
+  if (add !== undefined) return <SignInPage sites={await api.site.list()} adding />;
   return <Dashboard me={me.data} sessions={await api.session.list()} tab={typeof tab === "string" ? tab : ""} />;
 }

@@ -2,6 +2,8 @@ import Link from "next/link";
 import type { RouterOutputs } from "@/src/trpc/client";
 import { QueryProvider } from "@/src/trpc/react";
 import { formatRemaining, formatTime, roleName } from "./format";
+import { AccountSwitcher } from "./account-switcher";
+import { AccountsOverview } from "./accounts-overview";
 import { LogsPanel } from "./logs-panel";
 import { SessionList } from "./session-list";
 import { SignOutButton } from "./sign-out-button";
@@ -10,6 +12,7 @@ import { TokensPanel } from "./tokens-panel";
 import { TopupsPanel } from "./topups-panel";
 
 export const TABS = [
+  { key: "accounts", label: "全部账户" },
   { key: "overview", label: "概览" },
   { key: "logs", label: "使用日志" },
   { key: "tokens", label: "令牌" },
@@ -34,8 +37,10 @@ function Row({ label, children }: { label: string; children: React.ReactNode }) 
 type Props = { me: RouterOutputs["auth"]["me"]["data"]; sessions: RouterOutputs["session"]["list"]; tab: string };
 
 export function Dashboard({ me, sessions, tab: requested }: Props) {
-  // Without its site the account has nothing live to show: the overview says why.
-  const tab = me.site && TABS.some((t) => t.key === requested) ? requested : "overview";
+  // The page a signed-in user lands on is every account at once; an account without its site has
+  // nothing live to show on its own tabs, and its 概览 says why.
+  const tab = TABS.some((t) => t.key === requested) ? requested : "accounts";
+  const own = tab !== "accounts" && !me.site ? "overview" : tab;
   const info = me.userInfo;
   const displayName = text(info, "display_name");
   const username = text(info, "username");
@@ -54,30 +59,29 @@ export function Dashboard({ me, sessions, tab: requested }: Props) {
         <SignOutButton />
       </header>
 
-      {me.site && (
+      <QueryProvider>
+        <AccountSwitcher />
+
         <nav className="tabs" aria-label="账户页面">
-          {TABS.map((t) => (
+          {TABS.filter((t) => me.site || t.key === "accounts" || t.key === "overview").map((t) => (
             <Link
               key={t.key}
-              href={t.key === "overview" ? "/" : `/?tab=${t.key}`}
-              aria-current={t.key === tab ? "page" : undefined}
+              href={t.key === "accounts" ? "/" : `/?tab=${t.key}`}
+              aria-current={t.key === own ? "page" : undefined}
             >
               {t.label}
             </Link>
           ))}
         </nav>
-      )}
 
-      {me.site && (
-        <QueryProvider>
-          {tab === "overview" && <SummaryPanel />}
-          {tab === "logs" && <LogsPanel />}
-          {tab === "tokens" && <TokensPanel />}
-          {tab === "topups" && <TopupsPanel />}
-        </QueryProvider>
-      )}
+        {own === "accounts" && <AccountsOverview />}
+        {me.site && own === "overview" && <SummaryPanel />}
+        {own === "logs" && <LogsPanel />}
+        {own === "tokens" && <TokensPanel />}
+        {own === "topups" && <TopupsPanel />}
+      </QueryProvider>
 
-      {tab === "overview" && (
+      {own === "overview" && (
         <section className="card" aria-labelledby="account-title">
           <h2 id="account-title">账户</h2>
           <dl className="rows">
@@ -103,7 +107,7 @@ export function Dashboard({ me, sessions, tab: requested }: Props) {
           </dl>
         </section>
       )}
-      {tab === "overview" && <SessionList sessions={sessions} />}
+      {own === "overview" && <SessionList sessions={sessions} />}
     </main>
   );
 }

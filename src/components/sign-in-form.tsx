@@ -37,6 +37,8 @@ export function SignInForm({ sites }: { sites: Sites }) {
         siteId: Number(siteId),
       });
       if (result.success) {
+        // From 添加账户 (`/?add=1`) the new account opens on the overview of all accounts.
+        router.replace("/");
         router.refresh();
         return;
       }

@@ -1,11 +1,22 @@
+import Link from "next/link";
 import { SignInForm, type Sites } from "./sign-in-form";
 
-export function SignInPage({ sites }: { sites: Sites }) {
+/** The sign-in form; `adding` when the browser already holds accounts (添加账户), with a way back. */
+export function SignInPage({ sites, adding = false }: { sites: Sites; adding?: boolean }) {
   return (
     <main className="page narrow">
       <header className="intro">
-        <h1>登录网关站点</h1>
-        <p className="muted">选择站点，填写用户ID和个人设置中生成的系统访问令牌。</p>
+        {adding && (
+          <Link className="back" href="/">
+            ← 返回我的账户
+          </Link>
+        )}
+        <h1>{adding ? "添加账户" : "登录网关站点"}</h1>
+        <p className="muted">
+          {adding
+            ? "登录另一个账户后，它会和已有账户一起保存在本浏览器中，可随时切换。"
+            : "选择站点，填写用户ID和个人设置中生成的系统访问令牌。"}
+        </p>
       </header>
       {sites.length > 0 ? (
         <SignInForm sites={sites} />

@@ -72,7 +72,10 @@ test("signs in, shows the account and quota, survives a reload, and signs out", 
   expect(body).not.toContain("sessionToken");
 
   await expect(page.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
-  const account = page.getByRole("region", { name: "账户" });
+  // The landing page is every account at once; the account's own pages are its tabs.
+  await expect(page.getByRole("region", { name: "全部账户" })).toBeVisible();
+  await page.getByRole("link", { name: "概览", exact: true }).click();
+  const account = page.getByRole("region", { name: "账户", exact: true });
   await expect(account).toContainText("alice");
   await expect(account).toContainText(String(ALICE.id));
   await expect(account).toContainText("default");
@@ -181,7 +184,8 @@ test("signs in with the keyboard alone", async ({ page }) => {
   await page.keyboard.press("Shift+Tab");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { name: "用户 102" })).toBeVisible();
-  await expect(page.getByRole("region", { name: "账户" })).toContainText("旧版站点");
+  await page.getByRole("link", { name: "概览", exact: true }).click();
+  await expect(page.getByRole("region", { name: "账户", exact: true })).toContainText("旧版站点");
 });
 
 test("notes a removed site, lists sessions, and signs out the other devices", async ({ page, browser }) => {
@@ -196,7 +200,7 @@ test("notes a removed site, lists sessions, and signs out the other devices", as
   await other.getByRole("button", { name: "登录" }).click();
   await expect(other.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
 
-  await page.reload();
+  await page.goto(`${URL_}/?tab=overview`);
   const sessions = page.getByRole("region", { name: "登录会话" });
   await expect(sessions.getByRole("listitem")).toHaveCount(2);
   await expect(sessions).toContainText("当前会话");
@@ -257,6 +261,8 @@ for (const f of FAMILIES) {
     await page.getByRole("button", { name: "登录" }).click();
 
     // 概览: the live balance and today's spend, the site's family.
+    await expect(page.getByRole("heading", { name: `${f.family} 用户` })).toBeVisible();
+    await page.getByRole("link", { name: "概览", exact: true }).click();
     const quota = page.getByRole("region", { name: "额度" });
     await expect(quota).toContainText(usd(f.totals.quota));
     await expect(quota).toContainText(String(f.totals.requestCount.toLocaleString("zh-CN")));
@@ -318,7 +324,8 @@ test("fits a phone screen on every tab", async ({ page }) => {
   await page.getByLabel("访问令牌", { exact: true }).press("Enter");
   await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
   for (const [tab, region] of [
-    ["", "额度"],
+    ["", "全部账户"],
+    ["overview", "额度"],
     ["logs", "使用日志"],
     ["tokens", "令牌"],
     ["topups", "充值记录"],
@@ -328,6 +335,80 @@ test("fits a phone screen on every tab", async ({ page }) => {
     await expect(page.getByText("正在从站点读取")).toHaveCount(0);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     expect(overflow, tab).toBe(false);
-    await shot(page, `14-phone-${tab || "overview"}`);
+    await shot(page, `14-phone-${tab || "accounts"}`);
   }
+});
+
+test("holds several accounts: add one, switch, see the totals, sign one out, reload, sign out everything", async ({
+  page,
+}) => {
+  const [a, b] = [FAMILIES.find((x) => x.family === "new-api")!, FAMILIES.find((x) => x.family === "one-hub")!];
+  await fillSignIn(page, "new-api 站点", a.user.id, a.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+
+  // 添加账户: the sign-in page with a way back, then the overview with both.
+  const switcher = page.getByRole("region", { name: "账户切换" });
+  await switcher.locator("summary").click();
+  await switcher.getByRole("link", { name: "添加账户" }).click();
+  await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "← 返回我的账户" })).toBeVisible();
+  await fillSignIn(page, "one-hub 站点", b.user.id, b.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByRole("heading", { name: "one-hub 用户" })).toBeVisible();
+  await expect(page).toHaveURL(`${URL_}/`);
+
+  const overview = page.getByRole("region", { name: "全部账户" });
+  const rows = overview.getByRole("list", { name: "账户" }).getByRole("listitem");
+  await expect(rows).toHaveCount(2);
+  await expect(overview.getByText("读取中…")).toHaveCount(0);
+  const total = ((a.totals.quota + b.totals.quota) / 500_000).toLocaleString("en-US", {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  });
+  await expect(overview.getByRole("region", { name: "合计" })).toContainText(`$${total}`);
+  await expect(overview).toContainText("2 个账户合计");
+  await shot(page, "15-accounts");
+
+  // Sorted by balance: the larger first.
+  await overview.getByLabel("排序").selectOption({ label: "按余额" });
+  const richer = a.totals.quota >= b.totals.quota ? "new-api 用户" : "one-hub 用户";
+  await expect(rows.first()).toContainText(richer);
+
+  // Switch by opening the other account's row: its pages follow.
+  await overview.getByRole("button", { name: /打开 new-api 站点/ }).click();
+  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await expect(page).toHaveURL(/tab=overview/);
+
+  // Reload: both accounts are still there, the switched-to one active.
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await switcher.locator("summary").click();
+  await expect(switcher.getByRole("listitem")).toHaveCount(2);
+  await shot(page, "16-switcher");
+
+  // Sign the active one out: the other becomes active.
+  await switcher.getByRole("button", { name: /退出 new-api 站点/ }).click();
+  await expect(page.getByRole("heading", { name: "one-hub 用户" })).toBeVisible();
+
+  // Sign out everything: the sign-in page.
+  await switcher.locator("summary").click();
+  await switcher.getByRole("button", { name: "全部退出" }).click();
+  await expect(page.getByRole("heading", { name: "登录网关站点" })).toBeVisible();
+});
+
+test("the overview fits a phone screen with several accounts", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  for (const f of FAMILIES.slice(0, 3)) {
+    await page.goto(`${URL_}/?add=1`);
+    await fillSignIn(page, `${f.family} 站点`, f.user.id, f.user.token);
+    await page.getByRole("button", { name: "登录" }).click();
+    await expect(page.getByRole("heading", { name: `${f.family} 用户` })).toBeVisible();
+  }
+  const overview = page.getByRole("region", { name: "全部账户" });
+  await expect(overview.getByRole("list", { name: "账户" }).getByRole("listitem")).toHaveCount(3);
+  await expect(overview.getByText("读取中…")).toHaveCount(0);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+  expect(overflow).toBe(false);
+  await shot(page, "17-phone-accounts");
 });

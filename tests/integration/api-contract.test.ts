@@ -213,7 +213,13 @@ describe("the site-data routes", () => {
       siteId: fx.sites.strict,
     });
     const auth = { authorization: `Bearer ${token}` };
-    for (const route of ["/api/account/summary", "/api/account/logs", "/api/account/tokens", "/api/account/topups"]) {
+    for (const route of [
+      "/api/account/summary",
+      "/api/account/logs",
+      "/api/account/tokens",
+      "/api/account/topups",
+      "/api/accounts/overview",
+    ]) {
       const ok = await conforms(await fetch(`${app.url}${route}`, { headers: auth }), route, "get", 200);
       expect(ok.success, route).toBe(true);
       const bad = await conforms(await fetch(`${app.url}${route}?refresh=maybe`, { headers: auth }), route, "get", 200);

@@ -100,11 +100,14 @@ describe("the site's budget", () => {
 
 describe("a throttled site", () => {
   it("answers 站点繁忙 on a 429 and calls the site no more while it backs off", async () => {
-    // Sign-in, the status probe, then self and stat: the fourth request is refused.
+    // Sign-in, the status probe, then the summary's three reads side by side: one or both of the
+    // last two are refused (the second may not have left before the first 429 paused the site).
     const s = await site({ rateLimit: { max: 3, windowMs: 60_000 } });
     const first = await s.call().account.summary({});
     expect(first).toEqual({ success: false, message: "站点繁忙，请稍后再试" });
-    expect(s.gateway.throttled()).toBe(1);
+    expect([1, 2]).toContain(s.gateway.throttled());
+    // The summary answers at its first failure; its other reads may still be on their way.
+    await new Promise((r) => setTimeout(r, 300));
     const seen = s.gateway.requests.length;
     expect(await s.call().account.logs({ refresh: true })).toEqual({ success: false, message: "站点繁忙，请稍后再试" });
     expect(await s.call().account.tokens({})).toEqual({ success: false, message: "站点繁忙，请稍后再试" });

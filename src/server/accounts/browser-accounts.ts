@@ -5,7 +5,7 @@
 import type { Db } from "../db/client";
 import { accountKey, activated, liveAccounts, without } from "../session/browser";
 import type { BrowserAccounts } from "../session/cookie";
-import { sessionStore, type LiveSession } from "../session/store";
+import { hashToken, sessionStore, type LiveSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 
 export class AccountError extends Error {}
@@ -51,6 +51,7 @@ export async function listAccounts(db: Db, browser: BrowserAccounts) {
   }));
   return {
     accounts: live.map((x, i) => listed(x.session, i === 0)),
+    sessions: live.map((x) => x.session),
     dropped,
     cookie: { a: accounts.a, d: [] } satisfies BrowserAccounts,
   };
@@ -81,4 +82,17 @@ export async function signOutAll(db: Db, browser: BrowserAccounts): Promise<numb
   const { live } = await liveAccounts(db, browser);
   for (const x of live) await store.remove(x.session.id);
   return live.length;
+}
+
+/** Whose the key is: this browser's account (its session, null once ended), or undefined for none of its. */
+export async function sessionByKey(
+  db: Db,
+  browser: BrowserAccounts | null,
+  own: LiveSession,
+  key: string,
+): Promise<LiveSession | null | undefined> {
+  if (!browser) return accountKey(own.id) === key ? own : undefined;
+  const entry = browser.a.find((x) => accountKey(hashToken(x.t)) === key);
+  if (!entry) return undefined;
+  return sessionStore(db).findValid(entry.t);
 }

@@ -72,6 +72,10 @@ export const summaryInput = z.object({
   refresh: flag,
 });
 
+export const accountKeySchema = z.string().regex(/^[A-Za-z0-9_-]{22}$/);
+
+export const overviewRowInput = summaryInput.extend({ key: accountKeySchema });
+
 export const logsInput = z
   .object({
     ...paged,
@@ -135,6 +139,11 @@ export const summarySchema = z
     used: amount("已用额度"),
     requestCount: z.number(),
     today: amount("今日消费（tz 时区的零点起）"),
+    todayRequests: z
+      .number()
+      .int()
+      .nullable()
+      .describe("今日（tz 时区零点起）的消费请求数；one-api 站点无法统计时为 null"),
     fetchedAt: iso,
   })
   .meta({ id: "AccountSummary" });
@@ -201,9 +210,39 @@ export const topupsPageSchema = z
   })
   .meta({ id: "TopupsPage" });
 
+export const overviewRowSchema = z
+  .object({
+    key: z.string().describe("账户标识（不是令牌）"),
+    active: z.boolean(),
+    site: z.object({ id: z.number().int(), name: z.string(), url: z.string() }).nullable(),
+    userId: z.number(),
+    username: z.string(),
+    displayName: z.string(),
+    expiresAt: z.string().describe("会话到期时间（ISO 8601）；已过期的行为空字符串"),
+    state: z.enum(["ok", "unreachable", "refused", "expired"]).describe("正常、站点无法访问、令牌被拒绝、会话已过期"),
+    message: z.string().nullable().describe("state 不是 ok 时的原因"),
+    summary: summarySchema.nullable().describe("与 /api/account/summary 的 data 相同；读取失败时为 null"),
+    daysLeft: z.number().nullable().describe("按今日的消费速度，余额还能用的天数；今日没有消费时为 null"),
+  })
+  .meta({ id: "OverviewRow" });
+
+export const overviewSchema = z
+  .object({
+    rows: z.array(overviewRowSchema),
+    totals: z.object({
+      balanceUsd: z.number().describe("各账户剩余额度折合美元之和（按各站点的 quota_per_unit）"),
+      todayUsd: z.number(),
+      todayRequests: z.number().int(),
+      accounts: z.number().int().describe("计入合计的账户数（state 为 ok 的账户）"),
+      convertedAccounts: z.number().int().describe("其中站点以其他货币或额度显示、已折算回美元的账户数"),
+    }),
+  })
+  .meta({ id: "AccountsOverview" });
+
 const success = <T extends z.ZodType>(data: T, id: string) => z.object({ success: z.literal(true), data }).meta({ id });
 
 export const summarySuccess = success(summarySchema, "AccountSummarySuccess");
 export const logsSuccess = success(logsPageSchema, "LogsPageSuccess");
 export const tokensSuccess = success(tokensPageSchema, "TokensPageSuccess");
 export const topupsSuccess = success(topupsPageSchema, "TopupsPageSuccess");
+export const overviewSuccess = success(overviewSchema, "AccountsOverviewSuccess");

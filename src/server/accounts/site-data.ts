@@ -11,6 +11,7 @@ import { GatewayError, callSite, parseAnswer, type SiteCall } from "../gateway/c
 import type { Family, Money } from "../gateway/families";
 import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
 import {
+  countRequest,
   effectivePageSize,
   familyHasLogType,
   familyHasTopups,
@@ -40,8 +41,18 @@ import type { ProfiledSite } from "../sites/registry";
 import { sessionStore } from "../session/store";
 import { localMidnight } from "./time";
 
+/** Why a site's data could not be read, as the overview shows it. */
+export type FailureKind = "refused" | "unreachable" | "busy" | "removed";
+
 /** A failure of the operation: its message is the answer (`{success:false,message}`). */
-export class SiteDataError extends Error {}
+export class SiteDataError extends Error {
+  constructor(
+    message: string,
+    readonly kind: FailureKind = "unreachable",
+  ) {
+    super(message);
+  }
+}
 
 const UNEXPECTED = "站点返回的数据无法识别";
 
@@ -69,6 +80,8 @@ export type Summary = {
   used: { quota: number; usd: number };
   requestCount: number;
   today: { quota: number; usd: number };
+  /** Consume requests since midnight; null where the family cannot count them (one-api). */
+  todayRequests: number | null;
   fetchedAt: string;
 };
 
@@ -115,7 +128,7 @@ type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps };
 
 async function openSite(account: Account, deps: SiteDataDeps): Promise<ProfiledSite> {
   const site = await freshProfile(deps.db, account.siteId, deps);
-  if (!site) throw new SiteDataError(MSG.siteRemoved);
+  if (!site) throw new SiteDataError(MSG.siteRemoved, "removed");
   return site;
 }
 
@@ -141,20 +154,20 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
     const answer = await throughGate(site.id, deps, () => callSite(call));
     if (answer.status === 429) {
       pauseSite(site.id, answer.retryAfter);
-      throw new SiteDataError(MSG.siteBusy);
+      throw new SiteDataError(MSG.siteBusy, "busy");
     }
     if (answer.status === 404 && missingOk) return null;
-    if (answer.status === 401) throw new SiteDataError(MSG.siteRefused);
+    if (answer.status === 401) throw new SiteDataError(MSG.siteRefused, "refused");
     data = parseAnswer(answer);
   } catch (error) {
-    if (error instanceof SiteBusy) throw new SiteDataError(MSG.siteBusy);
+    if (error instanceof SiteBusy) throw new SiteDataError(MSG.siteBusy, "busy");
     if (error instanceof GatewayError) throw new SiteDataError(`${MSG.siteFailedPrefix}${error.message}`);
     throw error;
   }
   if (!isRow(data)) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
   if (data.success !== true) {
     const message = typeof data.message === "string" ? data.message.trim() : "";
-    if (REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused);
+    if (REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused, "refused");
     throw new SiteDataError(`${MSG.siteFailedPrefix}${redact(message, accessToken) || UNEXPECTED}`);
   }
   return data.data;
@@ -169,9 +182,12 @@ export async function summary(account: Account, tz: string, deps: SiteDataDeps):
     const ctx = { account, site, deps };
     const now = Date.now();
     const from = Math.floor(localMidnight(tz, now) / 1000);
-    const [self, stat] = await Promise.all([
+    const to = Math.floor(now / 1000);
+    const count = countRequest(site.family, from, to);
+    const [self, stat, counted] = await Promise.all([
       read(ctx, { path: "/api/user/self", query: {} }),
-      read(ctx, statRequest(site.family, from, Math.floor(now / 1000))),
+      read(ctx, statRequest(site.family, from, to)),
+      count ? read(ctx, count) : Promise.resolve(null),
     ]);
     if (!isRow(self) || !isRow(stat)) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
     const info = selfInfo(self);
@@ -185,6 +201,7 @@ export async function summary(account: Account, tz: string, deps: SiteDataDeps):
       used: { quota: info.usedQuota, usd: usdOf(info.usedQuota, money) },
       requestCount: info.requestCount,
       today: { quota: todayQuota, usd: usdOf(todayQuota, money) },
+      todayRequests: counted === null ? null : (pageOf(counted)?.total ?? null),
       fetchedAt: new Date().toISOString(),
     };
   });
@@ -266,4 +283,43 @@ export async function topups(
       fetchedAt,
     };
   });
+}
+
+export type OverviewState = "ok" | "unreachable" | "refused" | "expired";
+
+/** One account's row of the overview: its summary, or why there is none. */
+export type OverviewRow = {
+  state: OverviewState;
+  message: string | null;
+  summary: Summary | null;
+  /** Days the balance lasts at today's rate of spending (null when nothing was spent today). */
+  daysLeft: number | null;
+};
+
+/** Days the balance lasts if the rest of today, and every day after, spends at today's pace so far. */
+export function daysLeftAt(balance: number, spentToday: number, midnight: number, now = Date.now()): number | null {
+  if (spentToday <= 0) return null;
+  const dayShare = Math.max((now - midnight) / 86_400_000, 1 / 24);
+  return Math.round((balance / (spentToday / dayShare)) * 100) / 100;
+}
+
+export async function overviewRow(account: Account, tz: string, deps: SiteDataDeps): Promise<OverviewRow> {
+  try {
+    const s = await summary(account, tz, deps);
+    const midnight = localMidnight(tz, Date.parse(s.fetchedAt));
+    return {
+      state: "ok",
+      message: null,
+      summary: s,
+      daysLeft: daysLeftAt(s.balance.quota, s.today.quota, midnight, Date.parse(s.fetchedAt)),
+    };
+  } catch (error) {
+    if (!(error instanceof SiteDataError)) throw error;
+    return {
+      state: error.kind === "refused" ? "refused" : "unreachable",
+      message: error.message,
+      summary: null,
+      daysLeft: null,
+    };
+  }
 }

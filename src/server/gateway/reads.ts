@@ -150,6 +150,17 @@ export function statRequest(family: Family, from: number, to: number): SiteReque
   return { path: "/api/log/self/stat", query: { ...type, start_timestamp: from, end_timestamp: to } };
 }
 
+/**
+ * Today's requests: a one-row page of consume logs since midnight, read for its total. one-api
+ * counts nothing (its pages have no total): null.
+ */
+export function countRequest(family: Family, from: number, to: number): SiteRequest | null {
+  if (family === "one-api") return null;
+  const window = { start_timestamp: from, end_timestamp: to };
+  if (oneHubLike(family)) return { path: "/api/log/self", query: { page: 1, size: 1, log_type: 2, ...window } };
+  return { path: "/api/log/self", query: { p: 1, page_size: 1, type: 2, ...window } };
+}
+
 export function tokensRequest(
   family: Family,
   page: number,

@@ -4,6 +4,9 @@ import {
   logsPageSchema,
   logsSuccess,
   moneySchema,
+  overviewRowSchema,
+  overviewSchema,
+  overviewSuccess,
   summarySchema,
   tokensPageSchema,
   topupsPageSchema,
@@ -52,6 +55,9 @@ function components() {
     tokensPageSchema,
     topupsPageSchema,
     moneySchema,
+    overviewSchema,
+    overviewSuccess,
+    overviewRowSchema,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
@@ -291,6 +297,15 @@ export function openApiDocument(): object {
           stringQuery("from", "起始时间：ISO 8601 或 Unix 秒", { type: "string", maxLength: 40 }),
           stringQuery("to", "结束时间：ISO 8601 或 Unix 秒；不得早于 from", { type: "string", maxLength: 40 }),
         ],
+      ),
+      "/api/accounts/overview": siteDataRoute(
+        "accountsOverview",
+        "全部账户概览",
+        "本浏览器（Cookie）中的每个账户各一行：实时余额、今日消费与请求数、状态（正常、站点无法访问、令牌被拒绝、会话已过期），" +
+          "以及折合美元的合计。各站点并行读取，一个站点挂起或失败只影响它自己那一行（最多等待 SITE_TIMEOUT_MS）。" +
+          "以 Bearer 令牌调用时只有该令牌的账户一行。",
+        "AccountsOverviewSuccess",
+        [stringQuery("tz", "IANA 时区名；默认服务器时区", { type: "string", maxLength: 64 }), REFRESH],
       ),
       "/api/account/tokens": siteDataRoute(
         "accountTokens",

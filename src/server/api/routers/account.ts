@@ -1,7 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { failure, MSG, type Failure } from "../../core/messages";
-import { logsInput, pageInput, parseParams, summaryInput } from "../../accounts/schemas";
+import { overview, rowOf } from "../../accounts/overview";
+import { logsInput, overviewRowInput, pageInput, parseParams, summaryInput } from "../../accounts/schemas";
 import {
   SiteDataError,
   logs,
@@ -16,6 +17,7 @@ import {
   AccountError,
   listAccounts,
   listed,
+  sessionByKey,
   signOutAccount,
   signOutAll,
   switchAccount,
@@ -29,6 +31,17 @@ import { authedProcedure, router } from "../trpc";
 const anyInput = (raw: unknown) => raw;
 
 type Ok<T> = { success: true; data: T };
+
+function depsOf(ctx: Context, refresh: boolean): SiteDataDeps {
+  return {
+    db: ctx.db,
+    timeoutMs: ctx.timeoutMs,
+    perMinute: ctx.siteRequestsPerMinute,
+    maxWaitMs: ctx.siteBudgetWaitMs,
+    acceptLanguage: ctx.headers.get("accept-language"),
+    refresh,
+  };
+}
 
 /**
  * Runs one site-data operation for the signed-in account: bad parameters and site failures are
@@ -50,14 +63,7 @@ async function run<S extends z.ZodType, T>(
     siteUserId: session.siteUserId,
     userId: session.userId,
   };
-  const deps: SiteDataDeps = {
-    db: ctx.db,
-    timeoutMs: ctx.timeoutMs,
-    perMinute: ctx.siteRequestsPerMinute,
-    maxWaitMs: ctx.siteBudgetWaitMs,
-    acceptLanguage: ctx.headers.get("accept-language"),
-    refresh: (params.value as { refresh?: boolean }).refresh === true,
-  };
+  const deps = depsOf(ctx, (params.value as { refresh?: boolean }).refresh === true);
   try {
     return { success: true, data: await op(account, params.value, deps) };
   } catch (error) {
@@ -114,6 +120,39 @@ export const accountRouter = router({
     const next = await change(() => signOutAccount(ctx.db, browserOf(ctx), input.key));
     await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
     return { success: true as const, remaining: next.a.length };
+  }),
+
+  /**
+   * Every account of this browser with its live summary (sites asked side by side) and totals in
+   * USD; REST GET /api/accounts/overview. Accounts that dropped out appear once as expired rows.
+   */
+  overview: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
+    const params = parseParams(summaryInput, input);
+    if (!params.ok) return failure(params.message);
+    const tz = params.value.tz ?? serverTimeZone();
+    const result = await overview(ctx.db, ctx.browser, ctx.session, tz, depsOf(ctx, params.value.refresh === true));
+    if (result.cookie && result.rows.some((r) => r.state === "expired")) {
+      await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
+    }
+    return { success: true as const, data: { rows: result.rows, totals: result.totals } };
+  }),
+
+  /** One account's row of the overview, by key: the dashboard fills the rows in as each site answers. */
+  overviewRow: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
+    const params = parseParams(overviewRowInput, input);
+    if (!params.ok) throw new TRPCError({ code: "BAD_REQUEST", message: params.message });
+    const { key, tz, refresh } = params.value;
+    const session = await sessionByKey(ctx.db, ctx.browser, ctx.session, key);
+    if (session === undefined) throw new TRPCError({ code: "NOT_FOUND", message: "账户不存在或已退出，请刷新后重试" });
+    if (session === null) {
+      return {
+        state: "expired" as const,
+        message: "会话已过期或已在别处退出，请重新登录",
+        summary: null,
+        daysLeft: null,
+      };
+    }
+    return rowOf(session, tz ?? serverTimeZone(), depsOf(ctx, refresh === true));
   }),
 
   signOutAll: authedProcedure.mutation(async ({ ctx }) => {

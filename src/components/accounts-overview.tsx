@@ -1,0 +1,196 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
+import { trpc } from "@/src/trpc/react";
+import { formatMoney, formatNumber } from "./format";
+import { Empty, Failed, Loading } from "./site-data";
+
+type Listed = RouterOutputs["account"]["list"]["accounts"][number];
+
+const STATE: Record<string, string> = {
+  ok: "正常",
+  unreachable: "站点无法访问",
+  refused: "令牌被拒绝",
+  expired: "会话已过期",
+};
+
+const usd = (n: number) => `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+}
+
+type Sort = "balance" | "today" | "name";
+
+/**
+ * Every account of this browser on one page: each site is asked side by side and its row fills
+ * in as it answers; a site that hangs or fails marks only its own row.
+ */
+export function AccountsOverview() {
+  const router = useRouter();
+  const utils = trpc.useUtils();
+  const [tz] = useState(browserTimeZone);
+  const [sort, setSort] = useState<Sort>("balance");
+  const [refreshing, setRefreshing] = useState(false);
+  const [opening, setOpening] = useState<string | null>(null);
+  const [message, setMessage] = useState("");
+  const list = trpc.account.list.useQuery();
+  const accounts = list.data?.accounts ?? [];
+  const rows = trpc.useQueries((t) => accounts.map((a) => t.account.overviewRow({ key: a.key, tz })));
+  const switchTo = trpc.account.switch.useMutation();
+
+  async function refresh() {
+    setRefreshing(true);
+    await Promise.all(
+      accounts.map(async (a) =>
+        utils.account.overviewRow.setData(
+          { key: a.key, tz },
+          await utils.client.account.overviewRow.query({ key: a.key, tz, refresh: true }),
+        ),
+      ),
+    ).catch(() => undefined);
+    setRefreshing(false);
+  }
+
+  async function open(a: Listed) {
+    setOpening(a.key);
+    setMessage("");
+    try {
+      if (!a.active) await switchTo.mutateAsync({ key: a.key });
+      await utils.invalidate();
+      router.push("/?tab=overview");
+      router.refresh();
+    } catch (e) {
+      setMessage(errorMessage(e));
+      setOpening(null);
+    }
+  }
+
+  if (list.isPending) return <Loading label="账户列表" />;
+  if (list.error) return <Failed message={errorMessage(list.error)} onRetry={() => void list.refetch()} />;
+
+  const loaded = accounts.map((a, i) => ({ account: a, row: rows[i]?.data }));
+  const ok = loaded.filter((x) => x.row?.state === "ok" && x.row.summary);
+  const totalBalance = ok.reduce((s, x) => s + (x.row?.summary?.balance.usd ?? 0), 0);
+  const totalToday = ok.reduce((s, x) => s + (x.row?.summary?.today.usd ?? 0), 0);
+  const totalRequests = ok.reduce((s, x) => s + (x.row?.summary?.todayRequests ?? 0), 0);
+  const converted = ok.filter((x) => x.row?.summary?.money.display !== "USD").length;
+  const pending = loaded.filter((x) => !x.row).length;
+
+  const value = (x: (typeof loaded)[number]) =>
+    sort === "balance" ? x.row?.summary?.balance.usd : sort === "today" ? x.row?.summary?.today.usd : undefined;
+  const sorted =
+    sort === "name"
+      ? loaded
+      : [...loaded].sort((p, q) => (value(q) ?? Number.NEGATIVE_INFINITY) - (value(p) ?? Number.NEGATIVE_INFINITY));
+
+  return (
+    <section className="card" aria-labelledby="all-accounts-title">
+      <div className="card-head">
+        <h2 id="all-accounts-title">全部账户</h2>
+        <div className="freshness">
+          <label className="inline">
+            排序
+            <select value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
+              <option value="balance">按余额</option>
+              <option value="today">按今日消费</option>
+              <option value="name">按最近使用</option>
+            </select>
+          </label>
+          <button type="button" className="ghost" disabled={refreshing} onClick={() => void refresh()}>
+            {refreshing ? "正在刷新…" : "刷新"}
+          </button>
+        </div>
+      </div>
+
+      <section className="stats" aria-label="合计">
+        <div className="stat">
+          <span className="stat-label">总余额</span>
+          <span className="stat-value">{usd(totalBalance)}</span>
+          <span className="muted">
+            {ok.length} 个账户合计（美元）
+            {converted > 0 ? `，其中 ${converted} 个按站点设置从其他货币折算` : ""}
+            {pending > 0 ? `，${pending} 个仍在读取` : ""}
+          </span>
+        </div>
+        <div className="stat">
+          <span className="stat-label">今日消费</span>
+          <span className="stat-value">{usd(totalToday)}</span>
+          <span className="muted">今日请求 {formatNumber(totalRequests)} 次</span>
+        </div>
+      </section>
+
+      {accounts.length === 0 ? (
+        <Empty>本浏览器还没有账户</Empty>
+      ) : (
+        <ul className="account-rows" aria-label="账户">
+          {sorted.map(({ account: a, row }) => {
+            const s = row?.summary;
+            const low = row?.daysLeft !== null && row?.daysLeft !== undefined && row.daysLeft < 3;
+            return (
+              <li key={a.key} className={a.active ? "current" : undefined}>
+                <button
+                  type="button"
+                  className="account-row"
+                  disabled={opening !== null}
+                  onClick={() => void open(a)}
+                  aria-label={`打开 ${a.site?.name ?? ""} ${a.displayName || a.username}`}
+                >
+                  <span className="who">
+                    <strong>{a.displayName || a.username || `用户 ${a.userId}`}</strong>
+                    <span className="muted">
+                      {a.site?.name ?? "已移除的站点"} · 用户ID {a.userId}
+                      {a.active ? " · 当前" : ""}
+                    </span>
+                  </span>
+                  {!row ? (
+                    <span className="muted row-state">读取中…</span>
+                  ) : row.state !== "ok" || !s ? (
+                    <span
+                      className={`row-state tag tag-${row.state === "refused" ? "failed" : "disabled"}`}
+                      title={row.message ?? undefined}
+                    >
+                      {STATE[row.state] ?? row.state}
+                    </span>
+                  ) : (
+                    <>
+                      <span className="figure">
+                        <span className="muted">余额</span>
+                        <span>
+                          {formatMoney(s.balance.quota, s.money)}
+                          {low ? (
+                            <span
+                              className="warn"
+                              title={`按今日的消费速度，余额约 ${row.daysLeft?.toFixed(1)} 天后用完`}
+                              aria-label="余额不足 3 天"
+                            >
+                              {" "}
+                              ⚠
+                            </span>
+                          ) : null}
+                        </span>
+                      </span>
+                      <span className="figure">
+                        <span className="muted">今日消费</span>
+                        <span>{formatMoney(s.today.quota, s.money)}</span>
+                      </span>
+                      <span className="figure">
+                        <span className="muted">今日请求</span>
+                        <span>{s.todayRequests === null ? "—" : formatNumber(s.todayRequests)}</span>
+                      </span>
+                    </>
+                  )}
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <span className="error" role="status" aria-live="polite">
+        {message}
+      </span>
+    </section>
+  );
+}

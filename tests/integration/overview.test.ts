@@ -1,0 +1,146 @@
+import type { IncomingMessage } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { tempStore, type TempDb } from "../support/db";
+import { startFamilySite, type FamilySite } from "../support/families";
+import { request } from "../support/http";
+import { startApp, type RunningApp } from "../support/server";
+
+/**
+ * The overview of every account in one browser, against three stand-in sites of different
+ * families: one answers (showing money in CNY), one refuses the token, one hangs.
+ */
+
+const TIMEOUT_MS = 1500;
+let store: TempDb;
+let app: RunningApp;
+let good: FamilySite;
+let refusing: FamilySite;
+let hanging: FamilySite;
+let cookie = "";
+const tokens: Record<string, string> = {};
+
+/** The hanging site answers sign-in, then nothing else. */
+const hangAfterSignIn = (req: IncomingMessage) => !(req.url ?? "").startsWith("/api/user/self");
+
+beforeAll(async () => {
+  store = await tempStore();
+  [good, refusing, hanging] = await Promise.all([
+    startFamilySite("new-api", 0, { status: { quota_display_type: "CNY", usd_exchange_rate: 7.2 } }),
+    startFamilySite("one-hub", 1),
+    startFamilySite("one-api", 2, { intercept: (req) => hangAfterSignIn(req) }),
+  ]);
+  app = await startApp({
+    DATABASE_URL: store.url,
+    DATA_DIR: store.dir,
+    LOGIN_RATE_LIMIT: "0",
+    SITE_TIMEOUT_MS: String(TIMEOUT_MS),
+  });
+  const registry = siteRegistry(store.db);
+  for (const [name, s] of [
+    ["挂起站", hanging],
+    ["拒绝站", refusing],
+    ["人民币站", good],
+  ] as const) {
+    const { id } = await registry.add({ name, url: s.gateway.url });
+    const res = await request(app.url, "/api/auth/login", {
+      body: { userId: s.user.id, accessToken: s.user.token, siteId: id },
+      headers: cookie ? { cookie } : {},
+    });
+    expect(res.body.success).toBe(true);
+    tokens[name] = (res.body.data as { sessionToken: string }).sessionToken;
+    cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  }
+  // The one-hub user is banned after signing in: the site now refuses the token.
+  refusing.user.data.status = 2;
+});
+afterAll(async () => {
+  await app?.stop();
+  await Promise.all([good, refusing, hanging].map((s) => s?.gateway.close()));
+  await store?.cleanup();
+});
+
+type Row = {
+  key: string;
+  active: boolean;
+  site: { name: string } | null;
+  userId: number;
+  state: string;
+  message: string | null;
+  summary: { balance: { quota: number; usd: number }; today: { quota: number }; money: { display: string } } | null;
+  daysLeft: number | null;
+};
+type Overview = { rows: Row[]; totals: Record<string, number> };
+
+describe("GET /api/accounts/overview", () => {
+  it("shows every account with its state; the hanging site costs its row the time limit, no more", async () => {
+    const started = Date.now();
+    const res = await request(app.url, "/api/accounts/overview?tz=Asia%2FShanghai", { headers: { cookie } });
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(200);
+    const { rows, totals } = (res.body as { data: Overview }).data;
+    expect(rows.map((r) => [r.site?.name, r.active, r.state, r.message])).toEqual([
+      ["人民币站", true, "ok", null],
+      ["拒绝站", false, "refused", "站点拒绝了访问令牌，请重新登录"],
+      ["挂起站", false, "unreachable", "站点请求失败: 连接超时"],
+    ]);
+    // Side by side: about one time limit (the probe and the reads of the hanging site run together).
+    expect(elapsed).toBeLessThan(TIMEOUT_MS * 2 + 1000);
+    const ok = rows[0]!;
+    const quota = good.history.totals.quota;
+    expect(ok.summary?.balance).toEqual({ quota, usd: Math.round((quota / 500_000) * 1e6) / 1e6 });
+    expect(ok.summary?.money.display).toBe("CNY");
+    // The total is in USD, and says one account was converted from another display currency.
+    expect(totals).toEqual({
+      balanceUsd: ok.summary?.balance.usd,
+      todayUsd: expect.any(Number) as number,
+      todayRequests: expect.any(Number) as number,
+      accounts: 1,
+      convertedAccounts: 1,
+    });
+    expect(rows.some((r) => r.key === "" || Object.values(tokens).some((t) => t.includes(r.key)))).toBe(false);
+  });
+
+  it("a row fills in as its site answers: the answering site's row does not wait for the hanging one", async () => {
+    const list = await request(app.url, "/api/trpc/account.list", { headers: { cookie } });
+    const accounts = (list.body as { result: { data: { accounts: Row[] } } }).result.data.accounts;
+    const row = async (key: string) => {
+      const t = Date.now();
+      const input = encodeURIComponent(JSON.stringify({ key, refresh: true }));
+      const res = await request(app.url, `/api/trpc/account.overviewRow?input=${input}`, { headers: { cookie } });
+      return { ms: Date.now() - t, row: (res.body as { result: { data: Row } }).result.data };
+    };
+    const [fast, slow] = await Promise.all([
+      row(accounts.find((a) => a.site?.name === "人民币站")!.key),
+      row(accounts.find((a) => a.site?.name === "挂起站")!.key),
+    ]);
+    expect(fast.row.state).toBe("ok");
+    expect(slow.row.state).toBe("unreachable");
+    expect(fast.ms).toBeLessThan(TIMEOUT_MS);
+    expect(slow.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+  });
+
+  it("an account whose session ended elsewhere appears once as expired, then leaves", async () => {
+    await request(app.url, "/api/auth/logout", {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens["拒绝站"]}` },
+    });
+    const first = await request(app.url, "/api/accounts/overview", { headers: { cookie } });
+    const rows = (first.body as { data: Overview }).data.rows;
+    expect(rows.map((r) => r.state)).toEqual(["ok", "unreachable", "expired"]);
+    expect(rows[2]).toMatchObject({ userId: refusing.user.id, message: "会话已过期或已在别处退出，请重新登录" });
+    cookie = (first.headers.get("set-cookie") ?? cookie).split(";")[0] ?? cookie;
+    const again = await request(app.url, "/api/accounts/overview", { headers: { cookie } });
+    expect((again.body as { data: Overview }).data.rows.map((r) => r.state)).toEqual(["ok", "unreachable"]);
+  });
+
+  it("warns when the balance would last under 3 days at today's pace", async () => {
+    const { daysLeftAt } = await import("../../src/server/accounts/site-data");
+    const midnight = Date.parse("2026-11-22T00:00:00Z");
+    // Half the day gone, 10 spent: 20 a day; 50 left lasts 2.5 days.
+    expect(daysLeftAt(50, 10, midnight, midnight + 12 * 3_600_000)).toBe(2.5);
+    expect(daysLeftAt(50, 0, midnight, midnight + 12 * 3_600_000)).toBeNull();
+    // In the first hour a day's pace is not guessed from minutes: at least an hour counts.
+    expect(daysLeftAt(240, 1, midnight, midnight + 60_000)).toBe(10);
+  });
+});
