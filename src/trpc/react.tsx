@@ -5,7 +5,7 @@
  * refetch). https://trpc.io/docs/client/react
  */
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { httpBatchLink } from "@trpc/client";
+import { httpBatchLink, httpBatchStreamLink, splitLink } from "@trpc/client";
 import { createTRPCReact } from "@trpc/react-query";
 import { useState } from "react";
 import type { AppRouter } from "@/src/server/api/root";
@@ -22,7 +22,19 @@ export function QueryProvider({ children }: { children: React.ReactNode }) {
         },
       }),
   );
-  const [client] = useState(() => trpc.createClient({ links: [httpBatchLink({ url: "/api/trpc", maxItems: 10 })] }));
+  const [client] = useState(() =>
+    trpc.createClient({
+      links: [
+        splitLink({
+          // The overview's rows stream in as each site answers; every other call (some set the
+          // cookie, which a streamed answer cannot) is an ordinary batch.
+          condition: (op) => op.path === "account.overviewRow",
+          true: httpBatchStreamLink({ url: "/api/trpc", maxItems: 10 }),
+          false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }),
+        }),
+      ],
+    }),
+  );
   return (
     <trpc.Provider client={client} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>

@@ -124,7 +124,18 @@ function redact(message: string, accessToken: string): string {
   return accessToken.length >= 8 ? message.split(accessToken).join("***") : message;
 }
 
-type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps };
+/** One operation's reads: the account, its site, and its access token, unsealed once for them all. */
+type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps; token: () => Promise<string | null> };
+
+function contextOf(account: Account, site: ProfiledSite, deps: SiteDataDeps): Ctx {
+  let opened: Promise<string | null> | undefined;
+  return {
+    account,
+    site,
+    deps,
+    token: () => (opened ??= sessionStore(deps.db).accessTokenOf(account.sessionId)),
+  };
+}
 
 async function openSite(account: Account, deps: SiteDataDeps): Promise<ProfiledSite> {
   const site = await freshProfile(deps.db, account.siteId, deps);
@@ -138,7 +149,7 @@ async function openSite(account: Account, deps: SiteDataDeps): Promise<ProfiledS
  */
 async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}): Promise<unknown> {
   const { account, site, deps } = ctx;
-  const accessToken = await sessionStore(deps.db).accessTokenOf(account.sessionId);
+  const accessToken = await ctx.token();
   if (accessToken === null) throw new SiteDataError(MSG.unauthenticated);
   const call: SiteCall = {
     siteUrl: site.url,
@@ -179,7 +190,7 @@ const keyOf = (account: Account, kind: string, params: unknown) =>
 export async function summary(account: Account, tz: string, deps: SiteDataDeps): Promise<Summary> {
   return cached(keyOf(account, "summary", tz), CACHE_TTL_MS.summary, deps.refresh === true, async () => {
     const site = await openSite(account, deps);
-    const ctx = { account, site, deps };
+    const ctx = contextOf(account, site, deps);
     const now = Date.now();
     const from = Math.floor(localMidnight(tz, now) / 1000);
     const to = Math.floor(now / 1000);
@@ -215,7 +226,7 @@ export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps
     if (query.type && !familyHasLogType(site.family, query.type)) {
       return { ...paging(query.page, pageSize, 0, 0), items: [], fetchedAt };
     }
-    const data = await read({ account, site, deps }, logsRequest(site.family, query));
+    const data = await read(contextOf(account, site, deps), logsRequest(site.family, query));
     const page = pageOf(data);
     if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
     return {
@@ -236,7 +247,7 @@ export async function tokens(
 ): Promise<TokensPage> {
   return cached(keyOf(account, "tokens", query), CACHE_TTL_MS.page, deps.refresh === true, async () => {
     const site = await openSite(account, deps);
-    const ctx = { account, site, deps };
+    const ctx = contextOf(account, site, deps);
     const pageSize = effectivePageSize(site.family, query.pageSize);
     const fetchedAt = new Date().toISOString();
     const baseKey = `${site.id} ${site.url}`;
@@ -272,7 +283,9 @@ export async function topups(
     const fetchedAt = new Date().toISOString();
     const unsupported = { ...paging(query.page, query.pageSize, 0, 0), supported: false, items: [], fetchedAt };
     if (!familyHasTopups(site.family)) return unsupported;
-    const data = await read({ account, site, deps }, topupsRequest(query.page, query.pageSize), { missingOk: true });
+    const data = await read(contextOf(account, site, deps), topupsRequest(query.page, query.pageSize), {
+      missingOk: true,
+    });
     if (data === null) return unsupported;
     const page = pageOf(data);
     if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
