@@ -1,64 +1,97 @@
 /**
- * `npm run demo`: the product together with a built-in demo gateway site (a current new-api with a
- * month of usage over several models and tokens, top-ups and tokens), registered as `演示站点`, so
- * a newcomer can sign in at once with the credentials printed below.
- * DEMO_GATEWAY_PORT (default 3090) is where the demo site listens, on 127.0.0.1.
+ * `npm run demo`: the product together with two built-in demo gateway sites, a current new-api
+ * (`演示站点`, two accounts) and a one-hub (`演示站点（one-hub）`, one account), each account with a
+ * month of usage over several models and tokens, top-ups and tokens, so a newcomer can sign in at
+ * once with the credentials printed below and add the others to see 全部账户.
+ * DEMO_GATEWAY_PORT (default 3090, and the next port) is where the demo sites listen, on 127.0.0.1.
  */
 import { newApiUser, startGateway } from "../src/demo/gateway";
 import { demoHistory } from "../src/demo/history";
 import { closeDb, db } from "../src/server/db/client";
-import { siteRegistry } from "../src/server/sites/registry";
+import { siteRegistry, type Site } from "../src/server/sites/registry";
 import { prepareOrExit } from "./prepare";
 import { buildIfNeeded, serveProduction } from "./serve";
 
-const DEMO_SITE = "演示站点";
-const DEMO_USER = { id: 1, accessToken: "demo-access-token-0123456789" };
+/** Two demo sites of different families, three accounts: enough to try every page, 全部账户 included. */
+const DEMO_PORT = Number(process.env.DEMO_GATEWAY_PORT || 3090);
+const DEMO_SITES = [
+  {
+    name: "演示站点",
+    family: "new-api" as const,
+    port: DEMO_PORT,
+    status: {},
+    users: [
+      { id: 1, accessToken: "demo-access-token-0123456789", username: "demo", displayName: "演示用户", seed: 2026 },
+      { id: 2, accessToken: "demo-access-token-team-abcdef", username: "team", displayName: "团队账户", seed: 7 },
+    ],
+  },
+  {
+    name: "演示站点（one-hub）",
+    family: "one-hub" as const,
+    port: DEMO_PORT + 1,
+    status: {},
+    users: [
+      { id: 7, accessToken: "demo-access-token-hub-fedcba98", username: "alice", displayName: "Alice", seed: 99 },
+    ],
+  },
+];
 
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 await prepareOrExit();
 
-const history = demoHistory({ seed: 2026, days: 30, callsPerDay: 160 });
-const gateway = await startGateway({
-  family: "new-api",
-  users: [
-    {
-      accessToken: DEMO_USER.accessToken,
-      data: newApiUser(DEMO_USER.id, {
-        username: "demo",
-        display_name: "演示用户",
-        group: "vip",
-        quota: history.totals.quota,
-        used_quota: history.totals.usedQuota,
-        request_count: history.totals.requestCount,
+const gateways = await Promise.all(
+  DEMO_SITES.map((demo) =>
+    startGateway({
+      family: demo.family,
+      status: demo.status,
+      port: demo.port,
+      failureStatus: demo.family === "new-api" ? 401 : 200,
+      users: demo.users.map((u) => {
+        const history = demoHistory({ seed: u.seed, days: 30, callsPerDay: u.id === 1 ? 160 : 60 });
+        return {
+          accessToken: u.accessToken,
+          data: newApiUser(u.id, {
+            username: u.username,
+            display_name: u.displayName,
+            group: u.id === 1 ? "vip" : "default",
+            quota: history.totals.quota,
+            used_quota: history.totals.usedQuota,
+            request_count: history.totals.requestCount,
+          }),
+          logs: history.logs,
+          tokens: history.tokens,
+          topups: history.topups,
+        };
       }),
-      logs: history.logs,
-      tokens: history.tokens,
-      topups: history.topups,
-    },
-  ],
-  requireUserHeader: true,
-  failureStatus: 401,
-  port: Number(process.env.DEMO_GATEWAY_PORT || 3090),
-});
+    }),
+  ),
+);
 
 const sites = siteRegistry(db());
-const existing = (await sites.list()).find((s) => s.name === DEMO_SITE);
-const site = existing
-  ? existing.url === gateway.url
-    ? existing
-    : await sites.update(existing.id, { url: gateway.url })
-  : await sites.add({ name: DEMO_SITE, url: gateway.url });
+const registered: Site[] = [];
+for (const [i, demo] of DEMO_SITES.entries()) {
+  const url = gateways[i]?.url ?? "";
+  const existing = (await sites.list()).find((s) => s.name === demo.name);
+  registered.push(
+    existing
+      ? existing.url === url
+        ? existing
+        : await sites.update(existing.id, { url })
+      : await sites.add({ name: demo.name, url }),
+  );
+}
 await closeDb(db());
 
 buildIfNeeded();
 
 const port = process.env.PORT || "3000";
+const lines = DEMO_SITES.flatMap((demo, i) =>
+  demo.users.map((u) => `  ${registered[i]?.name}  用户ID ${u.id}  访问令牌 ${u.accessToken}`),
+);
 console.log(`
-演示站点已就绪: ${site.name} (${site.url})
-打开 http://${process.env.HOST || "127.0.0.1"}:${port} 并使用以下信息登录:
-  站点:     ${site.name}
-  用户ID:   ${DEMO_USER.id}
-  访问令牌: ${DEMO_USER.accessToken}
+演示站点已就绪: ${registered.map((s) => `${s.name} (${s.url})`).join("，")}
+打开 http://${process.env.HOST || "127.0.0.1"}:${port} 并使用以下任一账户登录，再从账户菜单「添加账户」登录其余的:
+${lines.join("\n")}
 `);
 
-serveProduction(() => void gateway.close());
+serveProduction(() => void Promise.all(gateways.map((g) => g.close())));

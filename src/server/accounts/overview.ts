@@ -7,11 +7,12 @@ import type { Db } from "../db/client";
 import type { BrowserAccounts } from "../session/cookie";
 import type { LiveSession } from "../session/store";
 import { listAccounts, listed, type ListedAccount } from "./browser-accounts";
-import { overviewRow, type OverviewRow, type SiteDataDeps } from "./site-data";
+import { overviewRow, type Account, type OverviewRow, type SiteDataDeps } from "./site-data";
 
 export type AccountRow = ListedAccount & OverviewRow;
 
-export function accountOf(session: LiveSession) {
+/** The account a session signs in to, as the site-data operations take it. */
+export function accountOf(session: LiveSession): Account {
   return { sessionId: session.id, siteId: session.siteId, siteUserId: session.siteUserId, userId: session.userId };
 }
 

@@ -72,7 +72,7 @@ export const summaryInput = z.object({
   refresh: flag,
 });
 
-export const accountKeySchema = z.string().regex(/^[A-Za-z0-9_-]{22}$/);
+export const accountKeySchema = z.string().regex(/^[A-Za-z0-9_-]{22}$/, "账户标识无效");
 
 export const overviewRowInput = summaryInput.extend({ key: accountKeySchema });
 

@@ -1,8 +1,15 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { failure, MSG, type Failure } from "../../core/messages";
-import { overview, rowOf } from "../../accounts/overview";
-import { logsInput, overviewRowInput, pageInput, parseParams, summaryInput } from "../../accounts/schemas";
+import { accountOf, overview, rowOf } from "../../accounts/overview";
+import {
+  accountKeySchema,
+  logsInput,
+  overviewRowInput,
+  pageInput,
+  parseParams,
+  summaryInput,
+} from "../../accounts/schemas";
 import {
   SiteDataError,
   logs,
@@ -57,12 +64,7 @@ async function run<S extends z.ZodType, T>(
   if (!params.ok) return failure(params.message);
   const { session } = ctx;
   if (!session.site) return failure(MSG.siteRemoved);
-  const account = {
-    sessionId: session.id,
-    siteId: session.siteId,
-    siteUserId: session.siteUserId,
-    userId: session.userId,
-  };
+  const account = accountOf(session);
   const deps = depsOf(ctx, (params.value as { refresh?: boolean }).refresh === true);
   try {
     return { success: true, data: await op(account, params.value, deps) };
@@ -72,7 +74,7 @@ async function run<S extends z.ZodType, T>(
   }
 }
 
-const keyInput = z.object({ key: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "账户标识无效") });
+const keyInput = z.object({ key: accountKeySchema.meta({ description: "account.list 给出的账户标识" }) });
 
 /** The browser's accounts, or an error for a client that signed in with a Bearer token. */
 function browserOf(ctx: { browser: BrowserAccounts | null }): BrowserAccounts {
