@@ -38,6 +38,7 @@ export default defineConfig({
                   "tests/integration/site-gate.test.ts",
                   "tests/integration/accounts.test.ts",
                   "tests/integration/overview.test.ts",
+                  "tests/integration/ledger.test.ts",
                   "tests/integration/postgres/**/*.test.ts",
                 ],
                 env: { TEST_STORE: "postgres" },

@@ -248,3 +248,29 @@ describe("the site-data routes", () => {
     }
   });
 });
+
+describe("the usage ledger routes", () => {
+  it("answer as documented", async () => {
+    const { token } = await signInOverHttp(app.url, {
+      userId: BOB.id,
+      accessToken: BOB.token,
+      siteId: fx.sites.strict,
+    });
+    const auth = { authorization: `Bearer ${token}` };
+    const started = await conforms(
+      await fetch(`${app.url}/api/usage/sync`, { method: "POST", headers: auth }),
+      "/api/usage/sync",
+      "post",
+      200,
+    );
+    expect(started.success).toBe(true);
+    const status = await conforms(
+      await fetch(`${app.url}/api/usage/status`, { headers: auth }),
+      "/api/usage/status",
+      "get",
+      200,
+    );
+    expect(status.success).toBe(true);
+    await conforms(await fetch(`${app.url}/api/usage/status`), "/api/usage/status", "get", 401);
+  });
+});

@@ -246,3 +246,17 @@ export const logsSuccess = success(logsPageSchema, "LogsPageSuccess");
 export const tokensSuccess = success(tokensPageSchema, "TokensPageSuccess");
 export const topupsSuccess = success(topupsPageSchema, "TopupsPageSuccess");
 export const overviewSuccess = success(overviewSchema, "AccountsOverviewSuccess");
+
+export const ledgerStatusSchema = z
+  .object({
+    running: z.boolean().describe("是否正在同步（本实例或其他实例）"),
+    entries: z.number().int().describe("账本中该账户的日志条数"),
+    oldest: iso.nullable().describe("已覆盖范围的起点"),
+    newest: iso.nullable().describe("已覆盖范围的终点"),
+    syncedAt: iso.nullable().describe("上次完成同步的时间"),
+    progress: z.number().min(0).max(1).nullable().describe("同步进行中时，当前时间窗已读取的比例"),
+    lastError: z.string().nullable().describe("上次同步失败的原因；成功后清空"),
+  })
+  .meta({ id: "LedgerStatus" });
+
+export const ledgerStatusSuccess = success(ledgerStatusSchema, "LedgerStatusSuccess");

@@ -336,3 +336,17 @@ export async function overviewRow(account: Account, tz: string, deps: SiteDataDe
     };
   }
 }
+
+/** One page of the usage log straight from the site, uncached: what the ledger's sync reads. */
+export async function logPage(
+  account: Account,
+  query: LogQuery,
+  deps: SiteDataDeps,
+): Promise<{ items: LogItem[]; pageSize: number }> {
+  const site = await openSite(account, deps);
+  const pageSize = effectivePageSize(site.family, query.pageSize);
+  const data = await read(contextOf(account, site, deps), logsRequest(site.family, query));
+  const page = pageOf(data);
+  if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+  return { items: page.rows.map((row) => logItem(site.family, row, site.money)), pageSize };
+}

@@ -20,6 +20,8 @@ export type Context = {
   siteRequestsPerMinute: number;
   /** Longest wait for a slot of that budget; past it the answer is 站点繁忙 (default one minute). */
   siteBudgetWaitMs?: number;
+  /** Days of usage the first sync of an account's ledger copies. */
+  ledgerBackfillDays: number;
 };
 
 export type ContextOptions = Partial<Omit<Context, "secure">> & Pick<Context, "db">;
@@ -34,6 +36,7 @@ export function createContextInner(opts: ContextOptions): Context {
     timeoutMs: env().SITE_TIMEOUT_MS,
     loginRateLimit: env().LOGIN_RATE_LIMIT,
     siteRequestsPerMinute: env().SITE_REQUESTS_PER_MINUTE,
+    ledgerBackfillDays: env().LEDGER_BACKFILL_DAYS,
     ...opts,
     origin,
     secure: origin.startsWith("https:"),

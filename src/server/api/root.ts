@@ -2,6 +2,7 @@ import { accountRouter } from "./routers/account";
 import { authRouter } from "./routers/auth";
 import { sessionRouter } from "./routers/session";
 import { siteRouter } from "./routers/site";
+import { usageRouter } from "./routers/usage";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -9,6 +10,7 @@ export const appRouter = router({
   auth: authRouter,
   session: sessionRouter,
   site: siteRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

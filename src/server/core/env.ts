@@ -42,6 +42,7 @@ const envSchema = z.object({
   SITE_TIMEOUT_MS: intFrom(10_000, 1, 600_000),
   LOGIN_RATE_LIMIT: intFrom(20, 0, 1_000_000),
   SITE_REQUESTS_PER_MINUTE: intFrom(60, 1, 100_000),
+  LEDGER_BACKFILL_DAYS: intFrom(30, 1, 180),
   TRUST_PROXY: proxyList,
   DB_POOL_SIZE: intFrom(10, 1, 1000),
   DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),

@@ -4,6 +4,8 @@ import {
   logsPageSchema,
   logsSuccess,
   moneySchema,
+  ledgerStatusSchema,
+  ledgerStatusSuccess,
   overviewRowSchema,
   overviewSchema,
   overviewSuccess,
@@ -58,6 +60,8 @@ function components() {
     overviewSchema,
     overviewSuccess,
     overviewRowSchema,
+    ledgerStatusSchema,
+    ledgerStatusSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
@@ -307,6 +311,37 @@ export function openApiDocument(): object {
         "AccountsOverviewSuccess",
         [stringQuery("tz", "IANA 时区名；默认服务器时区", { type: "string", maxLength: 64 }), REFRESH],
       ),
+      "/api/usage/status": {
+        get: {
+          operationId: "usageStatus",
+          summary: "账本同步状态",
+          description: "当前账户的用量账本：条数、已覆盖的时间范围、是否正在同步及进度、上次错误。",
+          security: SESSION_SECURITY,
+          responses: {
+            "200": { description: "账本状态", content: json(ref("LedgerStatusSuccess")) },
+            "401": UNAUTHORIZED,
+            "500": INTERNAL,
+            "503": UNAVAILABLE,
+          },
+        },
+      },
+      "/api/usage/sync": {
+        post: {
+          operationId: "usageSync",
+          summary: "立即同步账本",
+          description:
+            "在后台开始同步当前账户的用量日志到本服务的账本（首次回填 LEDGER_BACKFILL_DAYS 天，之后从上次的终点继续，并回看一小时以收录站点迟写的日志）；" +
+            "已在同步时不重复开始。立即返回开始时的状态，进度用 GET /api/usage/status 查看。",
+          security: SESSION_SECURITY,
+          responses: {
+            "200": { description: "开始时的账本状态", content: json(ref("LedgerStatusSuccess")) },
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "500": INTERNAL,
+            "503": UNAVAILABLE,
+          },
+        },
+      },
       "/api/account/tokens": siteDataRoute(
         "accountTokens",
         "令牌",
