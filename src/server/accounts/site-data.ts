@@ -56,6 +56,16 @@ export class SiteDataError extends Error {
 
 const UNEXPECTED = "站点返回的数据无法识别";
 
+/** The site answered, but not in any shape its family uses. */
+const unexpected = () => new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+
+/** A page of the site's answer, whatever its shape; an unknown shape is the operation's failure. */
+function pageOrFail(data: unknown): NonNullable<ReturnType<typeof pageOf>> {
+  const page = pageOf(data);
+  if (!page) throw unexpected();
+  return page;
+}
+
 export const CACHE_TTL_MS = { summary: 30_000, page: 15_000 } as const;
 
 /** The signed-in account: its session, site and the user id as sent at sign-in. */
@@ -175,7 +185,7 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
     if (error instanceof GatewayError) throw new SiteDataError(`${MSG.siteFailedPrefix}${error.message}`);
     throw error;
   }
-  if (!isRow(data)) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+  if (!isRow(data)) throw unexpected();
   if (data.success !== true) {
     const message = typeof data.message === "string" ? data.message.trim() : "";
     if (REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused, "refused");
@@ -200,7 +210,7 @@ export async function summary(account: Account, tz: string, deps: SiteDataDeps):
       read(ctx, statRequest(site.family, from, to)),
       count ? read(ctx, count) : Promise.resolve(null),
     ]);
-    if (!isRow(self) || !isRow(stat)) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+    if (!isRow(self) || !isRow(stat)) throw unexpected();
     const info = selfInfo(self);
     const todayQuota = typeof stat.quota === "number" ? stat.quota : 0;
     const { money } = site;
@@ -227,8 +237,7 @@ export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps
       return { ...paging(query.page, pageSize, 0, 0), items: [], fetchedAt };
     }
     const data = await read(contextOf(account, site, deps), logsRequest(site.family, query));
-    const page = pageOf(data);
-    if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+    const page = pageOrFail(data);
     return {
       ...paging(query.page, pageSize, page.rows.length, page.total),
       items: page.rows.map((row) => logItem(site.family, row, site.money)),
@@ -252,8 +261,7 @@ export async function tokens(
     const fetchedAt = new Date().toISOString();
     const baseKey = `${site.id} ${site.url}`;
     const assumedZero = tokenPageBase.get(baseKey) ?? zeroBasedTokens(site.family);
-    let page = pageOf(await read(ctx, tokensRequest(site.family, query.page, pageSize, assumedZero)));
-    if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+    let page = pageOrFail(await read(ctx, tokensRequest(site.family, query.page, pageSize, assumedZero)));
     const newApiLike = site.family === "new-api" || site.family === "new-api-legacy" || site.family === "unknown";
     // new-api's plain-array lists are 0-based, its paged ones 1-based: read the shape, ask again if it was the other.
     const actualZero = page.shape === "array";
@@ -261,8 +269,7 @@ export async function tokens(
       tokenPageBase.set(baseKey, actualZero);
       const misread = !(query.page === 1 && assumedZero);
       if (misread) {
-        page = pageOf(await read(ctx, tokensRequest(site.family, query.page, pageSize, actualZero)));
-        if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+        page = pageOrFail(await read(ctx, tokensRequest(site.family, query.page, pageSize, actualZero)));
       }
     }
     return {
@@ -287,8 +294,7 @@ export async function topups(
       missingOk: true,
     });
     if (data === null) return unsupported;
-    const page = pageOf(data);
-    if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+    const page = pageOrFail(data);
     return {
       ...paging(query.page, query.pageSize, page.rows.length, page.total),
       supported: true,
@@ -346,7 +352,6 @@ export async function logPage(
   const site = await openSite(account, deps);
   const pageSize = effectivePageSize(site.family, query.pageSize);
   const data = await read(contextOf(account, site, deps), logsRequest(site.family, query));
-  const page = pageOf(data);
-  if (!page) throw new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+  const page = pageOrFail(data);
   return { items: page.rows.map((row) => logItem(site.family, row, site.money)), pageSize };
 }

@@ -6,16 +6,6 @@
 export const FAMILIES = ["new-api", "new-api-legacy", "veloera", "one-api", "one-hub", "done-hub", "unknown"] as const;
 export type Family = (typeof FAMILIES)[number];
 
-export const FAMILY_NAMES: Record<Family, string> = {
-  "new-api": "new-api",
-  "new-api-legacy": "new-api（旧版）",
-  veloera: "Veloera",
-  "one-api": "one-api",
-  "one-hub": "one-hub",
-  "done-hub": "done-hub",
-  unknown: "未知（按 new-api 处理）",
-};
-
 export const DISPLAY_TYPES = ["USD", "CNY", "CUSTOM", "TOKENS"] as const;
 export type DisplayType = (typeof DISPLAY_TYPES)[number];
 

@@ -5,8 +5,8 @@
  */
 import pLimit, { type LimitFunction } from "p-limit";
 
-export const MAX_IN_FLIGHT = 4;
-export const WINDOW_MS = 60_000;
+const MAX_IN_FLIGHT = 4;
+const WINDOW_MS = 60_000;
 /**
  * The gate keeps its window a second wider than the site's minute, so that the time between
  * sending and arriving never puts one call too many into one of the site's minutes.
@@ -17,7 +17,7 @@ const KEPT_WINDOW_MS = WINDOW_MS + 1_000;
  * default, the kept window, means a slot is always waited for (about a minute), never refused.
  */
 export const MAX_BUDGET_WAIT_MS = KEPT_WINDOW_MS;
-export const DEFAULT_BACKOFF_MS = 10_000;
+const DEFAULT_BACKOFF_MS = 10_000;
 
 /** The site is throttled, or this service's budget for it is spent: try again later. */
 export class SiteBusy extends Error {
