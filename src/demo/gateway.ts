@@ -226,9 +226,29 @@ function filterLogs(logs: StandInLog[], q: Query, typeParam: string, like: boole
     .sort((a, b) => b.createdAt - a.createdAt);
 }
 
-function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unknown, withIp: boolean) {
+/** new-api's `GetPageQuery`: 1-based `p`; `page_size`, `ps` or `size`, 10 by default, capped at 100. */
+function newApiPaging(q: Query): { p: number; size: number } {
   return {
-    id,
+    p: Math.max(int(q, "p") ?? 1, 1),
+    size: Math.min(int(q, "page_size") ?? int(q, "ps") ?? int(q, "size") ?? 10, 100),
+  };
+}
+
+/** one-hub's paging: `page` (1-based) and `size`; over 100 is refused. null once the refusal is answered. */
+function hubPaging(q: Query, res: ServerResponse): { page: number; size: number } | null {
+  const page = Math.max(int(q, "page") ?? 1, 1);
+  let size = int(q, "size") ?? 10;
+  if (size < 1) size = 10;
+  if (size > 100) {
+    send(res, 200, { success: false, message: "size 参数不能超过 100" });
+    return null;
+  }
+  return { page, size };
+}
+
+/** The fields every family's log row has, under the same names. */
+function logFields(l: StandInLog, userId: unknown, username: unknown) {
+  return {
     user_id: userId,
     created_at: l.createdAt,
     type: l.type,
@@ -239,6 +259,13 @@ function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unkn
     quota: l.quota,
     prompt_tokens: l.promptTokens,
     completion_tokens: l.completionTokens,
+  };
+}
+
+function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unknown, withIp: boolean) {
+  return {
+    id,
+    ...logFields(l, userId, username),
     use_time: Math.round(l.durationMs / 1000),
     is_stream: l.stream,
     channel: l.type === 2 ? 3 : 0,
@@ -254,17 +281,8 @@ function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unkn
 function hubLogRow(l: StandInLog, userId: unknown, username: unknown, doneHub: boolean) {
   return {
     id: 0,
-    user_id: userId,
-    created_at: l.createdAt,
-    type: l.type,
-    content: l.content,
-    username,
-    token_name: l.tokenName,
-    model_name: l.model,
-    quota: l.quota,
+    ...logFields(l, userId, username),
     ...(doneHub ? { cost_quota: 0 } : {}),
-    prompt_tokens: l.promptTokens,
-    completion_tokens: l.completionTokens,
     channel_id: doneHub ? 0 : 3,
     request_time: l.durationMs,
     is_stream: l.stream,
@@ -283,8 +301,7 @@ function logsAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: Ser
   const { id: userId, username } = user.data;
   switch (family) {
     case "new-api": {
-      const p = Math.max(int(q, "p") ?? 1, 1);
-      const size = Math.min(int(q, "page_size") ?? int(q, "ps") ?? int(q, "size") ?? 10, 100);
+      const { p, size } = newApiPaging(q);
       const rows = filterLogs(logs, q, "type", false);
       const start = (p - 1) * size;
       const items = rows
@@ -313,16 +330,7 @@ function logsAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: Ser
         res,
         rows.map((l) => ({
           id: 0,
-          user_id: userId,
-          created_at: l.createdAt,
-          type: l.type,
-          content: l.content,
-          username,
-          token_name: l.tokenName,
-          model_name: l.model,
-          quota: l.quota,
-          prompt_tokens: l.promptTokens,
-          completion_tokens: l.completionTokens,
+          ...logFields(l, userId, username),
           channel: l.type === 2 ? 1 : 0,
           request_id: "",
           elapsed_time: l.durationMs,
@@ -333,10 +341,9 @@ function logsAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: Ser
     }
     case "one-hub":
     case "done-hub": {
-      const page = Math.max(int(q, "page") ?? 1, 1);
-      let size = int(q, "size") ?? 10;
-      if (size < 1) size = 10;
-      if (size > 100) return send(res, 200, { success: false, message: "size 参数不能超过 100" });
+      const paging = hubPaging(q, res);
+      if (!paging) return;
+      const { page, size } = paging;
       if (family === "done-hub") {
         const now = Math.floor(Date.now() / 1000);
         const start = int(q, "start_timestamp") ?? 0;
@@ -426,8 +433,7 @@ function tokensAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: S
     tokens.slice(start, start + size).map((t) => tokenRow(family, t, user.data.id));
   switch (family) {
     case "new-api": {
-      const p = Math.max(int(q, "p") ?? 1, 1);
-      const size = Math.min(int(q, "page_size") ?? int(q, "ps") ?? int(q, "size") ?? 10, 100);
+      const { p, size } = newApiPaging(q);
       return ok(res, { page: p, page_size: size, total: tokens.length, items: rows((p - 1) * size, size) });
     }
     case "new-api-legacy":
@@ -444,18 +450,16 @@ function tokensAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: S
     }
     case "one-hub":
     case "done-hub": {
-      const page = Math.max(int(q, "page") ?? 1, 1);
-      let size = int(q, "size") ?? 10;
-      if (size < 1) size = 10;
-      if (size > 100) return send(res, 200, { success: false, message: "size 参数不能超过 100" });
+      const paging = hubPaging(q, res);
+      if (!paging) return;
+      const { page, size } = paging;
       return ok(res, { data: rows((page - 1) * size, size), page, size, total_count: tokens.length });
     }
   }
 }
 
 function topupsAnswer(user: GatewayUser, q: Query, res: ServerResponse): void {
-  const p = Math.max(int(q, "p") ?? 1, 1);
-  const size = Math.min(int(q, "page_size") ?? int(q, "ps") ?? int(q, "size") ?? 10, 100);
+  const { p, size } = newApiPaging(q);
   const since = Math.floor(Date.now() / 1000) - THIRTY_DAYS;
   const rows = (user.topups ?? []).filter((t) => t.createTime >= since).sort((a, b) => b.id - a.id);
   const items = rows.slice((p - 1) * size, p * size).map((t) => ({

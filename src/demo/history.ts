@@ -96,6 +96,21 @@ export function demoHistory(opts: HistoryOptions = {}): History {
   let topupId = 40;
   let credited = 50 * QUOTA_PER_USD; // the opening balance, before this month
 
+  /** A log entry that is not a call (a top-up, an administrator's change): no model, no tokens, no cost. */
+  const note = (createdAt: number, type: number, content: string): StandInLog => ({
+    createdAt,
+    type,
+    model: "",
+    tokenName: "",
+    tokenId: 0,
+    quota: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    durationMs: 0,
+    stream: false,
+    content,
+  });
+
   const topup = (at: number, usd: number, method: string) => {
     topupId++;
     const paid = Math.round(usd * 7.3 * 100) / 100;
@@ -110,19 +125,7 @@ export function demoHistory(opts: HistoryOptions = {}): History {
       status: "success",
     });
     credited += usd * QUOTA_PER_USD;
-    logs.push({
-      createdAt: at + 60,
-      type: 1,
-      model: "",
-      tokenName: "",
-      tokenId: 0,
-      quota: 0,
-      promptTokens: 0,
-      completionTokens: 0,
-      durationMs: 0,
-      stream: false,
-      content: `使用在线充值成功，充值金额: ${usd}，支付金额：${paid.toFixed(6)}`,
-    });
+    logs.push(note(at + 60, 1, `使用在线充值成功，充值金额: ${usd}，支付金额：${paid.toFixed(6)}`));
   };
 
   for (let d = 0; d <= days; d++) {
@@ -184,19 +187,7 @@ export function demoHistory(opts: HistoryOptions = {}): History {
         d % 16 === 3 ? "alipay" : "wxpay",
       );
   }
-  logs.push({
-    createdAt: start + 2 * 86_400 + 3600,
-    type: 3,
-    model: "",
-    tokenName: "",
-    tokenId: 0,
-    quota: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    durationMs: 0,
-    stream: false,
-    content: "管理员将用户分组从 default 修改为 vip",
-  });
+  logs.push(note(start + 2 * 86_400 + 3600, 3, "管理员将用户分组从 default 修改为 vip"));
   logs.sort((a, b) => a.createdAt - b.createdAt);
   const usedQuota = logs.reduce((s, l) => s + (l.type === 2 ? l.quota : 0), 0);
   return {

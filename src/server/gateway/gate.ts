@@ -16,7 +16,7 @@ const KEPT_WINDOW_MS = WINDOW_MS + 1_000;
  * A call past the budget waits for its slot; one further away than this is refused at once. The
  * default, the kept window, means a slot is always waited for (about a minute), never refused.
  */
-export const MAX_BUDGET_WAIT_MS = KEPT_WINDOW_MS;
+const MAX_BUDGET_WAIT_MS = KEPT_WINDOW_MS;
 const DEFAULT_BACKOFF_MS = 10_000;
 
 /** The site is throttled, or this service's budget for it is spent: try again later. */
