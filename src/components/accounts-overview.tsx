@@ -5,7 +5,7 @@ import { useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatNumber } from "./format";
-import { Empty, Failed, Loading } from "./site-data";
+import { Empty, Failed, Loading, Stat } from "./site-data";
 
 type Listed = RouterOutputs["account"]["list"]["accounts"][number];
 
@@ -106,20 +106,16 @@ export function AccountsOverview() {
       </div>
 
       <section className="stats" aria-label="合计">
-        <div className="stat">
-          <span className="stat-label">总余额</span>
-          <span className="stat-value">{usd(totalBalance)}</span>
-          <span className="muted">
-            {ok.length} 个账户合计（美元）
-            {converted > 0 ? `，其中 ${converted} 个按站点设置从其他货币折算` : ""}
-            {pending > 0 ? `，${pending} 个仍在读取` : ""}
-          </span>
-        </div>
-        <div className="stat">
-          <span className="stat-label">今日消费</span>
-          <span className="stat-value">{usd(totalToday)}</span>
-          <span className="muted">今日请求 {formatNumber(totalRequests)} 次</span>
-        </div>
+        <Stat
+          label="总余额"
+          value={usd(totalBalance)}
+          note={
+            `${ok.length} 个账户合计（美元）` +
+            (converted > 0 ? `，其中 ${converted} 个按站点设置从其他货币折算` : "") +
+            (pending > 0 ? `，${pending} 个仍在读取` : "")
+          }
+        />
+        <Stat label="今日消费" value={usd(totalToday)} note={`今日请求 ${formatNumber(totalRequests)} 次`} />
       </section>
 
       {accounts.length === 0 ? (

@@ -37,6 +37,17 @@ export function useRefreshing(run: () => Promise<unknown>, fallback: () => Promi
   return [busy, () => void refresh()] as const;
 }
 
+/** One figure of a stats row: what it is, the figure, and a line under it. */
+export function Stat({ label, value, note }: { label: string; value: string; note?: React.ReactNode }) {
+  return (
+    <div className="stat">
+      <span className="stat-label">{label}</span>
+      <span className="stat-value">{value}</span>
+      <span className="muted">{note}</span>
+    </div>
+  );
+}
+
 export function Loading({ label }: { label: string }) {
   return (
     <p className="state" role="status">

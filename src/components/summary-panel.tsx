@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatNumber, type MoneySettings } from "./format";
-import { Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
+import { Failed, Freshness, Loading, Stat, useAnswer, useRefreshing } from "./site-data";
 
 const FAMILY: Record<string, string> = {
   "new-api": "new-api",
@@ -51,26 +51,10 @@ export function SummaryPanel() {
   return (
     <>
       <section className="stats" aria-label="额度">
-        <div className="stat">
-          <span className="stat-label">剩余额度</span>
-          <span className="stat-value">{money(s.balance.quota)}</span>
-          <span className="muted">{rawNote(s.balance.quota)}</span>
-        </div>
-        <div className="stat">
-          <span className="stat-label">今日消费</span>
-          <span className="stat-value">{money(s.today.quota)}</span>
-          <span className="muted">{rawNote(s.today.quota)}</span>
-        </div>
-        <div className="stat">
-          <span className="stat-label">已用额度</span>
-          <span className="stat-value">{money(s.used.quota)}</span>
-          <span className="muted">{rawNote(s.used.quota)}</span>
-        </div>
-        <div className="stat">
-          <span className="stat-label">请求次数</span>
-          <span className="stat-value">{formatNumber(s.requestCount)}</span>
-          <span className="muted">次</span>
-        </div>
+        <Stat label="剩余额度" value={money(s.balance.quota)} note={rawNote(s.balance.quota)} />
+        <Stat label="今日消费" value={money(s.today.quota)} note={rawNote(s.today.quota)} />
+        <Stat label="已用额度" value={money(s.used.quota)} note={rawNote(s.used.quota)} />
+        <Stat label="请求次数" value={formatNumber(s.requestCount)} note="次" />
       </section>
       <div className="panel-foot">
         <span className="muted">

@@ -353,6 +353,7 @@ test("holds several accounts: add one, switch, see the totals, sign one out, rel
   await switcher.getByRole("link", { name: "添加账户" }).click();
   await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
   await expect(page.getByRole("link", { name: "← 返回我的账户" })).toBeVisible();
+  await shot(page, "18-add-account");
   await fillSignIn(page, "one-hub 站点", b.user.id, b.user.token);
   await page.getByRole("button", { name: "登录" }).click();
   await expect(page.getByRole("heading", { name: "one-hub 用户" })).toBeVisible();
@@ -401,6 +402,7 @@ test("the overview fits a phone screen with several accounts", async ({ page }) 
   await page.setViewportSize({ width: 375, height: 740 });
   for (const f of FAMILIES.slice(0, 3)) {
     await page.goto(`${URL_}/?add=1`);
+    if (f === FAMILIES[1]) await shot(page, "19-phone-add-account");
     await fillSignIn(page, `${f.family} 站点`, f.user.id, f.user.token);
     await page.getByRole("button", { name: "登录" }).click();
     await expect(page.getByRole("heading", { name: `${f.family} 用户` })).toBeVisible();
