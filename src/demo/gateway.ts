@@ -207,13 +207,58 @@ const int = (q: Query, name: string): number | undefined => {
   return v !== null && /^-?\d+$/.test(v) ? Number(v) : undefined;
 };
 
-/** The rows of a user's log that match the query's filters, newest first. */
-function filterLogs(logs: StandInLog[], q: Query, typeParam: string, like: boolean): StandInLog[] {
+/**
+ * The first index of a time-ordered log whose entry is at or after `at` (binary search), or null
+ * when the log is not in time order (entries were written late).
+ */
+const ordered = new WeakMap<StandInLog[], { length: number; last: number; sorted: boolean }>();
+function inTimeOrder(logs: StandInLog[]): boolean {
+  const known = ordered.get(logs);
+  const last = logs.at(-1)?.createdAt ?? 0;
+  if (known && known.length === logs.length && known.last === last) return known.sorted;
+  let sorted = true;
+  for (let i = 1; i < logs.length && sorted; i++)
+    sorted = (logs[i - 1] as StandInLog).createdAt <= (logs[i] as StandInLog).createdAt;
+  ordered.set(logs, { length: logs.length, last, sorted });
+  return sorted;
+}
+function lowerBound(logs: StandInLog[], at: number): number {
+  let lo = 0;
+  let hi = logs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((logs[mid] as StandInLog).createdAt < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Matching log rows, newest first: an array, or a window on a time-ordered log. */
+type Rows = { length: number; slice(start: number, end: number): StandInLog[] };
+
+/**
+ * The rows of a user's log that match the query's filters, newest first by id as the sites order
+ * them: the array's order is the id order, so an entry pushed late for a past second comes first.
+ */
+function filterLogs(logs: StandInLog[], q: Query, typeParam: string, like: boolean): Rows {
   const type = int(q, typeParam) ?? 0;
   const start = int(q, "start_timestamp") ?? 0;
   const end = int(q, "end_timestamp") ?? 0;
   const model = q.get("model_name") ?? "";
   const token = q.get("token_name") ?? "";
+  if (inTimeOrder(logs)) {
+    // A log in time order is cut to the range by binary search, and a page is cut from the range
+    // without copying it (the benchmarks' million entries).
+    const lo = start === 0 ? 0 : lowerBound(logs, start);
+    const hi = end === 0 ? logs.length : lowerBound(logs, end + 1);
+    if (type === 0 && model === "" && token === "") {
+      return {
+        length: Math.max(0, hi - lo),
+        slice: (a, b) => logs.slice(Math.max(lo, hi - b), Math.max(lo, hi - a)).reverse(),
+      };
+    }
+    logs = logs.slice(lo, hi);
+  }
   return logs
     .filter(
       (l) =>
@@ -223,7 +268,7 @@ function filterLogs(logs: StandInLog[], q: Query, typeParam: string, like: boole
         (model === "" || (like ? l.model.includes(model) : l.model === model)) &&
         (token === "" || l.tokenName === token),
     )
-    .sort((a, b) => b.createdAt - a.createdAt);
+    .reverse();
 }
 
 /** new-api's `GetPageQuery`: 1-based `p`; `page_size`, `ps` or `size`, 10 by default, capped at 100. */
@@ -370,7 +415,7 @@ function statAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: Ser
     family === "one-hub" || family === "done-hub" ? "log_type" : "type",
     false,
   );
-  const quota = rows.reduce((sum, l) => sum + l.quota, 0);
+  const quota = rows.slice(0, rows.length).reduce((sum, l) => sum + l.quota, 0);
   if (family === "new-api" || family === "new-api-legacy" || family === "veloera") {
     const recent = (user.logs ?? []).filter((l) => l.type === 2 && l.createdAt >= Date.now() / 1000 - 60);
     return ok(res, {

@@ -9,7 +9,9 @@ import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily, StandInLog } from "../../src/demo/gateway";
 import { bearer, callerFor, signInWith } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
-import { startFamilySite, type FamilySite } from "../support/families";
+import { FAMILY_LIST, startFamilySite, type FamilySite } from "../support/families";
+import type { HistoryOptions } from "../../src/demo/history";
+import { createDb, closeDb } from "../../src/server/db/client";
 
 /**
  * The ledger against a stand-in whose log is a known truth: its sums equal the truth exactly after
@@ -34,8 +36,13 @@ afterEach(async () => {
 
 let fault: ((req: IncomingMessage, res: ServerResponse) => boolean) | null = null;
 
-async function account(family: StandInFamily = "new-api") {
-  const site = await startFamilySite(family, 0, { intercept: (req, res) => fault?.(req, res) ?? false });
+async function account(family: StandInFamily = "new-api", history: HistoryOptions = {}) {
+  const site = await startFamilySite(
+    family,
+    0,
+    { intercept: (req, res) => fault?.(req, res) ?? false },
+    { days: 40, now: NOW - 60, ...history },
+  );
   open.push(site);
   const { id } = await siteRegistry(store.db).add({ name: family, url: site.gateway.url });
   const { token } = await signInWith(store.db, id, site.user);
@@ -47,13 +54,21 @@ async function account(family: StandInFamily = "new-api") {
 
 const twin = (l: StandInLog): StandInLog => ({ ...l });
 
-/** The ledger's view: entries, and the sum of quota. */
+/**
+ * The ledger's view: entries, the sum of quota and prompt tokens; the hourly totals must say the
+ * same, per type.
+ */
 async function ledger(acct: { siteId: number; siteUserId: number }) {
   const where = { siteId: acct.siteId, siteUserId: BigInt(acct.siteUserId) };
-  const [count, sum] = await Promise.all([
+  const [count, sum, byType, hours] = await Promise.all([
     store.db.ledgerEntry.count({ where }),
     store.db.ledgerEntry.aggregate({ where, _sum: { quota: true, promptTokens: true } }),
+    store.db.ledgerEntry.groupBy({ by: ["type"], where, _count: { _all: true }, _sum: { quota: true } }),
+    store.db.ledgerHour.groupBy({ by: ["type"], where, _sum: { requests: true, quota: true } }),
   ]);
+  const entriesByType = Object.fromEntries(byType.map((t) => [t.type, [t._count._all, t._sum.quota ?? 0]]));
+  const hoursByType = Object.fromEntries(hours.map((t) => [t.type, [t._sum.requests ?? 0, Number(t._sum.quota ?? 0)]]));
+  expect(hoursByType).toEqual(entriesByType);
   return { count, quota: sum._sum.quota ?? 0, prompt: sum._sum.promptTokens ?? 0 };
 }
 
@@ -71,12 +86,15 @@ afterEach(() => {
 });
 
 describe("the ledger's sync", () => {
-  it.each<StandInFamily>(["new-api", "one-hub", "veloera"])(
-    "copies a %s account's log exactly, twins included, and a second sync changes nothing",
+  it.each<StandInFamily>(FAMILY_LIST)(
+    "copies a %s account's log exactly, twins and late entries included, and a second sync changes nothing",
     async (family) => {
-      const a = await account(family);
+      // Tens of thousands of entries over 40 days (one-api pages by 10: a fifth of it).
+      const a = await account(family, { callsPerDay: family === "one-api" ? 150 : 700 });
+      expect(a.logs.length).toBeGreaterThan(family === "one-api" ? 4000 : 20_000);
       // Identical entries in one second are separate requests: 3 twins of 20 entries, and one
-      // second holding more than a page (150 identical entries).
+      // second holding more than a page (150 identical entries). Pushed last, they have the
+      // newest ids, as entries a site writes late for past seconds do.
       const busy = a.logs.filter((l) => l.type === 2).slice(-60, -40);
       a.logs.push(...busy.map(twin), ...busy.map(twin));
       const crowded = a.logs.find((l) => l.type === 2 && l.createdAt < NOW - 5 * 86_400)!;
@@ -105,27 +123,86 @@ describe("the ledger's sync", () => {
     expect(await ledger(a.acct)).toEqual(before);
   });
 
-  it("resumes a sync that died halfway, without loss or duplication", async () => {
-    const a = await account();
+  it.each([1, 2, 3])("resumes a sync killed at a random page (run %i), without loss or duplication", async () => {
+    const a = await account("new-api", { callsPerDay: 300 });
+    a.logs.push(
+      ...a.logs
+        .filter((l) => l.type === 2)
+        .slice(-30, -20)
+        .map(twin),
+    );
+    const pages = Math.ceil(a.logs.length / 100);
+    const killAt = 2 + Math.floor(Math.random() * pages);
     let served = 0;
     fault = (req, res) => {
       if (!(req.url ?? "").startsWith("/api/log/self?")) return false;
       served++;
-      if (served !== 7) return false;
+      if (served !== killAt) return false;
       res.writeHead(502, { "Content-Type": "text/html" });
       res.end("<html>Bad Gateway</html>");
       return true;
     };
-    await expect(a.sync()).rejects.toThrow("站点请求失败");
+    await expect(a.sync(), `killed at page ${killAt}`).rejects.toThrow("站点请求失败");
     const status = await ledgerStatus(store.db, a.acct);
     expect(status.lastError).toBe("站点请求失败: 站点返回的不是 JSON（HTTP 502）");
     expect(status.running).toBe(false);
     const partial = await ledger(a.acct);
-    expect(partial.count).toBeGreaterThan(0);
     expect(partial.count).toBeLessThan(truth(a.logs).count);
     await a.sync();
-    expect(await ledger(a.acct)).toEqual(truth(a.logs));
+    expect(await ledger(a.acct), `killed at page ${killAt}`).toEqual(truth(a.logs));
     expect((await ledgerStatus(store.db, a.acct)).lastError).toBeNull();
+  });
+
+  it("two instances syncing one account at once store it exactly once; a holder whose lease lapsed stores nothing", async () => {
+    const a = await account("new-api", { callsPerDay: 300 });
+    const other = createDb(store.url);
+    try {
+      const deps = (db: typeof store.db) => ({ db, ...DEPS });
+      const run = (db: typeof store.db) => syncLedger(db, a.acct, deps(db), { backfillDays: 40, now: NOW });
+      const [first, second] = await Promise.allSettled([run(store.db), run(other)]);
+      expect([first.status, second.status].sort()).toEqual(["fulfilled", "rejected"]);
+      expect(await ledger(a.acct)).toEqual(truth(a.logs));
+
+      // A holder that stalls past its lease: another instance takes over and finishes; the stalled
+      // one finds its lease gone at its next page and stores nothing more.
+      await store.db.ledgerEntry.deleteMany({});
+      await store.db.ledgerHour.deleteMany({});
+      await store.db.ledgerSync.deleteMany({});
+      let stall: () => void = () => undefined;
+      const stalled = new Promise<void>((resolve) => (stall = resolve));
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let served = 0;
+      fault = (req, res) => {
+        if (!(req.url ?? "").startsWith("/api/log/self?") || ++served !== 5) return false;
+        stall();
+        // The answer is the site's own, given once the other instance is done.
+        void held.then(async () => {
+          const headers = Object.fromEntries(
+            Object.entries(req.headers).filter(([k]) => !["host", "connection"].includes(k)),
+          ) as Record<string, string>;
+          const answer = await fetch(`${a.site.gateway.url}${req.url ?? ""}`, { headers });
+          res.writeHead(answer.status, { "Content-Type": "application/json" });
+          res.end(await answer.text());
+        });
+        return true;
+      };
+      const slow = syncLedger(store.db, a.acct, { db: store.db, ...DEPS }, { backfillDays: 40, now: NOW }).catch(
+        (e: unknown) => e,
+      );
+      await stalled;
+      fault = null;
+      await store.db.ledgerSync.updateMany({ data: { leaseUntil: new Date(Date.now() - 1000) } });
+      // The other instance has its own gates (they live in each process).
+      resetGates();
+      await run(other);
+      release();
+      const outcome = await slow;
+      expect(outcome).toBeInstanceOf(LedgerBusy);
+      expect(await ledger(a.acct)).toEqual(truth(a.logs));
+    } finally {
+      await closeDb(other);
+    }
   });
 
   it("runs one sync of an account at a time; a crashed holder's lease expires", async () => {

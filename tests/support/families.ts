@@ -1,4 +1,4 @@
-import { demoHistory, type History } from "../../src/demo/history";
+import { demoHistory, type History, type HistoryOptions } from "../../src/demo/history";
 import { newApiUser, startGateway, type RunningGateway, type StandInFamily } from "../../src/demo/gateway";
 
 export const FAMILY_LIST: StandInFamily[] = ["new-api", "new-api-legacy", "veloera", "one-api", "one-hub", "done-hub"];
@@ -18,9 +18,10 @@ export async function startFamilySite(
   family: StandInFamily,
   index: number,
   extra: Parameters<typeof startGateway>[0] extends infer O ? Partial<O> : never = {},
+  historyOptions: HistoryOptions = {},
 ): Promise<FamilySite> {
   const id = 201 + index;
-  const history = demoHistory({ seed: 100 + index, days: 30, callsPerDay: 60 });
+  const history = demoHistory({ seed: 100 + index, days: 30, callsPerDay: 60, ...historyOptions });
   const token = `family-token-${family}-${"x".repeat(16)}`;
   const data = newApiUser(id, {
     username: `user-${family}`,

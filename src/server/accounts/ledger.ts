@@ -7,23 +7,26 @@
  * entry written late for a past second is added, one the site later purges stays, and reading any
  * range again changes nothing.
  *
- * A window is read newest first, always from its first page, with its upper bound moving down:
- * after a full page the seconds above the page's oldest second are complete and committed, and
- * that second is read again whole with the next page. The bound is saved after every page, so a
- * sync that dies resumes where it stopped. One sync per account at a time, across instances: a
- * lease row with an expiry.
+ * A window is read newest first in slices of time, each read whole and committed in one
+ * transaction with the cursor below it (and with its hourly totals), so a sync that dies resumes
+ * where it stopped. One sync per account at a time, across instances: a lease row with an expiry,
+ * checked in every commit.
  */
 import { createHash, randomUUID } from "node:crypto";
+import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
+import { ledgerStore, type EntryRow } from "../db/ledger-store";
 import type { LogItem } from "../gateway/reads";
-import { SiteDataError, logPage, type Account, type SiteDataDeps } from "./site-data";
+import { SiteDataError, ledgerReader, type Account, type LedgerReader, type SiteDataDeps } from "./site-data";
 
 export const LEDGER_PAGE_SIZE = 100;
 /** Entries a site writes late (a slow request logged when it ends) are looked for this far back. */
 export const LATE_WINDOW_SECONDS = 3600;
 const LEASE_MS = 2 * 60_000;
+const INITIAL_SLICE_SECONDS = 3600;
+const MAX_SLICE_SECONDS = 7 * 86_400;
 
-type Entry = LogItem & { at: number; fingerprint: string };
+type Entry = Omit<EntryRow, "ordinal">;
 
 function entryOf(item: LogItem): Entry {
   const at = Math.floor(Date.parse(item.createdAt) / 1000);
@@ -43,55 +46,25 @@ function entryOf(item: LogItem): Entry {
     )
     .digest("hex")
     .slice(0, 32);
-  return { ...item, at, fingerprint };
+  return {
+    at,
+    fingerprint,
+    type: item.type,
+    model: item.model,
+    tokenName: item.tokenName,
+    quota: item.quota,
+    promptTokens: item.promptTokens,
+    completionTokens: item.completionTokens,
+    durationMs: item.durationMs,
+    stream: item.stream,
+    content: item.content,
+  };
 }
 
 const owner = (account: Account) => ({ siteId: account.siteId, siteUserId: BigInt(account.siteUserId) });
 
-/**
- * Stores the entries of complete seconds: of each distinct entry in a second, as many copies as
- * shown here, beyond those already kept. Returns how many were added.
- */
-async function commit(db: Db, account: Account, entries: Entry[]): Promise<number> {
-  if (entries.length === 0) return 0;
-  const shown = new Map<string, Entry[]>();
-  for (const e of entries) {
-    const key = `${e.at} ${e.fingerprint}`;
-    shown.set(key, [...(shown.get(key) ?? []), e]);
-  }
-  const ats = entries.map((e) => e.at);
-  const kept = await db.ledgerEntry.groupBy({
-    by: ["at", "fingerprint"],
-    where: { ...owner(account), at: { gte: Math.min(...ats), lte: Math.max(...ats) } },
-    _count: { _all: true },
-  });
-  const have = new Map(kept.map((k) => [`${k.at} ${k.fingerprint}`, k._count._all]));
-  const rows = [];
-  for (const [key, copies] of shown) {
-    const already = have.get(key) ?? 0;
-    for (let ordinal = already; ordinal < copies.length; ordinal++) {
-      const e = copies[ordinal] as Entry;
-      rows.push({
-        ...owner(account),
-        at: e.at,
-        fingerprint: e.fingerprint,
-        ordinal,
-        type: e.type,
-        model: e.model,
-        tokenName: e.tokenName,
-        quota: e.quota,
-        promptTokens: e.promptTokens,
-        completionTokens: e.completionTokens,
-        durationMs: e.durationMs,
-        stream: e.stream,
-        content: e.content,
-      });
-    }
-  }
-  if (rows.length === 0) return 0;
-  await db.ledgerEntry.createMany({ data: rows });
-  return rows.length;
-}
+/** The lease is renewed at least this often while a sync runs. */
+const RENEW_MS = 20_000;
 
 export class LedgerBusy extends Error {}
 
@@ -108,67 +81,139 @@ async function lease(db: Db, account: Account, holder: string): Promise<void> {
     where: { ...owner(account), OR: [{ holder: null }, { leaseUntil: null }, { leaseUntil: { lt: now } }] },
     data: { holder, leaseUntil: new Date(now.getTime() + LEASE_MS) },
   });
-  if (count === 0) throw new LedgerBusy("该账户正在同步");
+  if (count === 0) throw new LedgerBusy(MSG.syncRunning);
 }
 
 async function progress(db: Db, account: Account, holder: string, data: Record<string, unknown>): Promise<void> {
-  await db.ledgerSync.updateMany({
+  const { count } = await db.ledgerSync.updateMany({
     where: { ...owner(account), holder },
     data: { ...data, leaseUntil: new Date(Date.now() + LEASE_MS) },
   });
+  if (count === 0) throw new LedgerBusy("同步租约已失效");
 }
 
-/** Reads one window [from, to] (Unix seconds, inclusive) newest first into the ledger. */
-async function syncWindow(
-  db: Db,
-  account: Account,
-  deps: SiteDataDeps,
-  holder: string,
-  from: number,
-  to: number,
-): Promise<number> {
-  let upper = to;
-  let added = 0;
-  for (;;) {
-    const { items, pageSize } = await logPage(account, { page: 1, pageSize: LEDGER_PAGE_SIZE, from, to: upper }, deps);
-    const entries = items.map(entryOf).filter((e) => e.at >= from && e.at <= upper);
-    if (entries.length < pageSize) {
-      added += await commit(db, account, entries);
-      return added;
-    }
-    // Sites page by id, newest first: entries not on this page are older than its last one (an
-    // entry written late for a past second has a newer id and is on an earlier page). So the
-    // seconds after the last entry's are complete; that second is read again whole.
-    const boundary = (entries[entries.length - 1] as Entry).at;
-    if (entries.every((e) => e.at <= boundary)) {
-      // Nothing newer than the last entry's second on a full page: that second holds a page or
-      // more. Read it alone, by pages, then go on below it.
-      const whole: Entry[] = [];
-      for (let page = 1; ; page++) {
-        const next = await logPage(account, { page, pageSize: LEDGER_PAGE_SIZE, from: boundary, to: boundary }, deps);
-        whole.push(...next.items.map(entryOf).filter((e) => e.at === boundary));
-        if (next.items.length < next.pageSize) break;
-      }
-      added += await commit(db, account, whole);
-      if (boundary <= from) return added;
-      upper = boundary - 1;
-    } else {
-      added += await commit(
-        db,
-        account,
-        entries.filter((e) => e.at > boundary),
-      );
-      upper = boundary;
-    }
-    await progress(db, account, holder, { cursor: upper });
+/** One sync's state: the account, what reads its site, its lease, and the seconds covered before. */
+type Sync = {
+  db: Db;
+  account: Account;
+  reader: LedgerReader;
+  holder: string;
+  covered: { oldest: number; newest: number } | null;
+  renewedAt: number;
+};
+
+/**
+ * Stores the entries of complete seconds and moves the cursor, in one transaction: of each
+ * distinct entry in a second, as many copies as shown here beyond those already kept (looked up
+ * only where an earlier sync covered). Returns how many were added.
+ */
+async function commit(sync: Sync, entries: Entry[], cursor: number): Promise<number> {
+  const { db, account, holder, covered } = sync;
+  const who = { siteId: account.siteId, siteUserId: account.siteUserId };
+  const shown = new Map<string, Entry[]>();
+  let min = Infinity;
+  let max = -Infinity;
+  for (const e of entries) {
+    const key = `${e.at} ${e.fingerprint}`;
+    const copies = shown.get(key);
+    if (copies) copies.push(e);
+    else shown.set(key, [e]);
+    min = Math.min(min, e.at);
+    max = Math.max(max, e.at);
   }
+  const overlaps = covered !== null && entries.length > 0 && min <= covered.newest && max >= covered.oldest;
+  const have = overlaps ? await ledgerStore(db).keptCopies(who, min, max) : new Map<string, number>();
+  const rows: EntryRow[] = [];
+  for (const [key, copies] of shown) {
+    for (let ordinal = have.get(key) ?? 0; ordinal < copies.length; ordinal++) {
+      const e = copies[ordinal] as Entry;
+      rows.push({ ...e, ordinal });
+    }
+  }
+  if (!(await ledgerStore(db).commit(who, rows, holder, cursor))) throw new LedgerBusy("同步租约已失效");
+  if (Date.now() - sync.renewedAt > RENEW_MS) {
+    await progress(db, account, holder, {});
+    sync.renewedAt = Date.now();
+  }
+  return rows.length;
+}
+
+/** A slice of seconds read whole, or the count of entries it holds when over a page. */
+type Slice = { kind: "whole"; entries: Entry[]; pageSize: number; counted: boolean } | { kind: "over"; total: number };
+
+/** Families that give no total (one-api) are paged through; a slice past this many pages is narrowed. */
+const UNCOUNTED_PAGES = 20;
+/** Attempts at a crowded second whose total moved while it was paged through. */
+const CROWDED_ATTEMPTS = 5;
+
+/**
+ * Reads the seconds [lo, hi] whole. One page holds the slice when it is short or the site's total
+ * says so; a slice over a page is given back to be narrowed, except a single second, which is
+ * paged through with the total checked on every page (an entry written meanwhile shifts the pages).
+ */
+async function readSlice(sync: Sync, lo: number, hi: number): Promise<Slice> {
+  const page = async (n: number) => {
+    const p = await sync.reader.logPage({ page: n, pageSize: LEDGER_PAGE_SIZE, from: lo, to: hi });
+    return { ...p, entries: p.items.map(entryOf).filter((e) => e.at >= lo && e.at <= hi) };
+  };
+  for (let attempt = 0; attempt < CROWDED_ATTEMPTS; attempt++) {
+    const first = await page(1);
+    const { pageSize, total } = first;
+    const counted = total !== null;
+    if (first.items.length < pageSize || (total !== null && total <= pageSize)) {
+      return { kind: "whole", entries: first.entries, pageSize, counted };
+    }
+    if (total !== null && lo < hi) return { kind: "over", total };
+    const entries = [...first.entries];
+    let moved = false;
+    for (let n = 2; ; n++) {
+      if (total === null && lo < hi && n > UNCOUNTED_PAGES) return { kind: "over", total: 2 * entries.length };
+      const next = await page(n);
+      if (next.total !== total) {
+        moved = true;
+        break;
+      }
+      entries.push(...next.entries);
+      if (next.items.length < pageSize) break;
+    }
+    if (!moved) return { kind: "whole", entries, pageSize, counted };
+  }
+  throw new SiteDataError(MSG.siteBusy, "busy");
+}
+
+/**
+ * Reads one window [from, to] (Unix seconds, inclusive) into the ledger, newest slice first. Sites
+ * page by id, and an entry written late for a past second has a newer id than its neighbours, so
+ * no page can bound the next: the window is read in slices of time, each whole, and each committed
+ * with the cursor moved below it. The slice width follows the density, aiming at most of a page.
+ */
+async function syncWindow(sync: Sync, from: number, to: number): Promise<number> {
+  let upper = to;
+  let width = INITIAL_SLICE_SECONDS;
+  let added = 0;
+  while (upper >= from) {
+    const lo = Math.max(from, upper - width + 1);
+    const span = upper - lo + 1;
+    const slice = await readSlice(sync, lo, upper);
+    if (slice.kind === "over") {
+      width = Math.max(1, Math.min(span - 1, Math.floor((span * LEDGER_PAGE_SIZE * 0.6) / slice.total)));
+      continue;
+    }
+    added += await commit(sync, slice.entries, lo - 1);
+    upper = lo - 1;
+    const target = slice.pageSize * (slice.counted ? 0.8 : UNCOUNTED_PAGES / 4);
+    const grow = Math.min(4, target / Math.max(1, slice.entries.length));
+    width = Math.max(1, Math.min(MAX_SLICE_SECONDS, Math.floor(span * grow)));
+  }
+  return added;
 }
 
 export type SyncResult = { added: number; from: number; to: number };
 
 /**
  * Syncs an account's ledger: a window left unfinished first, then from the newest covered second
- * (less the late window) to now, or on the first sync the last `backfillDays`.
+ * (less the late window) to now, or on the first sync the last `backfillDays`; and notes the
+ * balance the site reports.
  */
 export async function syncLedger(
   db: Db,
@@ -179,22 +224,43 @@ export async function syncLedger(
   const holder = randomUUID();
   await lease(db, account, holder);
   try {
-    const state = await db.ledgerSync.findUniqueOrThrow({ where: { siteId_siteUserId: owner(account) } });
+    const reader = await ledgerReader(account, { ...deps, background: true });
     const now = opts.now ?? Math.floor(Date.now() / 1000);
+    const balance = await reader.balance();
+    await db.balanceSnapshot.upsert({
+      where: { siteId_siteUserId_at: { ...owner(account), at: now } },
+      create: {
+        ...owner(account),
+        at: now,
+        ...balance,
+        quota: BigInt(balance.quota),
+        usedQuota: BigInt(balance.usedQuota),
+      },
+      update: {},
+    });
+    const state = await db.ledgerSync.findUniqueOrThrow({ where: { siteId_siteUserId: owner(account) } });
+    const sync: Sync = {
+      db,
+      account,
+      reader,
+      holder,
+      covered: state.oldest !== null && state.newest !== null ? { oldest: state.oldest, newest: state.newest } : null,
+      renewedAt: Date.now(),
+    };
     let added = 0;
     if (state.cursor !== null && state.windowFrom !== null && state.windowTo !== null) {
-      added += await syncWindow(db, account, deps, holder, state.windowFrom, state.cursor);
-      await covered(db, account, holder, state.windowFrom, state.windowTo);
+      added += await syncWindow(sync, state.windowFrom, state.cursor);
+      sync.covered = await covered(db, account, holder, state.windowFrom, state.windowTo);
     }
-    const after = await db.ledgerSync.findUniqueOrThrow({ where: { siteId_siteUserId: owner(account) } });
     const from =
-      after.newest === null ? now - opts.backfillDays * 86_400 : Math.max(0, after.newest - LATE_WINDOW_SECONDS);
+      sync.covered === null ? now - opts.backfillDays * 86_400 : Math.max(0, sync.covered.newest - LATE_WINDOW_SECONDS);
     await progress(db, account, holder, { windowFrom: from, windowTo: now, cursor: now, lastError: null });
-    added += await syncWindow(db, account, deps, holder, from, now);
+    added += await syncWindow(sync, from, now);
     await covered(db, account, holder, from, now);
     return { added, from, to: now };
   } catch (error) {
-    const message = error instanceof SiteDataError ? error.message : "同步失败，请稍后再试";
+    const message =
+      error instanceof SiteDataError ? error.message : error instanceof LedgerBusy ? error.message : MSG.syncFailed;
     await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { lastError: message } });
     throw error;
   } finally {
@@ -203,16 +269,26 @@ export async function syncLedger(
 }
 
 /** A window is complete: the covered range grows to include it. */
-async function covered(db: Db, account: Account, holder: string, from: number, to: number): Promise<void> {
+async function covered(
+  db: Db,
+  account: Account,
+  holder: string,
+  from: number,
+  to: number,
+): Promise<{ oldest: number; newest: number }> {
   const state = await db.ledgerSync.findUniqueOrThrow({ where: { siteId_siteUserId: owner(account) } });
-  await progress(db, account, holder, {
+  const range = {
     oldest: state.oldest === null ? from : Math.min(state.oldest, from),
     newest: state.newest === null ? to : Math.max(state.newest, to),
+  };
+  await progress(db, account, holder, {
+    ...range,
     windowFrom: null,
     windowTo: null,
     cursor: null,
     syncedAt: new Date(),
   });
+  return range;
 }
 
 export type LedgerStatus = {

@@ -80,6 +80,8 @@ export type SiteDataDeps = {
   acceptLanguage?: string | null;
   /** Skip the cache (the refresh button); the site's budget still applies. */
   refresh?: boolean;
+  /** Work nobody waits for (the ledger's sync): live views go first (gate.ts). */
+  background?: boolean;
 };
 
 export type Summary = {
@@ -343,15 +345,32 @@ export async function overviewRow(account: Account, tz: string, deps: SiteDataDe
   }
 }
 
-/** One page of the usage log straight from the site, uncached: what the ledger's sync reads. */
-export async function logPage(
-  account: Account,
-  query: LogQuery,
-  deps: SiteDataDeps,
-): Promise<{ items: LogItem[]; pageSize: number }> {
+/** What the ledger's sync reads from an account's site, uncached. */
+export type LedgerReader = {
+  /**
+   * One page of the usage log; `pageSize` is what the family really pages by, `total` the count of
+   * matching entries where the family says it (not one-api).
+   */
+  logPage(query: LogQuery): Promise<{ items: LogItem[]; pageSize: number; total: number | null }>;
+  /** The balance as the site reports it now. */
+  balance(): Promise<Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">>;
+};
+
+/** Opens the account's site once (profile and access token) for a sync's many reads. */
+export async function ledgerReader(account: Account, deps: SiteDataDeps): Promise<LedgerReader> {
   const site = await openSite(account, deps);
-  const pageSize = effectivePageSize(site.family, query.pageSize);
-  const data = await read(contextOf(account, site, deps), logsRequest(site.family, query));
-  const page = pageOrFail(data);
-  return { items: page.rows.map((row) => logItem(site.family, row, site.money)), pageSize };
+  const ctx = contextOf(account, site, deps);
+  return {
+    async logPage(query) {
+      const pageSize = effectivePageSize(site.family, query.pageSize);
+      const page = pageOrFail(await read(ctx, logsRequest(site.family, query)));
+      return { items: page.rows.map((row) => logItem(site.family, row, site.money)), pageSize, total: page.total };
+    },
+    async balance() {
+      const self = await read(ctx, { path: "/api/user/self", query: {} });
+      if (!isRow(self)) throw unexpected();
+      const { quota, usedQuota, requestCount } = selfInfo(self);
+      return { quota, usedQuota, requestCount };
+    },
+  };
 }

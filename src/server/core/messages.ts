@@ -20,6 +20,8 @@ export const MSG = {
   siteFailedPrefix: "站点请求失败: ",
   siteBusy: "站点繁忙，请稍后再试",
   siteRemoved: "登录时所用的站点已被移除",
+  syncFailed: "同步失败，请稍后再试",
+  syncRunning: "该账户正在同步",
 } as const;
 
 export const failureSchema = z

@@ -26,14 +26,14 @@ export class SiteBusy extends Error {
   }
 }
 
-type SiteState = { limit: LimitFunction; slots: number[]; pausedUntil: number };
+type SiteState = { limit: LimitFunction; background: LimitFunction; slots: number[]; pausedUntil: number };
 
 const states = new Map<number, SiteState>();
 
 function stateOf(siteId: number): SiteState {
   let state = states.get(siteId);
   if (!state) {
-    state = { limit: pLimit(MAX_IN_FLIGHT), slots: [], pausedUntil: 0 };
+    state = { limit: pLimit(MAX_IN_FLIGHT), background: pLimit(1), slots: [], pausedUntil: 0 };
     states.set(siteId, state);
   }
   return state;
@@ -68,7 +68,14 @@ async function reserve(state: SiteState, perMinute: number, maxWaitMs: number, n
   if (state.pausedUntil > Date.now()) throw new SiteBusy(state.pausedUntil - Date.now());
 }
 
-export type Budget = { perMinute: number; maxWaitMs?: number };
+/**
+ * `background`: work nobody is waiting for (the ledger's sync). It goes one call at a time per
+ * site and leaves a quarter of the budget to live views, so a backfill never makes a page wait.
+ */
+export type Budget = { perMinute: number; maxWaitMs?: number; background?: boolean };
+
+/** The part of a site's budget background work may use. */
+export const backgroundShare = (perMinute: number) => Math.max(1, perMinute - Math.max(1, Math.floor(perMinute / 4)));
 
 /**
  * Runs one call to the site inside its in-flight limit and its budget. The budget slot is taken
@@ -78,8 +85,17 @@ export type Budget = { perMinute: number; maxWaitMs?: number };
  */
 export function throughGate<T>(siteId: number, budget: Budget, call: () => Promise<T>): Promise<T> {
   const state = stateOf(siteId);
+  const maxWaitMs = budget.maxWaitMs ?? MAX_BUDGET_WAIT_MS;
+  if (budget.background) {
+    return state.background(() =>
+      state.limit(async () => {
+        await reserve(state, backgroundShare(budget.perMinute), maxWaitMs);
+        return call();
+      }),
+    );
+  }
   return state.limit(async () => {
-    await reserve(state, budget.perMinute, budget.maxWaitMs ?? MAX_BUDGET_WAIT_MS);
+    await reserve(state, budget.perMinute, maxWaitMs);
     return call();
   });
 }

@@ -1,0 +1,288 @@
+import type Database from "better-sqlite3";
+import type pg from "pg";
+import { driverOf, type Db } from "./driver";
+
+/**
+ * The usage ledger's bulk statements, on the driver under the client: a page of entries with
+ * their hourly totals and the sync's cursor in one transaction, and the analytics' sums. These
+ * run tens of thousands of rows a second, where Prisma's query layer costs more than the database
+ * (docs/benchmarks.md); Prisma keeps the schema, the migrations and every other ledger query.
+ */
+export type Owner = { siteId: number; siteUserId: number };
+
+export type EntryRow = {
+  at: number;
+  fingerprint: string;
+  ordinal: number;
+  type: string;
+  model: string;
+  tokenName: string;
+  quota: number;
+  promptTokens: number;
+  completionTokens: number;
+  durationMs: number | null;
+  stream: boolean;
+  content: string;
+};
+
+/** Sums of a group of entries. */
+export type Sums = { requests: number; quota: number; promptTokens: number; completionTokens: number };
+export type Grouped = Sums & { key: string };
+export type Hourly = Sums & { hour: number };
+
+export type GroupBy = "model" | "token" | "type";
+/** Seconds, `from` inclusive, `to` exclusive; `consumeOnly` leaves out every type but consume. */
+export type Range = { from: number; to: number; consumeOnly: boolean };
+
+export type LedgerStore = {
+  /** How many copies of each (second, fingerprint) the ledger keeps in [from, to]. */
+  keptCopies(owner: Owner, from: number, to: number): Promise<Map<string, number>>;
+  /**
+   * Stores the rows and adds them to the hourly totals, and moves the sync's cursor, in one
+   * transaction; false (nothing stored) when `holder` no longer holds the account's lease.
+   */
+  commit(owner: Owner, rows: EntryRow[], holder: string, cursor: number): Promise<boolean>;
+  /** Totals per model, token or type over the range, largest spend first. */
+  grouped(owners: Owner[], range: Range, by: GroupBy): Promise<Grouped[]>;
+  /** Totals per hour over the range, oldest first. */
+  hourly(owners: Owner[], range: Range): Promise<Hourly[]>;
+};
+
+const COLUMN: Record<GroupBy, string> = { model: "model", token: "token_name", type: "type" };
+
+const SUMS =
+  "SUM(requests) AS requests, SUM(quota) AS quota, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens";
+
+type RawSums = {
+  requests: number | string | bigint | null;
+  quota: number | string | bigint | null;
+  prompt_tokens: number | string | bigint | null;
+  completion_tokens: number | string | bigint | null;
+};
+const sumsOf = (r: RawSums): Sums => ({
+  requests: Number(r.requests ?? 0),
+  quota: Number(r.quota ?? 0),
+  promptTokens: Number(r.prompt_tokens ?? 0),
+  completionTokens: Number(r.completion_tokens ?? 0),
+});
+
+/** The hourly totals a page of rows adds, one per (hour, type, model, token). */
+function hoursOf(rows: EntryRow[]): Array<[number, string, string, string, number, number, number, number]> {
+  const hours = new Map<string, [number, string, string, string, number, number, number, number]>();
+  for (const r of rows) {
+    const hour = r.at - (r.at % 3600);
+    const key = JSON.stringify([hour, r.type, r.model, r.tokenName]);
+    const h = hours.get(key);
+    if (h) {
+      h[4] += 1;
+      h[5] += r.quota;
+      h[6] += r.promptTokens;
+      h[7] += r.completionTokens;
+    } else {
+      hours.set(key, [hour, r.type, r.model, r.tokenName, 1, r.quota, r.promptTokens, r.completionTokens]);
+    }
+  }
+  return [...hours.values()];
+}
+
+const ENTRY_COLUMNS =
+  "site_id, site_user_id, at, fingerprint, ordinal, type, model, token_name, quota, prompt_tokens, completion_tokens, duration_ms, stream, content";
+const HOUR_COLUMNS =
+  "site_id, site_user_id, hour, type, model, token_name, requests, quota, prompt_tokens, completion_tokens";
+const HOUR_UPSERT = `ON CONFLICT (site_id, site_user_id, hour, type, model, token_name) DO UPDATE SET
+  requests = ledger_hours.requests + excluded.requests, quota = ledger_hours.quota + excluded.quota,
+  prompt_tokens = ledger_hours.prompt_tokens + excluded.prompt_tokens,
+  completion_tokens = ledger_hours.completion_tokens + excluded.completion_tokens`;
+const CURSOR_SQL = "UPDATE ledger_sync SET cursor = $c WHERE site_id = $s AND site_user_id = $u AND holder = $h";
+
+/** `(site_id, site_user_id) IN (...)` for a list of owners, with its parameters from `first`. */
+function ownersClause(owners: Owner[], placeholder: (i: number) => string, first: number) {
+  const parts = owners.map(
+    (_, i) => `(site_id = ${placeholder(first + 2 * i)} AND site_user_id = ${placeholder(first + 2 * i + 1)})`,
+  );
+  return { sql: `(${parts.join(" OR ")})`, values: owners.flatMap((o) => [o.siteId, o.siteUserId]) };
+}
+
+function sqliteStore(conn: () => Database.Database): LedgerStore {
+  let statements:
+    | {
+        insert: Database.Statement;
+        hour: Database.Statement;
+        cursor: Database.Statement;
+        kept: Database.Statement<[number, number, number, number], { at: number; fingerprint: string; n: number }>;
+        commit: (owner: Owner, rows: EntryRow[], holder: string, cursor: number) => boolean;
+      }
+    | undefined;
+  const prepared = () => {
+    if (statements) return statements;
+    const c = conn();
+    const insert = c.prepare(
+      `INSERT INTO ledger_entries (${ENTRY_COLUMNS}) VALUES (${Array(14).fill("?").join(", ")})`,
+    );
+    const hour = c.prepare(
+      `INSERT INTO ledger_hours (${HOUR_COLUMNS}) VALUES (${Array(10).fill("?").join(", ")}) ${HOUR_UPSERT}`,
+    );
+    const cursor = c.prepare(CURSOR_SQL.replace("$c", "?").replace("$s", "?").replace("$u", "?").replace("$h", "?"));
+    const kept = c.prepare<[number, number, number, number], { at: number; fingerprint: string; n: number }>(
+      `SELECT at, fingerprint, COUNT(*) AS n FROM ledger_entries
+       WHERE site_id = ? AND site_user_id = ? AND at BETWEEN ? AND ? GROUP BY at, fingerprint`,
+    );
+    const held = c.prepare("SELECT 1 FROM ledger_sync WHERE site_id = ? AND site_user_id = ? AND holder = ?");
+    const commit = c.transaction((owner: Owner, rows: EntryRow[], holder: string, at: number): boolean => {
+      if (held.get(owner.siteId, owner.siteUserId, holder) === undefined) return false;
+      cursor.run(at, owner.siteId, owner.siteUserId, holder);
+      for (const r of rows) {
+        insert.run(
+          ...[owner.siteId, owner.siteUserId, r.at, r.fingerprint, r.ordinal, r.type, r.model, r.tokenName, r.quota],
+          ...[r.promptTokens, r.completionTokens, r.durationMs, r.stream ? 1 : 0, r.content],
+        );
+      }
+      for (const h of hoursOf(rows)) hour.run(owner.siteId, owner.siteUserId, ...h);
+      return true;
+    });
+    statements = { insert, hour, cursor, kept, commit };
+    return statements;
+  };
+  const query = <T>(sql: string, values: unknown[]) =>
+    conn()
+      .prepare(sql)
+      .all(...values) as T[];
+  return {
+    keptCopies(owner, from, to) {
+      const rows = prepared().kept.all(owner.siteId, owner.siteUserId, from, to);
+      return Promise.resolve(new Map(rows.map((r) => [`${r.at} ${r.fingerprint}`, r.n])));
+    },
+    commit(owner, rows, holder, cursor) {
+      return Promise.resolve(prepared().commit(owner, rows, holder, cursor));
+    },
+    grouped(owners, range, by) {
+      if (owners.length === 0) return Promise.resolve([]);
+      const o = ownersClause(owners, () => "?", 0);
+      const rows = query<RawSums & { key: string }>(
+        `SELECT ${COLUMN[by]} AS key, ${SUMS} FROM ledger_hours WHERE ${o.sql} AND hour >= ? AND hour < ?
+         ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY ${COLUMN[by]} ORDER BY SUM(quota) DESC, ${COLUMN[by]}`,
+        [...o.values, range.from, range.to],
+      );
+      return Promise.resolve(rows.map((r) => ({ key: r.key, ...sumsOf(r) })));
+    },
+    hourly(owners, range) {
+      if (owners.length === 0) return Promise.resolve([]);
+      const o = ownersClause(owners, () => "?", 0);
+      const rows = query<RawSums & { hour: number }>(
+        `SELECT hour, ${SUMS} FROM ledger_hours WHERE ${o.sql} AND hour >= ? AND hour < ?
+         ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY hour ORDER BY hour`,
+        [...o.values, range.from, range.to],
+      );
+      return Promise.resolve(rows.map((r) => ({ hour: r.hour, ...sumsOf(r) })));
+    },
+  };
+}
+
+function postgresStore(pool: pg.Pool): LedgerStore {
+  const query = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]) =>
+    (await pool.query<T>(sql, values)).rows;
+  return {
+    async keptCopies(owner, from, to) {
+      const rows = await query<{ at: number; fingerprint: string; n: string }>(
+        `SELECT at, fingerprint, COUNT(*) AS n FROM ledger_entries
+         WHERE site_id = $1 AND site_user_id = $2 AND at BETWEEN $3 AND $4 GROUP BY at, fingerprint`,
+        [owner.siteId, owner.siteUserId, from, to],
+      );
+      return new Map(rows.map((r) => [`${r.at} ${r.fingerprint}`, Number(r.n)]));
+    },
+    async commit(owner, rows, holder, cursor) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        // The lease row locked first: a holder that lost its lease stores nothing.
+        const held = await client.query(
+          "SELECT 1 FROM ledger_sync WHERE site_id = $1 AND site_user_id = $2 AND holder = $3 FOR UPDATE",
+          [owner.siteId, owner.siteUserId, holder],
+        );
+        if (held.rowCount === 0) {
+          await client.query("ROLLBACK");
+          return false;
+        }
+        if (cursor !== null) {
+          await client.query(
+            CURSOR_SQL.replace("$c", "$1").replace("$s", "$2").replace("$u", "$3").replace("$h", "$4"),
+            [cursor, owner.siteId, owner.siteUserId, holder],
+          );
+        }
+        if (rows.length > 0) {
+          const col = <K extends keyof EntryRow>(k: K) => rows.map((r) => r[k]);
+          await client.query(
+            `INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+             SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[],
+               $9::int[], $10::int[], $11::int[], $12::int[], $13::bool[], $14::text[])`,
+            [
+              owner.siteId,
+              owner.siteUserId,
+              col("at"),
+              col("fingerprint"),
+              col("ordinal"),
+              col("type"),
+              col("model"),
+              col("tokenName"),
+              col("quota"),
+              col("promptTokens"),
+              col("completionTokens"),
+              col("durationMs"),
+              col("stream"),
+              col("content"),
+            ],
+          );
+          const hours = hoursOf(rows);
+          const h = (i: number) => hours.map((x) => x[i]);
+          await client.query(
+            `INSERT INTO ledger_hours (${HOUR_COLUMNS})
+             SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[],
+               $9::bigint[], $10::bigint[]) ${HOUR_UPSERT}`,
+            [owner.siteId, owner.siteUserId, h(0), h(1), h(2), h(3), h(4), h(5), h(6), h(7)],
+          );
+        }
+        await client.query("COMMIT");
+        return true;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async grouped(owners, range, by) {
+      if (owners.length === 0) return [];
+      const o = ownersClause(owners, (i) => `$${i + 1}`, 0);
+      const n = o.values.length;
+      const rows = await query<RawSums & { key: string }>(
+        `SELECT ${COLUMN[by]} AS key, ${SUMS} FROM ledger_hours WHERE ${o.sql} AND hour >= $${n + 1} AND hour < $${n + 2}
+         ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY ${COLUMN[by]} ORDER BY SUM(quota) DESC, ${COLUMN[by]}`,
+        [...o.values, range.from, range.to],
+      );
+      return rows.map((r) => ({ key: r.key, ...sumsOf(r) }));
+    },
+    async hourly(owners, range) {
+      if (owners.length === 0) return [];
+      const o = ownersClause(owners, (i) => `$${i + 1}`, 0);
+      const n = o.values.length;
+      const rows = await query<RawSums & { hour: number }>(
+        `SELECT hour, ${SUMS} FROM ledger_hours WHERE ${o.sql} AND hour >= $${n + 1} AND hour < $${n + 2}
+         ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY hour ORDER BY hour`,
+        [...o.values, range.from, range.to],
+      );
+      return rows.map((r) => ({ hour: r.hour, ...sumsOf(r) }));
+    },
+  };
+}
+
+const stores = new WeakMap<Db, LedgerStore>();
+
+export function ledgerStore(db: Db): LedgerStore {
+  let store = stores.get(db);
+  if (!store) {
+    const driver = driverOf(db);
+    store = driver.kind === "postgres" ? postgresStore(driver.pool) : sqliteStore(driver.connection);
+    stores.set(db, store);
+  }
+  return store;
+}
