@@ -3,4 +3,6 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { startPurges } = await import("./src/server/jobs/purge");
   startPurges();
+  const { startLedgerJobs } = await import("./src/server/jobs/ledger");
+  startLedgerJobs();
 }

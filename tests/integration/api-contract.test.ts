@@ -272,5 +272,33 @@ describe("the usage ledger routes", () => {
     );
     expect(status.success).toBe(true);
     await conforms(await fetch(`${app.url}/api/usage/status`), "/api/usage/status", "get", 401);
+    for (const query of [
+      "",
+      "?groupBy=model&accounts=all&tz=Asia/Shanghai",
+      "?groupBy=day&split=model&from=2026-10-01",
+    ]) {
+      const summary = await conforms(
+        await fetch(`${app.url}/api/usage/summary${query}`, { headers: auth }),
+        "/api/usage/summary",
+        "get",
+        200,
+      );
+      expect(summary.success, query).toBe(true);
+    }
+    const bad = await conforms(
+      await fetch(`${app.url}/api/usage/summary?from=2026-02-30`, { headers: auth }),
+      "/api/usage/summary",
+      "get",
+      200,
+    );
+    expect(bad).toEqual({ success: false, message: "请求参数无效: from" });
+    const balance = await conforms(
+      await fetch(`${app.url}/api/usage/balance?from=2026-11-01&to=2026-11-20`, { headers: auth }),
+      "/api/usage/balance",
+      "get",
+      200,
+    );
+    expect(balance.success).toBe(true);
+    await conforms(await fetch(`${app.url}/api/usage/balance`), "/api/usage/balance", "get", 401);
   });
 });

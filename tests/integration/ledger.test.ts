@@ -12,6 +12,7 @@ import { tempStore, type TempDb } from "../support/db";
 import { FAMILY_LIST, startFamilySite, type FamilySite } from "../support/families";
 import type { HistoryOptions } from "../../src/demo/history";
 import { createDb, closeDb } from "../../src/server/db/client";
+import { pruneLedgers, syncDueLedgers } from "../../src/server/jobs/ledger";
 
 /**
  * The ledger against a stand-in whose log is a known truth: its sums equal the truth exactly after
@@ -240,5 +241,51 @@ describe("the ledger's sync", () => {
     expect(status).toMatchObject({ running: false, progress: null, lastError: null });
     expect(status.entries).toBe(truth(a.logs).count);
     expect(Date.parse(status.oldest ?? "")).toBeLessThanOrEqual((NOW - 39 * 86_400) * 1000);
+  });
+});
+
+describe("automatic syncs and retention", () => {
+  const JOB = { syncMinutes: 10, keepDays: 400, backfillDays: 40, perMinute: 100_000, timeoutMs: 5000 };
+
+  it("syncs at sign-in when automatic syncs are on, and not when they are off", async () => {
+    const site = await startFamilySite("new-api", 0, {}, { days: 10, now: NOW - 60 });
+    open.push(site);
+    const { id } = await siteRegistry(store.db).add({ name: "new-api", url: site.gateway.url });
+    await signInWith(store.db, id, site.user, { ledgerSyncMinutes: 0 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await store.db.ledgerSync.count()).toBe(0);
+    const { token } = await signInWith(store.db, id, site.user, {
+      ledgerSyncMinutes: 10,
+      siteRequestsPerMinute: 100_000,
+    });
+    const session = (await sessionStore(store.db).findValid(token))!;
+    let status = await ledgerStatus(store.db, accountOf(session));
+    for (let i = 0; i < 100 && status.syncedAt === null; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await ledgerStatus(store.db, accountOf(session));
+    }
+    expect(status.entries).toBe(site.history.logs.length);
+  });
+
+  it("syncs every account with a live session when due, never one without, and drops old entries but keeps their totals", async () => {
+    const live = await account("new-api");
+    const gone = await account("one-hub");
+    await sessionStore(store.db).remove(gone.acct.sessionId);
+    const t0 = Date.now();
+    expect(await syncDueLedgers(store.db, JOB, t0)).toBe(1);
+    expect(await ledger(live.acct)).toEqual(truth(live.logs, NOW - 40 * 86_400 - 120));
+    expect(await store.db.ledgerSync.count({ where: { siteId: gone.acct.siteId } })).toBe(0);
+    // Not due again until the interval has passed.
+    expect(await syncDueLedgers(store.db, JOB, t0 + 60_000)).toBe(0);
+    expect(await syncDueLedgers(store.db, JOB, t0 + 11 * 60_000)).toBe(1);
+
+    const where = { siteId: live.acct.siteId, siteUserId: BigInt(live.acct.siteUserId) };
+    const hoursBefore = await store.db.ledgerHour.aggregate({ where, _sum: { quota: true, requests: true } });
+    const cutoff = NOW - 20 * 86_400;
+    const old = await store.db.ledgerEntry.count({ where: { ...where, at: { lt: cutoff } } });
+    expect(old).toBeGreaterThan(0);
+    expect(await pruneLedgers(store.db, 20, cutoff * 1000 + 20 * 86_400_000)).toBe(old);
+    expect(await store.db.ledgerEntry.count({ where: { ...where, at: { lt: cutoff } } })).toBe(0);
+    expect(await store.db.ledgerHour.aggregate({ where, _sum: { quota: true, requests: true } })).toEqual(hoursBefore);
   });
 });

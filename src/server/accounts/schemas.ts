@@ -260,3 +260,113 @@ export const ledgerStatusSchema = z
   .meta({ id: "LedgerStatus" });
 
 export const ledgerStatusSuccess = success(ledgerStatusSchema, "LedgerStatusSuccess");
+
+// The ledger's analytics.
+
+/** The longest range the analytics read at once (by day: a row per day). */
+export const MAX_USAGE_DAYS = 800;
+export const DEFAULT_USAGE_DAYS = 30;
+
+const calendarDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((d) => {
+    const t = Date.parse(`${d}T00:00:00Z`);
+    return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d && d >= "2000-01-01";
+  });
+
+const usageRangeShape = {
+  from: z.preprocess(absentIfEmpty, calendarDay.optional()),
+  to: z.preprocess(absentIfEmpty, calendarDay.optional()),
+  accounts: z.preprocess(absentIfEmpty, z.enum(["active", "all"]).default("active")),
+  tz: z.preprocess(absentIfEmpty, z.string().max(64).refine(isTimeZone).optional()),
+};
+
+const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
+
+function checkRange(q: { from?: string; to?: string }, ctx: z.RefinementCtx) {
+  if (q.from !== undefined && q.to !== undefined) {
+    const span = dayNumber(q.to) - dayNumber(q.from);
+    if (span < 0 || span >= MAX_USAGE_DAYS) ctx.addIssue({ code: "custom", path: ["to"], message: "" });
+  }
+}
+
+export const usageBalanceInput = z.object(usageRangeShape).superRefine(checkRange);
+
+export const usageSummaryInput = z
+  .object({
+    ...usageRangeShape,
+    groupBy: z.preprocess(absentIfEmpty, z.enum(["day", "model", "token", "type"]).default("day")),
+    split: z.preprocess(absentIfEmpty, z.enum(["model"]).optional()),
+  })
+  .superRefine(checkRange);
+
+/** The range asked, with its defaults: to today (in tz), from 30 days before `to`. */
+export function usageRange(q: { from?: string; to?: string }, today: string): { from: string; to: string } {
+  const to = q.to ?? (q.from !== undefined && q.from > today ? q.from : today);
+  const back = new Date((dayNumber(to) - (DEFAULT_USAGE_DAYS - 1)) * 86_400_000).toISOString().slice(0, 10);
+  return { from: q.from ?? back, to };
+}
+
+const sums = {
+  requests: z.number().int().describe("请求数（type 分组时为各类型日志条数）"),
+  quota: z.number().describe("额度（站点额度单位；多个站点时为各站点额度之和）"),
+  usd: z.number().describe("折合美元（按各站点的 quota_per_unit）"),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+};
+
+const coverageShape = {
+  key: z.string().describe("账户标识（不是令牌）"),
+  site: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+  userId: z.number(),
+  username: z.string(),
+  oldest: iso.nullable().describe("账本已覆盖范围的起点"),
+  newest: iso.nullable().describe("账本已覆盖范围的终点"),
+  syncedAt: iso.nullable().describe("上次完成同步的时间"),
+};
+
+export const usageSummarySchema = z
+  .object({
+    from: z.string().describe("起始日（含），tz 时区的日历日"),
+    to: z.string().describe("结束日（含）"),
+    tz: z.string(),
+    groupBy: z.enum(["day", "model", "token", "type"]),
+    rows: z.array(
+      z.object({
+        key: z.string().describe("日期（YYYY-MM-DD）、模型名、令牌名或日志类型"),
+        ...sums,
+        split: z.record(z.string(), z.number()).optional().describe("split=model 时：当天各模型的美元消费"),
+      }),
+    ),
+    totals: z.object(sums),
+    accounts: z.array(z.object(coverageShape)).describe("参与统计的账户及其账本覆盖范围"),
+  })
+  .meta({ id: "UsageSummary" });
+
+export const usageBalanceSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    tz: z.string(),
+    accounts: z.array(
+      z.object({
+        ...coverageShape,
+        series: z
+          .array(z.object({ day: z.string(), at: iso, quota: z.number(), usd: z.number() }))
+          .describe("范围内每天最后一次同步时站点报告的余额"),
+        balanceUsd: z.number().nullable().describe("最近一次同步时的余额（美元）；尚未同步时为 null"),
+        burnRateUsd: z.number().describe("最近 7 天的日均消费（美元）"),
+        daysLeft: z.number().nullable().describe("按日均消费，余额还能用的天数；没有消费时为 null"),
+      }),
+    ),
+    totals: z.object({
+      balanceUsd: z.number(),
+      burnRateUsd: z.number(),
+      daysLeft: z.number().nullable(),
+    }),
+  })
+  .meta({ id: "UsageBalance" });
+
+export const usageSummarySuccess = success(usageSummarySchema, "UsageSummarySuccess");
+export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSuccess");

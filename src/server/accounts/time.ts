@@ -39,3 +39,30 @@ export function localMidnight(tz: string, now = Date.now()): number {
   guess = midnightAsUtc - offsetAt(tz, guess);
   return guess;
 }
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar day (YYYY-MM-DD) in `tz` at an instant (Unix ms). */
+export function dayIn(tz: string, at: number): string {
+  let format = dayFormats.get(tz);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-CA", { timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit" });
+    dayFormats.set(tz, format);
+  }
+  return format.format(new Date(at));
+}
+
+/** The instant (Unix ms) a calendar day (YYYY-MM-DD) begins in `tz`. */
+export function dayStart(tz: string, day: string): number {
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  const asUtc = Date.UTC(y, m - 1, d);
+  let guess = asUtc - offsetAt(tz, asUtc);
+  guess = asUtc - offsetAt(tz, guess);
+  return guess;
+}
+
+/** The calendar day after `day`. */
+export function nextDay(day: string): string {
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+}

@@ -22,6 +22,8 @@ export type Context = {
   siteBudgetWaitMs?: number;
   /** Days of usage the first sync of an account's ledger copies. */
   ledgerBackfillDays: number;
+  /** Minutes between automatic syncs of a ledger (and a sync at sign-in); 0: on demand only. */
+  ledgerSyncMinutes: number;
 };
 
 export type ContextOptions = Partial<Omit<Context, "secure">> & Pick<Context, "db">;
@@ -37,6 +39,7 @@ export function createContextInner(opts: ContextOptions): Context {
     loginRateLimit: env().LOGIN_RATE_LIMIT,
     siteRequestsPerMinute: env().SITE_REQUESTS_PER_MINUTE,
     ledgerBackfillDays: env().LEDGER_BACKFILL_DAYS,
+    ledgerSyncMinutes: env().LEDGER_SYNC_MINUTES,
     ...opts,
     origin,
     secure: origin.startsWith("https:"),

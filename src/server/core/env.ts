@@ -43,6 +43,8 @@ const envSchema = z.object({
   LOGIN_RATE_LIMIT: intFrom(20, 0, 1_000_000),
   SITE_REQUESTS_PER_MINUTE: intFrom(60, 1, 100_000),
   LEDGER_BACKFILL_DAYS: intFrom(30, 1, 180),
+  LEDGER_SYNC_MINUTES: intFrom(10, 0, 1440),
+  LEDGER_KEEP_DAYS: intFrom(400, 1, 36_500),
   TRUST_PROXY: proxyList,
   DB_POOL_SIZE: intFrom(10, 1, 1000),
   DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),

@@ -46,6 +46,10 @@ export type LedgerStore = {
   grouped(owners: Owner[], range: Range, by: GroupBy): Promise<Grouped[]>;
   /** Totals per hour over the range, oldest first. */
   hourly(owners: Owner[], range: Range): Promise<Hourly[]>;
+  /** Deletes an account's entries before `at` (their hourly totals stay); returns how many. */
+  pruneBefore(owner: Owner, at: number): Promise<number>;
+  /** Totals per hour and model, token or type over the range, oldest first. */
+  hourlyBy(owners: Owner[], range: Range, by: GroupBy): Promise<Array<Hourly & { key: string }>>;
 };
 
 const COLUMN: Record<GroupBy, string> = { model: "model", token: "token_name", type: "type" };
@@ -155,6 +159,11 @@ function sqliteStore(conn: () => Database.Database): LedgerStore {
     commit(owner, rows, holder, cursor) {
       return Promise.resolve(prepared().commit(owner, rows, holder, cursor));
     },
+    pruneBefore(owner, at) {
+      const c = conn();
+      const result = c.prepare("DELETE FROM ledger_entries WHERE site_id = ? AND site_user_id = ? AND at < ?");
+      return Promise.resolve(result.run(owner.siteId, owner.siteUserId, at).changes);
+    },
     grouped(owners, range, by) {
       if (owners.length === 0) return Promise.resolve([]);
       const o = ownersClause(owners, () => "?", 0);
@@ -174,6 +183,16 @@ function sqliteStore(conn: () => Database.Database): LedgerStore {
         [...o.values, range.from, range.to],
       );
       return Promise.resolve(rows.map((r) => ({ hour: r.hour, ...sumsOf(r) })));
+    },
+    hourlyBy(owners, range, by) {
+      if (owners.length === 0) return Promise.resolve([]);
+      const o = ownersClause(owners, () => "?", 0);
+      const rows = query<RawSums & { hour: number; key: string }>(
+        `SELECT hour, ${COLUMN[by]} AS key, ${SUMS} FROM ledger_hours WHERE ${o.sql} AND hour >= ? AND hour < ?
+         ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY hour, ${COLUMN[by]} ORDER BY hour`,
+        [...o.values, range.from, range.to],
+      );
+      return Promise.resolve(rows.map((r) => ({ hour: r.hour, key: r.key, ...sumsOf(r) })));
     },
   };
 }
@@ -250,6 +269,14 @@ function postgresStore(pool: pg.Pool): LedgerStore {
         client.release();
       }
     },
+    async pruneBefore(owner, at) {
+      const res = await pool.query("DELETE FROM ledger_entries WHERE site_id = $1 AND site_user_id = $2 AND at < $3", [
+        owner.siteId,
+        owner.siteUserId,
+        at,
+      ]);
+      return res.rowCount ?? 0;
+    },
     async grouped(owners, range, by) {
       if (owners.length === 0) return [];
       const o = ownersClause(owners, (i) => `$${i + 1}`, 0);
@@ -271,6 +298,17 @@ function postgresStore(pool: pg.Pool): LedgerStore {
         [...o.values, range.from, range.to],
       );
       return rows.map((r) => ({ hour: r.hour, ...sumsOf(r) }));
+    },
+    async hourlyBy(owners, range, by) {
+      if (owners.length === 0) return [];
+      const o = ownersClause(owners, (i) => `$${i + 1}`, 0);
+      const n = o.values.length;
+      const rows = await query<RawSums & { hour: number; key: string }>(
+        `SELECT hour, ${COLUMN[by]} AS key, ${SUMS} FROM ledger_hours WHERE ${o.sql} AND hour >= $${n + 1} AND hour < $${n + 2}
+         ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY hour, ${COLUMN[by]} ORDER BY hour`,
+        [...o.values, range.from, range.to],
+      );
+      return rows.map((r) => ({ hour: r.hour, key: r.key, ...sumsOf(r) }));
     },
   };
 }

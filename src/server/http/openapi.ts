@@ -6,6 +6,10 @@ import {
   moneySchema,
   ledgerStatusSchema,
   ledgerStatusSuccess,
+  usageBalanceSchema,
+  usageBalanceSuccess,
+  usageSummarySchema,
+  usageSummarySuccess,
   overviewRowSchema,
   overviewSchema,
   overviewSuccess,
@@ -62,6 +66,10 @@ function components() {
     overviewRowSchema,
     ledgerStatusSchema,
     ledgerStatusSuccess,
+    usageSummarySchema,
+    usageSummarySuccess,
+    usageBalanceSchema,
+    usageBalanceSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
@@ -153,6 +161,46 @@ const PAGING = [
   intQuery("pageSize", "每页条数（one-api 站点固定 10）", 1, 100, 20),
   REFRESH,
 ];
+
+/** A ledger analytics route: the range, the accounts and the time zone, answered from our store. */
+function ledgerRoute(operationId: string, summary: string, description: string, success: string, extra: object[]) {
+  return {
+    get: {
+      operationId,
+      summary,
+      description: `${description} 只能读取有有效会话的账户的账本。`,
+      security: SESSION_SECURITY,
+      parameters: [
+        stringQuery("from", "起始日 YYYY-MM-DD（含，tz 时区）；默认 to 之前 29 天", { type: "string", maxLength: 10 }),
+        stringQuery("to", "结束日 YYYY-MM-DD（含）；默认今天；范围最长 800 天", { type: "string", maxLength: 10 }),
+        stringQuery(
+          "accounts",
+          "active：当前账户（默认）；all：本浏览器 Cookie 中的全部账户（Bearer 时只有该会话的账户）",
+          {
+            type: "string",
+            enum: ["active", "all"],
+          },
+        ),
+        stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认服务器时区", { type: "string", maxLength: 64 }),
+        ...extra,
+      ],
+      responses: {
+        "200": {
+          description: "成功时 success 为 true；参数无效时 success 为 false，message 为「请求参数无效: <参数>」",
+          content: json(
+            { oneOf: [ref(success), ref("Failure")] },
+            {
+              badParam: failureExample(`${MSG.badParamPrefix}from`),
+            },
+          ),
+        },
+        "401": UNAUTHORIZED,
+        "500": INTERNAL,
+        "503": UNAVAILABLE,
+      },
+    },
+  };
+}
 
 /** Every answer a site-data route can give with HTTP 200 besides success. */
 function siteDataFailures() {
@@ -325,6 +373,24 @@ export function openApiDocument(): object {
           },
         },
       },
+      "/api/usage/summary": ledgerRoute(
+        "usageSummary",
+        "用量分析",
+        "从本服务的账本统计消费（美元与额度）、请求数与 tokens：按日（范围内每一天，含无消费的日子）、模型、令牌或日志类型分组。" +
+          "day/model/token 分组只计消费日志（与站点自己的统计一致），type 分组计每种日志。",
+        "UsageSummarySuccess",
+        [
+          stringQuery("groupBy", "分组方式，默认 day", { type: "string", enum: ["day", "model", "token", "type"] }),
+          stringQuery("split", "groupBy=day 时按模型拆分每天的美元消费", { type: "string", enum: ["model"] }),
+        ],
+      ),
+      "/api/usage/balance": ledgerRoute(
+        "usageBalance",
+        "余额走势",
+        "每次同步时记录的站点余额（范围内每天最后一次），最近 7 天的日均消费（美元），以及按此速度余额还能用的天数。",
+        "UsageBalanceSuccess",
+        [],
+      ),
       "/api/usage/sync": {
         post: {
           operationId: "usageSync",

@@ -17,6 +17,7 @@ import { clearSessionCookie, setBrowserAccounts } from "../../session/cookie";
 import { browserAccounts } from "../../session/request";
 import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
+import { startLedgerSync } from "./usage";
 import { authedProcedure, router, signInProcedure } from "../trpc";
 
 /** Login takes any JSON value: the contract answers bad bodies with a message, not a 400. */
@@ -45,6 +46,11 @@ async function signIn(ctx: Context, body: unknown): Promise<LoginOutcome["result
       u: userInfo.id,
     });
     await setBrowserAccounts(ctx.resHeaders, accounts, ctx.secure);
+    // The account's ledger catches up in the background (design.md 13).
+    if (ctx.ledgerSyncMinutes > 0) {
+      const session = await sessionStore(ctx.db).findValid(sessionToken);
+      if (session) startLedgerSync(ctx, session);
+    }
   }
   return outcome.result;
 }

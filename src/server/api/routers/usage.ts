@@ -1,6 +1,12 @@
+import { failure } from "../../core/messages";
 import { logError } from "../../core/log";
+import { usageBalance, usageSummary } from "../../accounts/analytics";
+import { listAccounts } from "../../accounts/browser-accounts";
 import { LedgerBusy, ledgerStatus, syncLedger } from "../../accounts/ledger";
 import { accountOf } from "../../accounts/overview";
+import { parseParams, usageBalanceInput, usageRange, usageSummaryInput } from "../../accounts/schemas";
+import { dayIn, serverTimeZone } from "../../accounts/time";
+import type { BrowserAccounts } from "../../session/cookie";
 import type { LiveSession } from "../../session/store";
 import type { Context } from "../context";
 import { authedProcedure, router } from "../trpc";
@@ -25,7 +31,22 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
   });
 }
 
-/** The usage ledger of the signed-in account (design.md 13). */
+/** Parameters arrive as JSON or query strings and are checked here, so a bad one is a message, not a 400. */
+const anyInput = (raw: unknown) => raw;
+
+/**
+ * The live sessions whose ledgers a request may read: the active account, or with `all` every
+ * account of the browser's cookie (with Bearer: that session's account only).
+ */
+async function sessionsFor(
+  ctx: Context & { session: LiveSession; browser: BrowserAccounts | null },
+  which: "active" | "all",
+): Promise<LiveSession[]> {
+  if (which === "active" || !ctx.browser) return [ctx.session];
+  return (await listAccounts(ctx.db, ctx.browser)).sessions;
+}
+
+/** The usage ledger of the signed-in account(s) (design.md 13). */
 export const usageRouter = router({
   /** Where the account's ledger stands: entries, the range covered, a sync under way, the last error. */
   status: authedProcedure.query(({ ctx }) => ledgerStatus(ctx.db, accountOf(ctx.session))),
@@ -34,5 +55,28 @@ export const usageRouter = router({
   sync: authedProcedure.mutation(async ({ ctx }) => {
     startLedgerSync(ctx, ctx.session);
     return ledgerStatus(ctx.db, accountOf(ctx.session));
+  }),
+
+  /** Spend, requests and tokens by day, model, token or type; REST GET /api/usage/summary. */
+  summary: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
+    const params = parseParams(usageSummaryInput, input);
+    if (!params.ok) return failure(params.message);
+    const p = params.value;
+    const tz = p.tz ?? serverTimeZone();
+    const range = usageRange(p, dayIn(tz, Date.now()));
+    const sessions = await sessionsFor(ctx, p.accounts);
+    const data = await usageSummary(ctx.db, sessions, { ...range, tz, groupBy: p.groupBy, split: p.split });
+    return { success: true as const, data };
+  }),
+
+  /** The balance over time, the burn rate and the days left; REST GET /api/usage/balance. */
+  balance: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
+    const params = parseParams(usageBalanceInput, input);
+    if (!params.ok) return failure(params.message);
+    const p = params.value;
+    const tz = p.tz ?? serverTimeZone();
+    const range = usageRange(p, dayIn(tz, Date.now()));
+    const sessions = await sessionsFor(ctx, p.accounts);
+    return { success: true as const, data: await usageBalance(ctx.db, sessions, { ...range, tz }) };
   }),
 });

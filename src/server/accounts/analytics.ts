@@ -1,0 +1,269 @@
+/**
+ * Analytics from the usage ledger (design.md 13): spend, requests and tokens by day, model, token
+ * or type, and the balance over time with the burn rate. Read from the hourly totals, so a month
+ * of a busy account is a few thousand rows; days are calendar days in the asked time zone (zones
+ * a whole number of hours from UTC split exactly; others at the hour).
+ */
+import type { Db } from "../db/client";
+import { ledgerStore, type Hourly, type Owner, type Sums } from "../db/ledger-store";
+import type { LiveSession } from "../session/store";
+import { siteRegistry } from "../sites/registry";
+import { listed } from "./browser-accounts";
+import { dayIn, dayStart, nextDay } from "./time";
+
+export type GroupBy = "day" | "model" | "token" | "type";
+
+/** One account whose ledger is read: a live session of it, and its site's quota unit. */
+type Reader = Owner & {
+  key: string;
+  site: { id: number; name: string } | null;
+  userId: number;
+  username: string;
+  quotaPerUnit: number;
+};
+
+export type UsageRow = Sums & { key: string; usd: number; split?: Record<string, number> };
+
+export type LedgerCoverage = {
+  key: string;
+  site: { id: number; name: string } | null;
+  userId: number;
+  username: string;
+  oldest: string | null;
+  newest: string | null;
+  syncedAt: string | null;
+};
+
+export type UsageSummary = {
+  from: string;
+  to: string;
+  tz: string;
+  groupBy: GroupBy;
+  rows: UsageRow[];
+  totals: Sums & { usd: number };
+  accounts: LedgerCoverage[];
+};
+
+const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+const iso = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000).toISOString());
+
+/** The accounts behind the sessions, each once, with their sites' quota units. */
+async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader[]> {
+  const seen = new Set<string>();
+  const readers: Reader[] = [];
+  const registry = siteRegistry(db);
+  for (const session of sessions) {
+    const id = `${session.siteId}:${session.siteUserId}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const account = listed(session, false);
+    const site = await registry.profiled(session.siteId);
+    readers.push({
+      siteId: session.siteId,
+      siteUserId: session.siteUserId,
+      key: account.key,
+      site: account.site ? { id: account.site.id, name: account.site.name } : null,
+      userId: account.userId,
+      username: account.username || account.displayName,
+      quotaPerUnit: site?.money.quotaPerUnit ?? 500_000,
+    });
+  }
+  return readers;
+}
+
+async function coverageOf(db: Db, readers: Reader[]): Promise<LedgerCoverage[]> {
+  const states = await db.ledgerSync.findMany({
+    where: { OR: readers.map((r) => ({ siteId: r.siteId, siteUserId: BigInt(r.siteUserId) })) },
+  });
+  return readers.map((r) => {
+    const state = states.find((s) => s.siteId === r.siteId && Number(s.siteUserId) === r.siteUserId);
+    return {
+      key: r.key,
+      site: r.site,
+      userId: r.userId,
+      username: r.username,
+      oldest: iso(state?.oldest),
+      newest: iso(state?.newest),
+      syncedAt: state?.syncedAt?.toISOString() ?? null,
+    };
+  });
+}
+
+const zero = (): Sums & { usd: number } => ({ requests: 0, quota: 0, usd: 0, promptTokens: 0, completionTokens: 0 });
+
+function add(into: Sums & { usd: number }, s: Sums, usd: number) {
+  into.requests += s.requests;
+  into.quota += s.quota;
+  into.usd += usd;
+  into.promptTokens += s.promptTokens;
+  into.completionTokens += s.completionTokens;
+}
+
+/** The calendar days from..to (inclusive) in tz, each with its start and end (Unix seconds). */
+function daysOf(tz: string, from: string, to: string) {
+  const days: Array<{ day: string; start: number; end: number }> = [];
+  for (let day = from; day <= to; day = nextDay(day)) {
+    days.push({ day, start: dayStart(tz, day) / 1000, end: dayStart(tz, nextDay(day)) / 1000 });
+  }
+  return days;
+}
+
+/**
+ * Spend, requests and tokens over the calendar days from..to in tz, grouped by day (every day of
+ * the range, empty ones too), model, token or type. Every group but `type` counts consume entries
+ * (the spend, as the sites' own statistics count it). `split: "model"` adds each day's USD per model.
+ */
+export async function usageSummary(
+  db: Db,
+  sessions: LiveSession[],
+  q: { from: string; to: string; tz: string; groupBy: GroupBy; split?: "model" },
+): Promise<UsageSummary> {
+  const readers = await readersOf(db, sessions);
+  const days = daysOf(q.tz, q.from, q.to);
+  const range = {
+    from: (days[0] as { start: number }).start,
+    to: (days[days.length - 1] as { end: number }).end,
+    consumeOnly: q.groupBy !== "type",
+  };
+  const store = ledgerStore(db);
+  const totals = zero();
+  const rows = new Map<string, UsageRow>();
+  const rowOf = (key: string) => {
+    let row = rows.get(key);
+    if (!row) {
+      row = { key, ...zero() };
+      rows.set(key, row);
+    }
+    return row;
+  };
+  if (q.groupBy === "day") for (const d of days) rowOf(d.day);
+  await Promise.all(
+    readers.map(async (r) => {
+      const usd = (quota: number) => quota / r.quotaPerUnit;
+      if (q.groupBy !== "day") {
+        for (const g of await store.grouped([r], range, q.groupBy)) {
+          add(rowOf(g.key), g, usd(g.quota));
+          add(totals, g, usd(g.quota));
+        }
+        return;
+      }
+      const hours: Array<Hourly & { key?: string }> = q.split
+        ? await store.hourlyBy([r], range, q.split)
+        : await store.hourly([r], range);
+      let i = 0;
+      for (const h of hours) {
+        while (i < days.length - 1 && h.hour >= (days[i] as { end: number }).end) i++;
+        const row = rowOf((days[i] as { day: string }).day);
+        const spent = usd(h.quota);
+        add(row, h, spent);
+        add(totals, h, spent);
+        if (h.key !== undefined) {
+          row.split ??= {};
+          row.split[h.key] = (row.split[h.key] ?? 0) + spent;
+        }
+      }
+    }),
+  );
+  const ordered = [...rows.values()].map((r) => ({
+    ...r,
+    usd: round6(r.usd),
+    ...(r.split ? { split: Object.fromEntries(Object.entries(r.split).map(([k, v]) => [k, round6(v)])) } : {}),
+  }));
+  if (q.groupBy === "day") {
+    ordered.sort((a, b) => (a.key < b.key ? -1 : 1));
+    if (q.split) for (const r of ordered) r.split ??= {};
+  } else {
+    ordered.sort((a, b) => b.usd - a.usd || b.requests - a.requests || (a.key < b.key ? -1 : 1));
+  }
+  return {
+    from: q.from,
+    to: q.to,
+    tz: q.tz,
+    groupBy: q.groupBy,
+    rows: ordered,
+    totals: { ...totals, usd: round6(totals.usd) },
+    accounts: await coverageOf(db, readers),
+  };
+}
+
+export type BalancePoint = { day: string; at: string; quota: number; usd: number };
+
+export type AccountBalance = LedgerCoverage & {
+  /** The last balance the site reported on each day of the range that had a sync. */
+  series: BalancePoint[];
+  balanceUsd: number | null;
+  /** Average daily spend over the last 7 days (USD). */
+  burnRateUsd: number;
+  daysLeft: number | null;
+};
+
+export type BalanceReport = {
+  from: string;
+  to: string;
+  tz: string;
+  accounts: AccountBalance[];
+  totals: { balanceUsd: number; burnRateUsd: number; daysLeft: number | null };
+};
+
+const BURN_DAYS = 7;
+
+const daysLeftOf = (balance: number | null, burn: number) =>
+  balance === null || burn <= 0 ? null : Math.round((balance / burn) * 10) / 10;
+
+/** The balance series of each account over the days from..to in tz, the burn rate and the days left. */
+export async function usageBalance(
+  db: Db,
+  sessions: LiveSession[],
+  q: { from: string; to: string; tz: string },
+  now = Date.now(),
+): Promise<BalanceReport> {
+  const readers = await readersOf(db, sessions);
+  const coverage = await coverageOf(db, readers);
+  const from = dayStart(q.tz, q.from) / 1000;
+  const to = dayStart(q.tz, nextDay(q.to)) / 1000;
+  const nowSeconds = Math.floor(now / 1000);
+  const store = ledgerStore(db);
+  const accounts = await Promise.all(
+    readers.map(async (r, i): Promise<AccountBalance> => {
+      const who = { siteId: r.siteId, siteUserId: BigInt(r.siteUserId) };
+      const usd = (quota: number) => round6(quota / r.quotaPerUnit);
+      const [snapshots, latest, spent] = await Promise.all([
+        db.balanceSnapshot.findMany({ where: { ...who, at: { gte: from, lt: to } }, orderBy: { at: "asc" } }),
+        db.balanceSnapshot.findFirst({ where: who, orderBy: { at: "desc" } }),
+        store.hourly([r], { from: nowSeconds - BURN_DAYS * 86_400, to: nowSeconds + 1, consumeOnly: true }),
+      ]);
+      const byDay = new Map<string, BalancePoint>();
+      for (const s of snapshots) {
+        const day = dayIn(q.tz, s.at * 1000);
+        byDay.set(day, {
+          day,
+          at: new Date(s.at * 1000).toISOString(),
+          quota: Number(s.quota),
+          usd: usd(Number(s.quota)),
+        });
+      }
+      const burnRateUsd = round6(usd(spent.reduce((sum, h) => sum + h.quota, 0)) / BURN_DAYS);
+      const balanceUsd = latest ? usd(Number(latest.quota)) : null;
+      return {
+        ...(coverage[i] as LedgerCoverage),
+        series: [...byDay.values()],
+        balanceUsd,
+        burnRateUsd,
+        daysLeft: daysLeftOf(balanceUsd, burnRateUsd),
+      };
+    }),
+  );
+  const balanceUsd = round6(accounts.reduce((s, a) => s + (a.balanceUsd ?? 0), 0));
+  const burnRateUsd = round6(accounts.reduce((s, a) => s + a.burnRateUsd, 0));
+  return {
+    from: q.from,
+    to: q.to,
+    tz: q.tz,
+    accounts,
+    totals: {
+      balanceUsd,
+      burnRateUsd,
+      daysLeft: daysLeftOf(accounts.some((a) => a.balanceUsd !== null) ? balanceUsd : null, burnRateUsd),
+    },
+  };
+}

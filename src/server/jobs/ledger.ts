@@ -1,0 +1,120 @@
+/**
+ * The ledger's background work (design.md 13): every account with a live session is synced every
+ * LEDGER_SYNC_MINUTES (never one without: its access token is used only while its owner is signed
+ * in), and entries older than LEDGER_KEEP_DAYS are dropped, their hourly totals kept.
+ */
+import pLimit from "p-limit";
+import { LedgerBusy, syncLedger } from "../accounts/ledger";
+import { env } from "../core/env";
+import { logError, logEvent } from "../core/log";
+import { db as defaultDb, type Db } from "../db/client";
+import { ledgerStore } from "../db/ledger-store";
+
+const TICK_MS = 60_000;
+const PRUNE_EVERY_MS = 60 * 60_000;
+/** Syncs under way at once from this process (each site's gate keeps them polite). */
+const SYNCS_AT_ONCE = 4;
+
+export type LedgerJobOptions = {
+  syncMinutes: number;
+  keepDays: number;
+  backfillDays: number;
+  perMinute: number;
+  timeoutMs: number;
+};
+
+/** When this process last started a sync of each account: a failing one waits a full interval too. */
+const attempted = new Map<string, number>();
+
+/**
+ * Syncs every account that has a live session on a site that still exists and whose ledger was
+ * last synced (or tried) over `syncMinutes` ago; the newest session's token is used. Returns how
+ * many syncs ran.
+ */
+export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.now()): Promise<number> {
+  const sessions = await db.session.findMany({
+    where: { expiresAt: { gt: new Date(now) } },
+    select: { id: true, siteId: true, siteUserId: true, userId: true, expiresAt: true },
+    orderBy: { expiresAt: "desc" },
+  });
+  const sites = new Set((await db.site.findMany({ select: { id: true } })).map((s) => s.id));
+  const states = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true, syncedAt: true } });
+  const syncedAt = new Map(states.map((s) => [`${s.siteId}:${s.siteUserId}`, s.syncedAt?.getTime() ?? 0]));
+  const due = new Map<string, (typeof sessions)[number]>();
+  const interval = opts.syncMinutes * 60_000;
+  for (const s of sessions) {
+    const key = `${s.siteId}:${s.siteUserId}`;
+    if (due.has(key) || !sites.has(s.siteId)) continue;
+    if (now - (syncedAt.get(key) ?? 0) < interval || now - (attempted.get(key) ?? 0) < interval) continue;
+    due.set(key, s);
+  }
+  const limit = pLimit(SYNCS_AT_ONCE);
+  const deps = { db, timeoutMs: opts.timeoutMs, perMinute: opts.perMinute };
+  await Promise.all(
+    [...due].map(([key, s]) =>
+      limit(async () => {
+        attempted.set(key, Date.now());
+        const account = {
+          sessionId: s.id,
+          siteId: s.siteId,
+          siteUserId: Number(s.siteUserId),
+          userId: JSON.parse(s.userId) as number | string,
+        };
+        try {
+          await syncLedger(db, account, deps, { backfillDays: opts.backfillDays });
+        } catch (error) {
+          // The reason is on the account's sync state (usage.status); a busy lease is another instance's.
+          if (!(error instanceof LedgerBusy)) logEvent("ledger.sync_failed", { site: s.siteId });
+        }
+      }),
+    ),
+  );
+  for (const [key, at] of attempted) if (now - at > 2 * interval) attempted.delete(key);
+  return due.size;
+}
+
+/** Drops entries older than `keepDays` (their hourly totals stay), account by account; returns how many went. */
+export async function pruneLedgers(db: Db, keepDays: number, now = Date.now()): Promise<number> {
+  const cutoff = Math.floor(now / 1000) - keepDays * 86_400;
+  const owners = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true } });
+  let pruned = 0;
+  for (const o of owners) {
+    pruned += await ledgerStore(db).pruneBefore({ siteId: o.siteId, siteUserId: Number(o.siteUserId) }, cutoff);
+  }
+  return pruned;
+}
+
+let timer: NodeJS.Timeout | undefined;
+
+/** Every minute the due syncs; every hour the retention. Off with LEDGER_SYNC_MINUTES=0 (retention stays). */
+export function startLedgerJobs(): void {
+  if (timer) return;
+  const e = env();
+  const opts: LedgerJobOptions = {
+    syncMinutes: e.LEDGER_SYNC_MINUTES,
+    keepDays: e.LEDGER_KEEP_DAYS,
+    backfillDays: e.LEDGER_BACKFILL_DAYS,
+    perMinute: e.SITE_REQUESTS_PER_MINUTE,
+    timeoutMs: e.SITE_TIMEOUT_MS,
+  };
+  let running = false;
+  let prunedAt = 0;
+  timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    const db = defaultDb();
+    (async () => {
+      if (opts.syncMinutes > 0) await syncDueLedgers(db, opts);
+      if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
+        prunedAt = Date.now();
+        const n = await pruneLedgers(db, opts.keepDays);
+        if (n > 0) logEvent("ledger.pruned", { count: n });
+      }
+    })()
+      .catch((error: unknown) => logError("ledger.jobs", error))
+      .finally(() => {
+        running = false;
+      });
+  }, TICK_MS);
+  timer.unref();
+}
