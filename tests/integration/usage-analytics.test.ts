@@ -132,8 +132,8 @@ describe("usage.summary", () => {
         const spend = answer.data.rows.map((r) => r.usd);
         expect(spend).toEqual([...spend].sort((x, y) => y - x));
       }
-      expect(days.data.accounts).toEqual([
-        expect.objectContaining({ userId: a.site.user.id, syncedAt: expect.any(String), oldest: expect.any(String) }),
+      expect(days.data.accounts.map((x) => [x.userId, typeof x.syncedAt, typeof x.oldest])).toEqual([
+        [a.site.user.id, "string", "string"],
       ]);
     },
   );
