@@ -6,6 +6,7 @@
  *   npm run bench                 # both stores (PostgreSQL when reachable)
  *   BENCH_STORES=sqlite npm run bench
  *   BENCH_SECONDS=5 BENCH_ROUNDS=3 npm run bench
+ *   BENCH_LEDGER=0 npm run bench  # without the usage ledger's million-entry runs
  */
 import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -24,6 +25,7 @@ import { demoHistory } from "../src/demo/history";
 import { startFamilySite } from "../tests/support/families";
 import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
 import type { AppRouter } from "../src/server/api/root";
+import { benchLedger, ledgerLines, type LedgerFigures } from "./ledger";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
@@ -446,6 +448,14 @@ for (const kind of ["sqlite", "postgres"] as const) {
   results.push(await bench(kind));
 }
 
+const ledgerResults: LedgerFigures[] = [];
+if (process.env.BENCH_LEDGER !== "0") {
+  for (const kind of results.map((r) => r.kind)) {
+    console.error(`[bench] usage ledger, ${kind} …`);
+    ledgerResults.push(await benchLedger(kind));
+  }
+}
+
 console.error("[bench] overview of 20 accounts …");
 const overviewFigures = process.env.BENCH_OVERVIEW === "0" ? null : await benchOverview();
 console.error("[bench] site budget …");
@@ -494,4 +504,5 @@ if (budget) {
     `| longest request − what the budget requires (${budget.over} calls past it wait one window of 61 s) | small | ${((budget.longest - budget.required) / 1000).toFixed(2)} s (${(budget.longest / 1000).toFixed(2)} s − ${budget.required / 1000} s) |`,
   );
 }
+if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
 console.log(lines.join("\n"));

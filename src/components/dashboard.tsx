@@ -10,6 +10,7 @@ import { SignOutButton } from "./sign-out-button";
 import { SummaryPanel } from "./summary-panel";
 import { TokensPanel } from "./tokens-panel";
 import { TopupsPanel } from "./topups-panel";
+import { UsageTab } from "./usage-tab";
 
 export const TABS = [
   { key: "accounts", label: "全部账户" },
@@ -17,6 +18,7 @@ export const TABS = [
   { key: "logs", label: "使用日志" },
   { key: "tokens", label: "令牌" },
   { key: "topups", label: "充值记录" },
+  { key: "usage", label: "用量分析" },
 ] as const;
 
 type Info = Record<string, unknown>;
@@ -79,6 +81,7 @@ export function Dashboard({ me, sessions, tab: requested }: Props) {
         {own === "logs" && <LogsPanel />}
         {own === "tokens" && <TokensPanel />}
         {own === "topups" && <TopupsPanel />}
+        {own === "usage" && <UsageTab />}
       </QueryProvider>
 
       {own === "overview" && (

@@ -414,3 +414,63 @@ test("the overview fits a phone screen with several accounts", async ({ page }) 
   expect(overflow).toBe(false);
   await shot(page, "17-phone-accounts");
 });
+
+test("用量分析 charts the ledger synced at sign-in, loads its chart library only there, and fits a phone", async ({
+  page,
+}) => {
+  const scripts: string[] = [];
+  page.on("response", (res) => {
+    if (res.request().resourceType() === "script") scripts.push(res.url());
+  });
+  const chartCode = async () => {
+    for (const url of scripts)
+      if ((await (await page.request.get(url)).text()).includes("recharts-surface")) return true;
+    return false;
+  };
+  await page.goto(URL_);
+  await expect(page.getByRole("button", { name: "登录" })).toBeVisible();
+  expect(await chartCode(), "the sign-in page loads no chart code").toBe(false);
+
+  const f = FAMILIES.find((x) => x.family === "new-api")!;
+  await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await page.getByRole("link", { name: "用量分析" }).click();
+  await expect(page).toHaveURL(/\?tab=usage$/);
+
+  // The sign-in started the backfill; the page follows it and then reads the ledger.
+  const sync = page.getByLabel("账本同步");
+  await expect(sync).toContainText("上次同步", { timeout: 30_000 });
+  await expect(sync).not.toContainText("正在同步");
+  await page.getByRole("button", { name: "30 天" }).click();
+  const daily = page.getByRole("region", { name: "每日消费（按模型）" });
+  await expect(daily.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  const byModel = page.getByRole("region", { name: "按模型", exact: true });
+  await expect(byModel.locator("tbody tr").first()).toBeVisible();
+  await expect(page.getByRole("region", { name: "按令牌" }).locator("tbody tr").first()).toBeVisible();
+  await expect(page.getByRole("region", { name: "请求与 tokens" }).locator(".recharts-line").first()).toBeVisible();
+  const balance = page.getByRole("region", { name: "余额走势" });
+  await expect(balance).toContainText("日均消费");
+  await expect(balance.locator(".recharts-line-dot").first()).toBeVisible();
+  expect(await chartCode(), "the usage tab loads the chart code").toBe(true);
+
+  // The totals agree with the tables under the charts.
+  const spend = await page
+    .getByRole("region", { name: "用量分析", exact: true })
+    .locator(".stat-value")
+    .first()
+    .textContent();
+  await expect(byModel.locator("tfoot th").last()).toHaveText(spend ?? "");
+  await shot(page, "20-usage");
+
+  // Another range: today only.
+  await page.getByRole("button", { name: "今天", exact: true }).click();
+  await expect(page.getByRole("button", { name: "今天", exact: true })).toHaveAttribute("aria-pressed", "true");
+
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.getByRole("button", { name: "30 天" }).click();
+  await expect(daily.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+  expect(overflow).toBe(false);
+  await shot(page, "21-usage-phone");
+});

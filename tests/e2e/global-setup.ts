@@ -11,7 +11,8 @@ import { startFixture } from "../support/suite";
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const fx = await startFixture();
   const empty = tempSqlite();
-  const env = { SITE_TIMEOUT_MS: "2000", LOGIN_RATE_LIMIT: "0" };
+  // Sign-ins start ledger backfills; a larger site budget keeps them from slowing the live views under test.
+  const env = { SITE_TIMEOUT_MS: "2000", LOGIN_RATE_LIMIT: "0", SITE_REQUESTS_PER_MINUTE: "600" };
   const [app, emptyApp] = await Promise.all([
     startApp({ ...env, DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir }),
     startApp({ ...env, DATABASE_URL: empty.url, DATA_DIR: empty.dir }),

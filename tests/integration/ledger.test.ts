@@ -61,15 +61,18 @@ const twin = (l: StandInLog): StandInLog => ({ ...l });
  */
 async function ledger(acct: { siteId: number; siteUserId: number }) {
   const where = { siteId: acct.siteId, siteUserId: BigInt(acct.siteUserId) };
-  const [count, sum, byType, hours] = await Promise.all([
+  const [count, sum, byType, hours, totals] = await Promise.all([
     store.db.ledgerEntry.count({ where }),
     store.db.ledgerEntry.aggregate({ where, _sum: { quota: true, promptTokens: true } }),
     store.db.ledgerEntry.groupBy({ by: ["type"], where, _count: { _all: true }, _sum: { quota: true } }),
     store.db.ledgerHour.groupBy({ by: ["type"], where, _sum: { requests: true, quota: true } }),
+    store.db.ledgerHourTotal.groupBy({ by: ["type"], where, _sum: { requests: true, quota: true } }),
   ]);
   const entriesByType = Object.fromEntries(byType.map((t) => [t.type, [t._count._all, t._sum.quota ?? 0]]));
-  const hoursByType = Object.fromEntries(hours.map((t) => [t.type, [t._sum.requests ?? 0, Number(t._sum.quota ?? 0)]]));
-  expect(hoursByType).toEqual(entriesByType);
+  const sums = (rows: typeof hours) =>
+    Object.fromEntries(rows.map((t) => [t.type, [t._sum.requests ?? 0, Number(t._sum.quota ?? 0)]]));
+  expect(sums(hours)).toEqual(entriesByType);
+  expect(sums(totals)).toEqual(entriesByType);
   return { count, quota: sum._sum.quota ?? 0, prompt: sum._sum.promptTokens ?? 0 };
 }
 
@@ -168,6 +171,7 @@ describe("the ledger's sync", () => {
       // one finds its lease gone at its next page and stores nothing more.
       await store.db.ledgerEntry.deleteMany({});
       await store.db.ledgerHour.deleteMany({});
+      await store.db.ledgerHourTotal.deleteMany({});
       await store.db.ledgerSync.deleteMany({});
       let stall: () => void = () => undefined;
       const stalled = new Promise<void>((resolve) => (stall = resolve));

@@ -3,6 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clearSiteDataCache } from "../../src/server/accounts/site-data";
 import { nextSlot, pauseSite, resetGates } from "../../src/server/gateway/gate";
 import { siteRegistry } from "../../src/server/sites/registry";
+import { syncLedger } from "../../src/server/accounts/ledger";
+import { accountOf } from "../../src/server/accounts/overview";
+import { sessionStore } from "../../src/server/session/store";
 import { startGateway, type GatewayOptions, type RunningGateway } from "../../src/demo/gateway";
 import { bearer, callerFor, signInWith } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
@@ -86,6 +89,26 @@ describe("the site's budget", () => {
     );
     expect(answers.every((a) => a.success)).toBe(true);
     expect(s.gateway.peakInFlight()).toBe(4);
+  });
+
+  it("leaves a quarter of the budget to live views while a ledger sync reads the site", async () => {
+    const s = await site();
+    const session = (await sessionStore(store.db).findValid(s.token))!;
+    const before = s.gateway.requests.length;
+    // A budget of 8 a minute: the sync may take 6 of them, one call at a time (with no wait
+    // allowed, it stops there, to resume later).
+    const sync = syncLedger(
+      store.db,
+      accountOf(session),
+      { db: store.db, timeoutMs: 5000, perMinute: 8, maxWaitMs: 0 },
+      { backfillDays: 30 },
+    );
+    await expect(sync).rejects.toThrow("站点繁忙，请稍后再试");
+    expect(s.gateway.requests.length - before).toBe(6); // the probe, the balance and four log pages
+    expect(s.gateway.peakInFlight()).toBe(1);
+    // Live views still have their quarter.
+    const live = await Promise.all([s.call(8, 0).account.tokens({}), s.call(8, 0).account.topups({})]);
+    expect(live.map((a) => a.success)).toEqual([true, true]);
   });
 
   it("shares one call among identical requests in flight", async () => {

@@ -195,7 +195,10 @@ describe("usage.balance", () => {
     expect(account?.series).toEqual([
       { day: dayIn("UTC", NOW * 1000), at: new Date(NOW * 1000).toISOString(), quota: balance, usd: usd(balance) },
     ]);
-    const week = consume(a.logs).filter((l) => l.createdAt >= Math.floor(Date.now() / 1000) - 7 * 86_400);
+    // The last 7 × 24 whole hours, the current one included.
+    const now = Math.floor(Date.now() / 1000);
+    const weekStart = now - (now % 3600) + 3600 - 7 * 86_400;
+    const week = consume(a.logs).filter((l) => l.createdAt >= weekStart);
     const burn = usd(week.reduce((s, l) => s + l.quota, 0)) / 7;
     expect(account?.burnRateUsd).toBeCloseTo(burn, 5);
     expect(account?.balanceUsd).toBe(usd(balance));

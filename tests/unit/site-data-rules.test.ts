@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTimeZone, localMidnight } from "../../src/server/accounts/time";
+import { dayIn, dayStart, dayStarts, isTimeZone, localMidnight, nextDay } from "../../src/server/accounts/time";
 import { detectFamily, moneyFrom } from "../../src/server/gateway/families";
 import { maskKey, pageOf, paging } from "../../src/server/gateway/reads";
 
@@ -81,6 +81,25 @@ describe("local midnight", () => {
     expect(new Date(localMidnight("America/New_York", Date.parse("2026-03-08T18:00:00Z"))).toISOString()).toBe(
       "2026-03-08T05:00:00.000Z",
     );
+  });
+
+  it("gives every calendar day's start, one a day, across daylight saving changes", () => {
+    const iso = (tz: string, from: string, to: string) =>
+      dayStarts(tz, from, to).map((d) => `${d.day} ${new Date(d.start).toISOString()}`);
+    expect(iso("America/New_York", "2026-10-31", "2026-11-01")).toEqual([
+      "2026-10-31 2026-10-31T04:00:00.000Z",
+      "2026-11-01 2026-11-01T04:00:00.000Z",
+      "2026-11-02 2026-11-02T05:00:00.000Z",
+    ]);
+    // Every day of a year in zones with odd offsets and changes agrees with the day-by-day rule.
+    for (const tz of ["Asia/Shanghai", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Apia"]) {
+      let day = "2025-01-01";
+      for (const d of dayStarts(tz, "2025-01-01", "2025-12-31")) {
+        expect([d.day, d.start], tz).toEqual([day, dayStart(tz, day)]);
+        expect(dayIn(tz, d.start), tz).toBe(day);
+        day = nextDay(day);
+      }
+    }
   });
 
   it("knows zone names", () => {

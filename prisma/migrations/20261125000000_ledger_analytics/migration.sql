@@ -18,6 +18,20 @@ CREATE TABLE "ledger_hours" (
 );
 
 -- CreateTable
+CREATE TABLE "ledger_hour_totals" (
+    "site_id" INTEGER NOT NULL,
+    "site_user_id" BIGINT NOT NULL,
+    "hour" INTEGER NOT NULL,
+    "type" TEXT NOT NULL,
+    "requests" INTEGER NOT NULL,
+    "quota" BIGINT NOT NULL,
+    "prompt_tokens" BIGINT NOT NULL,
+    "completion_tokens" BIGINT NOT NULL,
+
+    PRIMARY KEY ("site_id", "site_user_id", "hour", "type")
+);
+
+-- CreateTable
 CREATE TABLE "balance_snapshots" (
     "site_id" INTEGER NOT NULL,
     "site_user_id" BIGINT NOT NULL,
@@ -30,9 +44,14 @@ CREATE TABLE "balance_snapshots" (
 );
 
 
--- Backfill: the hours of entries synced before this table existed.
+-- Backfill: the hours of entries synced before these tables existed.
 INSERT INTO "ledger_hours" ("site_id", "site_user_id", "hour", "type", "model", "token_name", "requests", "quota", "prompt_tokens", "completion_tokens")
 SELECT "site_id", "site_user_id", ("at" / 3600) * 3600, "type", "model", "token_name", COUNT(*), SUM("quota"), SUM("prompt_tokens"), SUM("completion_tokens")
 FROM "ledger_entries"
 GROUP BY "site_id", "site_user_id", ("at" / 3600) * 3600, "type", "model", "token_name";
+
+INSERT INTO "ledger_hour_totals" ("site_id", "site_user_id", "hour", "type", "requests", "quota", "prompt_tokens", "completion_tokens")
+SELECT "site_id", "site_user_id", "hour", "type", SUM("requests"), SUM("quota"), SUM("prompt_tokens"), SUM("completion_tokens")
+FROM "ledger_hours"
+GROUP BY "site_id", "site_user_id", "hour", "type";
 

@@ -9,7 +9,7 @@ import { ledgerStore, type Hourly, type Owner, type Sums } from "../db/ledger-st
 import type { LiveSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 import { listed } from "./browser-accounts";
-import { dayIn, dayStart, nextDay } from "./time";
+import { dayIn, dayStart, dayStarts, nextDay } from "./time";
 
 export type GroupBy = "day" | "model" | "token" | "type";
 
@@ -101,11 +101,12 @@ function add(into: Sums & { usd: number }, s: Sums, usd: number) {
 
 /** The calendar days from..to (inclusive) in tz, each with its start and end (Unix seconds). */
 function daysOf(tz: string, from: string, to: string) {
-  const days: Array<{ day: string; start: number; end: number }> = [];
-  for (let day = from; day <= to; day = nextDay(day)) {
-    days.push({ day, start: dayStart(tz, day) / 1000, end: dayStart(tz, nextDay(day)) / 1000 });
-  }
-  return days;
+  const starts = dayStarts(tz, from, to);
+  return starts.slice(0, -1).map((d, i) => ({
+    day: d.day,
+    start: d.start / 1000,
+    end: (starts[i + 1] as { start: number }).start / 1000,
+  }));
 }
 
 /**
@@ -222,6 +223,8 @@ export async function usageBalance(
   const from = dayStart(q.tz, q.from) / 1000;
   const to = dayStart(q.tz, nextDay(q.to)) / 1000;
   const nowSeconds = Math.floor(now / 1000);
+  // The last 7 × 24 whole hours, the current one included (the ledger sums by the hour).
+  const burnTo = nowSeconds - (nowSeconds % 3600) + 3600;
   const store = ledgerStore(db);
   const accounts = await Promise.all(
     readers.map(async (r, i): Promise<AccountBalance> => {
@@ -230,7 +233,7 @@ export async function usageBalance(
       const [snapshots, latest, spent] = await Promise.all([
         db.balanceSnapshot.findMany({ where: { ...who, at: { gte: from, lt: to } }, orderBy: { at: "asc" } }),
         db.balanceSnapshot.findFirst({ where: who, orderBy: { at: "desc" } }),
-        store.hourly([r], { from: nowSeconds - BURN_DAYS * 86_400, to: nowSeconds + 1, consumeOnly: true }),
+        store.hourly([r], { from: burnTo - BURN_DAYS * 86_400, to: burnTo, consumeOnly: true }),
       ]);
       const byDay = new Map<string, BalancePoint>();
       for (const s of snapshots) {

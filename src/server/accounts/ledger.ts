@@ -191,21 +191,33 @@ async function syncWindow(sync: Sync, from: number, to: number): Promise<number>
   let upper = to;
   let width = INITIAL_SLICE_SECONDS;
   let added = 0;
-  while (upper >= from) {
-    const lo = Math.max(from, upper - width + 1);
-    const span = upper - lo + 1;
-    const slice = await readSlice(sync, lo, upper);
-    if (slice.kind === "over") {
-      width = Math.max(1, Math.min(span - 1, Math.floor((span * LEDGER_PAGE_SIZE * 0.6) / slice.total)));
-      continue;
+  // Each slice is committed while the next one is read: the store and the site work side by side;
+  // commits still go one after the other, in order.
+  let committing: Promise<number> = Promise.resolve(0);
+  committing.catch(() => undefined);
+  try {
+    while (upper >= from) {
+      const lo = Math.max(from, upper - width + 1);
+      const span = upper - lo + 1;
+      const slice = await readSlice(sync, lo, upper);
+      if (slice.kind === "over") {
+        width = Math.max(1, Math.min(span - 1, Math.floor((span * LEDGER_PAGE_SIZE * 0.6) / slice.total)));
+        continue;
+      }
+      added += await committing;
+      committing = commit(sync, slice.entries, lo - 1);
+      committing.catch(() => undefined);
+      upper = lo - 1;
+      const target = slice.pageSize * (slice.counted ? 0.8 : UNCOUNTED_PAGES / 4);
+      const grow = Math.min(4, target / Math.max(1, slice.entries.length));
+      width = Math.max(1, Math.min(MAX_SLICE_SECONDS, Math.floor(span * grow)));
     }
-    added += await commit(sync, slice.entries, lo - 1);
-    upper = lo - 1;
-    const target = slice.pageSize * (slice.counted ? 0.8 : UNCOUNTED_PAGES / 4);
-    const grow = Math.min(4, target / Math.max(1, slice.entries.length));
-    width = Math.max(1, Math.min(MAX_SLICE_SECONDS, Math.floor(span * grow)));
+    return added + (await committing);
+  } catch (error) {
+    // A commit under way finishes (or fails) before the sync lets go of its lease.
+    await committing.catch(() => undefined);
+    throw error;
   }
-  return added;
 }
 
 export type SyncResult = { added: number; from: number; to: number };

@@ -13,18 +13,26 @@ export function serverTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 }
 
+const partFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** Milliseconds the zone is ahead of UTC at an instant. */
 function offsetAt(tz: string, at: number): number {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: tz,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "numeric",
-    day: "numeric",
-    hour: "numeric",
-    minute: "numeric",
-    second: "numeric",
-  }).formatToParts(new Date(at));
+  // Building a formatter costs far more than using one: one per zone, kept.
+  let format = partFormats.get(tz);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: tz,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    partFormats.set(tz, format);
+  }
+  const parts = format.formatToParts(new Date(at));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
   return asUtc - Math.floor(at / 1000) * 1000;
@@ -59,6 +67,30 @@ export function dayStart(tz: string, day: string): number {
   let guess = asUtc - offsetAt(tz, asUtc);
   guess = asUtc - offsetAt(tz, guess);
   return guess;
+}
+
+/**
+ * The start of each calendar day from..to (inclusive) in `tz`, and of the day after (Unix ms): one
+ * offset lookup a day, the previous day's offset the first guess.
+ */
+export function dayStarts(tz: string, from: string, to: string): Array<{ day: string; start: number }> {
+  const out: Array<{ day: string; start: number }> = [];
+  let offset: number | null = null;
+  for (let day = from; ; day = nextDay(day)) {
+    const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+    const asUtc = Date.UTC(y, m - 1, d);
+    let start: number = asUtc - (offset ?? offsetAt(tz, asUtc));
+    const actual = offsetAt(tz, start);
+    if (actual !== asUtc - start) {
+      // The offset changed (daylight saving): settle it as dayStart does.
+      start = dayStart(tz, day);
+      offset = asUtc - start;
+    } else {
+      offset = actual;
+    }
+    out.push({ day, start });
+    if (day > to) return out;
+  }
 }
 
 /** The calendar day after `day`. */

@@ -4,7 +4,8 @@ import { driverOf, type Db } from "./driver";
 
 /**
  * The usage ledger's bulk statements, on the driver under the client: a page of entries with
- * their hourly totals and the sync's cursor in one transaction, and the analytics' sums. These
+ * their hourly totals (per model and token, and per type alone) and the sync's cursor in one
+ * transaction, and the analytics' sums. These
  * run tens of thousands of rows a second, where Prisma's query layer costs more than the database
  * (docs/benchmarks.md); Prisma keeps the schema, the migrations and every other ledger query.
  */
@@ -89,15 +90,36 @@ function hoursOf(rows: EntryRow[]): Array<[number, string, string, string, numbe
   return [...hours.values()];
 }
 
+/** The hourly totals summed over models and tokens, one per (hour, type). */
+function totalsOf(hours: ReturnType<typeof hoursOf>): Array<[number, string, number, number, number, number]> {
+  const totals = new Map<string, [number, string, number, number, number, number]>();
+  for (const [hour, type, , , requests, quota, prompt, completion] of hours) {
+    const key = `${hour} ${type}`;
+    const t = totals.get(key);
+    if (t) {
+      t[2] += requests;
+      t[3] += quota;
+      t[4] += prompt;
+      t[5] += completion;
+    } else {
+      totals.set(key, [hour, type, requests, quota, prompt, completion]);
+    }
+  }
+  return [...totals.values()];
+}
+
 const ENTRY_COLUMNS =
   "site_id, site_user_id, at, fingerprint, ordinal, type, model, token_name, quota, prompt_tokens, completion_tokens, duration_ms, stream, content";
 const HOUR_COLUMNS =
   "site_id, site_user_id, hour, type, model, token_name, requests, quota, prompt_tokens, completion_tokens";
-const HOUR_UPSERT = `ON CONFLICT (site_id, site_user_id, hour, type, model, token_name) DO UPDATE SET
-  requests = ledger_hours.requests + excluded.requests, quota = ledger_hours.quota + excluded.quota,
-  prompt_tokens = ledger_hours.prompt_tokens + excluded.prompt_tokens,
-  completion_tokens = ledger_hours.completion_tokens + excluded.completion_tokens`;
-const CURSOR_SQL = "UPDATE ledger_sync SET cursor = $c WHERE site_id = $s AND site_user_id = $u AND holder = $h";
+const TOTAL_COLUMNS = "site_id, site_user_id, hour, type, requests, quota, prompt_tokens, completion_tokens";
+const SUM_UPDATE = (
+  table: string,
+) => `requests = ${table}.requests + excluded.requests, quota = ${table}.quota + excluded.quota,
+  prompt_tokens = ${table}.prompt_tokens + excluded.prompt_tokens,
+  completion_tokens = ${table}.completion_tokens + excluded.completion_tokens`;
+const TOTAL_UPSERT = `ON CONFLICT (site_id, site_user_id, hour, type) DO UPDATE SET ${SUM_UPDATE("ledger_hour_totals")}`;
+const HOUR_UPSERT = `ON CONFLICT (site_id, site_user_id, hour, type, model, token_name) DO UPDATE SET ${SUM_UPDATE("ledger_hours")}`;
 
 /** `(site_id, site_user_id) IN (...)` for a list of owners, with its parameters from `first`. */
 function ownersClause(owners: Owner[], placeholder: (i: number) => string, first: number) {
@@ -126,10 +148,13 @@ function sqliteStore(conn: () => Database.Database): LedgerStore {
     const hour = c.prepare(
       `INSERT INTO ledger_hours (${HOUR_COLUMNS}) VALUES (${Array(10).fill("?").join(", ")}) ${HOUR_UPSERT}`,
     );
-    const cursor = c.prepare(CURSOR_SQL.replace("$c", "?").replace("$s", "?").replace("$u", "?").replace("$h", "?"));
+    const cursor = c.prepare("UPDATE ledger_sync SET cursor = ? WHERE site_id = ? AND site_user_id = ? AND holder = ?");
     const kept = c.prepare<[number, number, number, number], { at: number; fingerprint: string; n: number }>(
       `SELECT at, fingerprint, COUNT(*) AS n FROM ledger_entries
        WHERE site_id = ? AND site_user_id = ? AND at BETWEEN ? AND ? GROUP BY at, fingerprint`,
+    );
+    const total = c.prepare(
+      `INSERT INTO ledger_hour_totals (${TOTAL_COLUMNS}) VALUES (${Array(8).fill("?").join(", ")}) ${TOTAL_UPSERT}`,
     );
     const held = c.prepare("SELECT 1 FROM ledger_sync WHERE site_id = ? AND site_user_id = ? AND holder = ?");
     const commit = c.transaction((owner: Owner, rows: EntryRow[], holder: string, at: number): boolean => {
@@ -141,7 +166,9 @@ function sqliteStore(conn: () => Database.Database): LedgerStore {
           ...[r.promptTokens, r.completionTokens, r.durationMs, r.stream ? 1 : 0, r.content],
         );
       }
-      for (const h of hoursOf(rows)) hour.run(owner.siteId, owner.siteUserId, ...h);
+      const hours = hoursOf(rows);
+      for (const h of hours) hour.run(owner.siteId, owner.siteUserId, ...h);
+      for (const t of totalsOf(hours)) total.run(owner.siteId, owner.siteUserId, ...t);
       return true;
     });
     statements = { insert, hour, cursor, kept, commit };
@@ -178,7 +205,7 @@ function sqliteStore(conn: () => Database.Database): LedgerStore {
       if (owners.length === 0) return Promise.resolve([]);
       const o = ownersClause(owners, () => "?", 0);
       const rows = query<RawSums & { hour: number }>(
-        `SELECT hour, ${SUMS} FROM ledger_hours WHERE ${o.sql} AND hour >= ? AND hour < ?
+        `SELECT hour, ${SUMS} FROM ledger_hour_totals WHERE ${o.sql} AND hour >= ? AND hour < ?
          ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY hour ORDER BY hour`,
         [...o.values, range.from, range.to],
       );
@@ -210,64 +237,71 @@ function postgresStore(pool: pg.Pool): LedgerStore {
       return new Map(rows.map((r) => [`${r.at} ${r.fingerprint}`, Number(r.n)]));
     },
     async commit(owner, rows, holder, cursor) {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        // The lease row locked first: a holder that lost its lease stores nothing.
-        const held = await client.query(
-          "SELECT 1 FROM ledger_sync WHERE site_id = $1 AND site_user_id = $2 AND holder = $3 FOR UPDATE",
-          [owner.siteId, owner.siteUserId, holder],
-        );
-        if (held.rowCount === 0) {
-          await client.query("ROLLBACK");
-          return false;
-        }
-        if (cursor !== null) {
-          await client.query(
-            CURSOR_SQL.replace("$c", "$1").replace("$s", "$2").replace("$u", "$3").replace("$h", "$4"),
-            [cursor, owner.siteId, owner.siteUserId, holder],
-          );
-        }
-        if (rows.length > 0) {
-          const col = <K extends keyof EntryRow>(k: K) => rows.map((r) => r[k]);
-          await client.query(
-            `INSERT INTO ledger_entries (${ENTRY_COLUMNS})
-             SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[],
-               $9::int[], $10::int[], $11::int[], $12::int[], $13::bool[], $14::text[])`,
-            [
-              owner.siteId,
-              owner.siteUserId,
-              col("at"),
-              col("fingerprint"),
-              col("ordinal"),
-              col("type"),
-              col("model"),
-              col("tokenName"),
-              col("quota"),
-              col("promptTokens"),
-              col("completionTokens"),
-              col("durationMs"),
-              col("stream"),
-              col("content"),
-            ],
-          );
-          const hours = hoursOf(rows);
-          const h = (i: number) => hours.map((x) => x[i]);
-          await client.query(
-            `INSERT INTO ledger_hours (${HOUR_COLUMNS})
-             SELECT $1, $2, * FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[],
-               $9::bigint[], $10::bigint[]) ${HOUR_UPSERT}`,
-            [owner.siteId, owner.siteUserId, h(0), h(1), h(2), h(3), h(4), h(5), h(6), h(7)],
-          );
-        }
-        await client.query("COMMIT");
-        return true;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      // One statement, so one round trip and one transaction: the cursor moves only while the
+      // holder holds the lease (the row lock orders it against a takeover), and the entries and
+      // their hourly totals are written only if it did.
+      const col = <K extends keyof EntryRow>(k: K) => rows.map((r) => r[k]);
+      const hours = hoursOf(rows);
+      const h = (i: number) => hours.map((x) => x[i]);
+      const totals = totalsOf(hours);
+      const t = (i: number) => totals.map((x) => x[i]);
+      const res = await pool.query<{ held: string }>({
+        name: "gd-ledger-commit",
+        text: `WITH held AS (
+            UPDATE ledger_sync SET cursor = $3 WHERE site_id = $1 AND site_user_id = $2 AND holder = $4 RETURNING 1
+          ), entries AS (
+            INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+            SELECT $1, $2, e.* FROM unnest($5::int[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[],
+              $11::int[], $12::int[], $13::int[], $14::int[], $15::bool[], $16::text[]) AS e
+            WHERE EXISTS (SELECT 1 FROM held)
+          ), hours AS (
+            INSERT INTO ledger_hours (${HOUR_COLUMNS})
+            SELECT $1, $2, x.* FROM unnest($17::int[], $18::text[], $19::text[], $20::text[], $21::int[],
+              $22::bigint[], $23::bigint[], $24::bigint[]) AS x
+            WHERE EXISTS (SELECT 1 FROM held)
+            ${HOUR_UPSERT}
+          ), totals AS (
+            INSERT INTO ledger_hour_totals (${TOTAL_COLUMNS})
+            SELECT $1, $2, t.* FROM unnest($25::int[], $26::text[], $27::int[], $28::bigint[], $29::bigint[],
+              $30::bigint[]) AS t
+            WHERE EXISTS (SELECT 1 FROM held)
+            ${TOTAL_UPSERT}
+          )
+          SELECT COUNT(*) AS held FROM held`,
+        values: [
+          owner.siteId,
+          owner.siteUserId,
+          cursor,
+          holder,
+          col("at"),
+          col("fingerprint"),
+          col("ordinal"),
+          col("type"),
+          col("model"),
+          col("tokenName"),
+          col("quota"),
+          col("promptTokens"),
+          col("completionTokens"),
+          col("durationMs"),
+          col("stream"),
+          col("content"),
+          h(0),
+          h(1),
+          h(2),
+          h(3),
+          h(4),
+          h(5),
+          h(6),
+          h(7),
+          t(0),
+          t(1),
+          t(2),
+          t(3),
+          t(4),
+          t(5),
+        ],
+      });
+      return Number(res.rows[0]?.held ?? 0) > 0;
     },
     async pruneBefore(owner, at) {
       const res = await pool.query("DELETE FROM ledger_entries WHERE site_id = $1 AND site_user_id = $2 AND at < $3", [
@@ -293,7 +327,7 @@ function postgresStore(pool: pg.Pool): LedgerStore {
       const o = ownersClause(owners, (i) => `$${i + 1}`, 0);
       const n = o.values.length;
       const rows = await query<RawSums & { hour: number }>(
-        `SELECT hour, ${SUMS} FROM ledger_hours WHERE ${o.sql} AND hour >= $${n + 1} AND hour < $${n + 2}
+        `SELECT hour, ${SUMS} FROM ledger_hour_totals WHERE ${o.sql} AND hour >= $${n + 1} AND hour < $${n + 2}
          ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY hour ORDER BY hour`,
         [...o.values, range.from, range.to],
       );

@@ -108,7 +108,6 @@ describe("one source of truth for the models", () => {
     expect(fromPostgres.tables).toEqual(modelShape());
     expect(fromPostgres.indexes).toEqual(fromSqlite.indexes);
     expect(fromSqlite.indexes).toEqual([
-      "ledger_entries(site_id,site_user_id,at)",
       "ledger_entries(site_id,site_user_id,at,fingerprint,ordinal)",
       "login_attempts(window_start)",
       "sessions(expires_at)",

@@ -1,0 +1,191 @@
+/**
+ * The usage ledger's figures for `npm run bench`: ingest from a local stand-in with the site budget
+ * lifted (what our side costs, beside reading the same pages without storing them), memory over a
+ * 1,000,000-entry backfill, and usage.summary over 1,000,000 entries (by model over 30 days; by day
+ * over 400 days).
+ */
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import path from "node:path";
+import { usageSummary } from "../src/server/accounts/analytics";
+import { syncLedger } from "../src/server/accounts/ledger";
+import { accountOf } from "../src/server/accounts/overview";
+import { ledgerReader } from "../src/server/accounts/site-data";
+import { dayIn } from "../src/server/accounts/time";
+import { ledgerStore, type EntryRow } from "../src/server/db/ledger-store";
+import { sessionStore } from "../src/server/session/store";
+import { siteRegistry } from "../src/server/sites/registry";
+import { callerFor } from "../tests/support/caller";
+import { tempPostgres, tempSqlite } from "../tests/support/db";
+
+const ENTRIES = Number(process.env.BENCH_LEDGER_ENTRIES || 1_000_000);
+const LIFTED = { timeoutMs: 30_000, perMinute: 1_000_000_000 };
+
+type Site = { url: string; token: string; id: number; entries: number; days: number; stop: () => void };
+
+/** The stand-in in its own process, so its work does not count as ours. */
+function startSite(entries: number, days: number): Promise<Site> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "ledger-site.ts")], {
+    env: { ...process.env, BENCH_ENTRIES: String(entries), BENCH_DAYS: String(days) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`stand-in exited (${code})`)));
+    createInterface({ input: child.stdout }).once("line", (line) => {
+      const info = JSON.parse(line) as Omit<Site, "stop">;
+      resolve({ ...info, stop: () => child.stdin.end() });
+    });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+async function timedRuns(n: number, run: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await run();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+export type LedgerFigures = {
+  kind: string;
+  entries: number;
+  readOnlySeconds: number;
+  ingestSeconds: number;
+  rssStart: number;
+  rssPeak: number;
+  rssEnd: number;
+  storeOnlyPerSecond: number;
+  byModel30Ms: number;
+  byDay400Ms: number;
+  hourRows: number;
+};
+
+export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFigures> {
+  const site = await startSite(ENTRIES, 30);
+  const store = kind === "sqlite" ? tempSqlite() : await tempPostgres();
+  try {
+    const { db } = store;
+    const { id } = await siteRegistry(db).add({ name: "bench", url: site.url });
+    const { api } = callerFor(db, {}, { ledgerSyncMinutes: 0 });
+    const login = await api.auth.login({ userId: site.id, accessToken: site.token, siteId: id });
+    if (!login.success) throw new Error(login.message);
+    const session = (await sessionStore(db).findValid(login.data.sessionToken))!;
+    const account = accountOf(session);
+    const deps = { db, ...LIFTED };
+
+    // The site's side alone: every page of the window, read and parsed, nothing stored.
+    const reader = await ledgerReader(account, deps);
+    const now = Math.floor(Date.now() / 1000);
+    const from = now - 31 * 86_400;
+    let t = performance.now();
+    let read = 0;
+    for (let page = 1; ; page++) {
+      const p = await reader.logPage({ page, pageSize: 100, from, to: now });
+      read += p.items.length;
+      if (p.items.length < p.pageSize) break;
+    }
+    const readOnlySeconds = (performance.now() - t) / 1000;
+    if (read !== site.entries) throw new Error(`read ${read} of ${site.entries}`);
+
+    // The backfill, with the process's memory sampled throughout.
+    global.gc?.();
+    const rssStart = process.memoryUsage().rss;
+    let rssPeak = rssStart;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
+    t = performance.now();
+    const result = await syncLedger(db, account, deps, { backfillDays: 31 });
+    const ingestSeconds = (performance.now() - t) / 1000;
+    clearInterval(sampler);
+    global.gc?.();
+    const rssEnd = process.memoryUsage().rss;
+    if (result.added !== site.entries) throw new Error(`stored ${result.added} of ${site.entries}`);
+
+    const today = dayIn("UTC", Date.now());
+    const monthAgo = dayIn("UTC", Date.now() - 29 * 86_400_000);
+    const byModel30Ms = await timedRuns(15, () =>
+      usageSummary(db, [session], { from: monthAgo, to: today, tz: "UTC", groupBy: "model" }),
+    );
+
+    // A second account: 1,000,000 entries over 400 days, written straight to the store.
+    const other = { siteId: id, siteUserId: 777 };
+    await db.ledgerSync.create({ data: { siteId: id, siteUserId: 777n, holder: "bench" } });
+    const span = 400 * 86_400;
+    const models = ["gpt-4o", "gpt-4o-mini", "claude-sonnet-4", "deepseek-chat", "gemini-2.5-flash", "o3-mini"];
+    const tokens = ["生产服务器", "笔记本", "手机", "CI 测试"];
+    t = performance.now();
+    for (let start = 0; start < ENTRIES; start += 5000) {
+      const rows: EntryRow[] = [];
+      for (let i = start; i < Math.min(ENTRIES, start + 5000); i++) {
+        rows.push({
+          at: now - span + Math.floor((i * span) / ENTRIES),
+          fingerprint: `f${i}`,
+          ordinal: 0,
+          type: "consume",
+          model: models[i % models.length] as string,
+          tokenName: tokens[(i >> 3) % tokens.length] as string,
+          quota: 1000 + (i % 977),
+          promptTokens: 500 + (i % 1500),
+          completionTokens: 100 + (i % 300),
+          durationMs: 1200,
+          stream: true,
+          content: "",
+        });
+      }
+      await ledgerStore(db).commit(other, rows, "bench", rows[rows.length - 1]!.at);
+    }
+    const storeOnlyPerSecond = ENTRIES / ((performance.now() - t) / 1000);
+    const otherSession = { ...session, siteUserId: 777, userId: 777 };
+    const byDay400Ms = await timedRuns(9, () =>
+      usageSummary(db, [otherSession], {
+        from: dayIn("UTC", Date.now() - 399 * 86_400_000),
+        to: today,
+        tz: "Asia/Shanghai",
+        groupBy: "day",
+      }),
+    );
+    const hourRows = await db.ledgerHour.count();
+    return {
+      kind,
+      entries: site.entries,
+      readOnlySeconds,
+      ingestSeconds,
+      rssStart,
+      rssPeak,
+      rssEnd,
+      storeOnlyPerSecond,
+      byModel30Ms,
+      byDay400Ms,
+      hourRows,
+    };
+  } finally {
+    site.stop();
+    await store.cleanup();
+  }
+}
+
+const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+const ok = (pass: boolean) => (pass ? "✅" : "❌");
+
+export function ledgerLines(results: LedgerFigures[]): string[] {
+  const cols = (f: (r: LedgerFigures) => string) => results.map(f).join(" | ");
+  const rate = (r: LedgerFigures) => r.entries / r.ingestSeconds;
+  return [
+    "",
+    `Usage ledger: a new-api stand-in (its own process) with ${results[0]?.entries.toLocaleString("en-US")} entries over 30 days, site budget lifted`,
+    "",
+    `| figure | goal | ${results.map((r) => r.kind).join(" | ")} |`,
+    `|---|---|${results.map(() => "---|").join("")}`,
+    `| backfill ingest, entries/s | ≥ 20,000 | ${cols((r) => `${ok(rate(r) >= 20_000)} ${Math.round(rate(r)).toLocaleString("en-US")} (${r.ingestSeconds.toFixed(1)} s)`)} |`,
+    `| ingest time ÷ reading the same pages without storing | report | ${cols((r) => `${(r.ingestSeconds / r.readOnlySeconds).toFixed(2)} (${r.readOnlySeconds.toFixed(1)} s)`)} |`,
+    `| RSS during the backfill: start → peak → end | flat | ${cols((r) => `${ok(r.rssPeak - r.rssStart < 100 * 2 ** 20)} ${mb(r.rssStart)} → ${mb(r.rssPeak)} → ${mb(r.rssEnd)} MB`)} |`,
+    `| store alone (batches of 5,000 with hourly totals), entries/s | report | ${cols((r) => Math.round(r.storeOnlyPerSecond).toLocaleString("en-US"))} |`,
+    `| \`usage.summary\` by model, 30 days of 1,000,000 entries (median of 15) | < 100 ms | ${cols((r) => `${ok(r.byModel30Ms < 100)} ${r.byModel30Ms.toFixed(1)} ms`)} |`,
+    `| \`usage.summary\` by day, 400 days of 1,000,000 entries, Asia/Shanghai (median of 9) | < 200 ms | ${cols((r) => `${ok(r.byDay400Ms < 200)} ${r.byDay400Ms.toFixed(1)} ms`)} |`,
+    `| rows of hourly totals per model and token in the store | report | ${cols((r) => r.hourRows.toLocaleString("en-US"))} |`,
+  ];
+}
