@@ -89,7 +89,7 @@ async function progress(db: Db, account: Account, holder: string, data: Record<s
     where: { ...owner(account), holder },
     data: { ...data, leaseUntil: new Date(Date.now() + LEASE_MS) },
   });
-  if (count === 0) throw new LedgerBusy("同步租约已失效");
+  if (count === 0) throw new LedgerBusy(MSG.syncLeaseLost);
 }
 
 /** One sync's state: the account, what reads its site, its lease, and the seconds covered before. */
@@ -130,7 +130,7 @@ async function commit(sync: Sync, entries: Entry[], cursor: number): Promise<num
       rows.push({ ...e, ordinal });
     }
   }
-  if (!(await ledgerStore(db).commit(who, rows, holder, cursor))) throw new LedgerBusy("同步租约已失效");
+  if (!(await ledgerStore(db).commit(who, rows, holder, cursor))) throw new LedgerBusy(MSG.syncLeaseLost);
   if (Date.now() - sync.renewedAt > RENEW_MS) {
     await progress(db, account, holder, {});
     sync.renewedAt = Date.now();
