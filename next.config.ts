@@ -5,7 +5,8 @@ const asList = (headers: Record<string, string>) => Object.entries(headers).map(
 
 const nextConfig: NextConfig = {
   // Native and WASM-backed database drivers are loaded by Node at run time, not bundled.
-  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
+  // pdfkit reads its font metrics from its own folder at run time.
+  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg", "pdfkit"],
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,

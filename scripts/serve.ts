@@ -8,10 +8,12 @@ export const SERVER_BUNDLE = ".next/gd-server.mjs";
 /**
  * V8 grows its heap lazily up to a limit sized for the machine; a cap keeps a busy server near
  * its working set (about 180 MB RSS measured in docs/benchmarks.md) instead of hundreds of MB.
+ * The young generation is capped too: a long download (a CSV export streams a million rows of
+ * short-lived strings) otherwise grows it to its 16 MB semi-spaces, some 50 MB of RSS.
  */
 export function serverArgs(): string[] {
   const heapMb = Number(process.env.MAX_HEAP_MB || 256);
-  return [`--max-old-space-size=${heapMb}`, SERVER_BUNDLE];
+  return [`--max-old-space-size=${heapMb}`, "--max-semi-space-size=4", SERVER_BUNDLE];
 }
 
 /** Runs `npm run build` when there is no production build yet. */

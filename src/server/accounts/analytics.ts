@@ -6,6 +6,7 @@
  */
 import type { Db } from "../db/client";
 import { ledgerStore, type Hourly, type Owner, type Sums } from "../db/ledger-store";
+import { UNPROBED, type Money } from "../gateway/families";
 import type { LiveSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 import { listed } from "./browser-accounts";
@@ -13,13 +14,14 @@ import { dayIn, dayStart, dayStarts, nextDay } from "./time";
 
 export type GroupBy = "day" | "model" | "token" | "type";
 
-/** One account whose ledger is read: a live session of it, and its site's quota unit. */
-type Reader = Owner & {
+/** One account whose ledger is read: a live session of it, and its site's money settings. */
+export type Reader = Owner & {
   key: string;
   site: { id: number; name: string } | null;
   userId: number;
   username: string;
   quotaPerUnit: number;
+  money: Money;
 };
 
 export type UsageRow = Sums & { key: string; usd: number; split?: Record<string, number> };
@@ -47,8 +49,8 @@ export type UsageSummary = {
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 const iso = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000).toISOString());
 
-/** The accounts behind the sessions, each once, with their sites' quota units. */
-async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader[]> {
+/** The accounts behind the sessions, each once, with their sites' money settings. */
+export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader[]> {
   const seen = new Set<string>();
   const readers: Reader[] = [];
   const registry = siteRegistry(db);
@@ -65,13 +67,14 @@ async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader[]> {
       site: account.site ? { id: account.site.id, name: account.site.name } : null,
       userId: account.userId,
       username: account.username || account.displayName,
-      quotaPerUnit: site?.money.quotaPerUnit ?? 500_000,
+      quotaPerUnit: site?.money.quotaPerUnit ?? UNPROBED.money.quotaPerUnit,
+      money: site?.money ?? UNPROBED.money,
     });
   }
   return readers;
 }
 
-async function coverageOf(db: Db, readers: Reader[]): Promise<LedgerCoverage[]> {
+export async function coverageOf(db: Db, readers: Reader[]): Promise<LedgerCoverage[]> {
   const states = await db.ledgerSync.findMany({
     where: { OR: readers.map((r) => ({ siteId: r.siteId, siteUserId: BigInt(r.siteUserId) })) },
   });
@@ -119,7 +122,15 @@ export async function usageSummary(
   sessions: LiveSession[],
   q: { from: string; to: string; tz: string; groupBy: GroupBy; split?: "model" },
 ): Promise<UsageSummary> {
-  const readers = await readersOf(db, sessions);
+  return summaryOf(db, await readersOf(db, sessions), q);
+}
+
+/** usageSummary for accounts already resolved (the statement reads each account on its own). */
+export async function summaryOf(
+  db: Db,
+  readers: Reader[],
+  q: { from: string; to: string; tz: string; groupBy: GroupBy; split?: "model" },
+): Promise<UsageSummary> {
   const days = daysOf(q.tz, q.from, q.to);
   const range = {
     from: (days[0] as { start: number }).start,

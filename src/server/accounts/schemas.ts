@@ -370,3 +370,47 @@ export const usageBalanceSchema = z
 
 export const usageSummarySuccess = success(usageSummarySchema, "UsageSummarySuccess");
 export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSuccess");
+
+// Exports.
+
+/** The longest range one export covers. */
+export const MAX_EXPORT_DAYS = 366;
+
+function checkExportRange(q: { from?: string; to?: string }, ctx: z.RefinementCtx) {
+  if (q.from !== undefined && q.to !== undefined) {
+    const span = dayNumber(q.to) - dayNumber(q.from);
+    if (span < 0 || span >= MAX_EXPORT_DAYS) ctx.addIssue({ code: "custom", path: ["to"], message: "" });
+  }
+}
+
+export const exportCsvInput = z
+  .object({
+    ...usageRangeShape,
+    type: z.preprocess(absentIfEmpty, z.enum(LOG_TYPES).exclude(["other"]).optional()),
+    model: name,
+    token: name,
+  })
+  .superRefine(checkExportRange);
+
+export const statementInput = z.object({
+  month: z.preprocess(
+    absentIfEmpty,
+    z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/)
+      .refine((m) => m >= "2000-01"),
+  ),
+  accounts: usageRangeShape.accounts,
+  tz: usageRangeShape.tz,
+});
+
+export const exportCountSchema = z
+  .object({
+    rows: z.number().int().describe("导出将包含的行数"),
+    from: z.string(),
+    to: z.string(),
+    filename: z.string().describe("下载时的文件名"),
+  })
+  .meta({ id: "ExportCount" });
+
+export const exportCountSuccess = success(exportCountSchema, "ExportCountSuccess");

@@ -16,7 +16,7 @@ export function serverTimeZone(): string {
 const partFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** Milliseconds the zone is ahead of UTC at an instant. */
-function offsetAt(tz: string, at: number): number {
+export function offsetAt(tz: string, at: number): number {
   // Building a formatter costs far more than using one: one per zone, kept.
   let format = partFormats.get(tz);
   if (!format) {

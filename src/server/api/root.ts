@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { authRouter } from "./routers/auth";
+import { exportRouter } from "./routers/export";
 import { sessionRouter } from "./routers/session";
 import { siteRouter } from "./routers/site";
 import { usageRouter } from "./routers/usage";
@@ -8,6 +9,7 @@ import { createCallerFactory, router } from "./trpc";
 export const appRouter = router({
   account: accountRouter,
   auth: authRouter,
+  export: exportRouter,
   session: sessionRouter,
   site: siteRouter,
   usage: usageRouter,

@@ -35,7 +35,21 @@ export type GroupBy = "model" | "token" | "type";
 /** Seconds, `from` inclusive, `to` exclusive; `consumeOnly` leaves out every type but consume. */
 export type Range = { from: number; to: number; consumeOnly: boolean };
 
+/** Which entries an export reads: seconds `from` inclusive to `to` exclusive, and exact filters. */
+export type EntryFilter = { from: number; to: number; type?: string; model?: string; token?: string };
+/** Where a page of entries ended: the next one starts after it (the unique key's order). */
+export type EntryKey = { at: number; fingerprint: string; ordinal: number };
+
+/** A read through an account's entries in order, a batch at a time; close it to stop early. */
+export type EntryCursor = { next(limit: number): Promise<EntryRow[]>; close(): void };
+
 export type LedgerStore = {
+  /** Entries in the key's order (second, fingerprint, copy), at most `limit`, after `after`. */
+  entries(owner: Owner, filter: EntryFilter, after: EntryKey | null, limit: number): Promise<EntryRow[]>;
+  /** All the filter's entries in the key's order, read as they are asked for. */
+  openEntries(owner: Owner, filter: EntryFilter): EntryCursor;
+  /** How many entries the filter holds. */
+  countEntries(owner: Owner, filter: EntryFilter): Promise<number>;
   /** How many copies of each (second, fingerprint) the ledger keeps in [from, to]. */
   keptCopies(owner: Owner, from: number, to: number): Promise<Map<string, number>>;
   /**
@@ -129,6 +143,28 @@ function ownersClause(owners: Owner[], placeholder: (i: number) => string, first
   return { sql: `(${parts.join(" OR ")})`, values: owners.flatMap((o) => [o.siteId, o.siteUserId]) };
 }
 
+/** The WHERE of an export's entries, with placeholders from `p`. */
+function filterClause(owner: Owner, f: EntryFilter, after: EntryKey | null, p: (i: number) => string) {
+  const values: unknown[] = [owner.siteId, owner.siteUserId, f.from, f.to];
+  const parts = [`site_id = ${p(0)}`, `site_user_id = ${p(1)}`, `at >= ${p(2)}`, `at < ${p(3)}`];
+  const add = (sql: (ph: string) => string, value: unknown) => {
+    parts.push(sql(p(values.length)));
+    values.push(value);
+  };
+  if (f.type !== undefined) add((ph) => `type = ${ph}`, f.type);
+  if (f.model !== undefined) add((ph) => `model = ${ph}`, f.model);
+  if (f.token !== undefined) add((ph) => `token_name = ${ph}`, f.token);
+  if (after) {
+    const [a, b, c] = [p(values.length), p(values.length + 1), p(values.length + 2)];
+    parts.push(`(at, fingerprint, ordinal) > (${a}, ${b}, ${c})`);
+    values.push(after.at, after.fingerprint, after.ordinal);
+  }
+  return { sql: parts.join(" AND "), values };
+}
+
+const ENTRY_SELECT = `at, fingerprint, ordinal, type, model, token_name AS "tokenName", quota,
+  prompt_tokens AS "promptTokens", completion_tokens AS "completionTokens", duration_ms AS "durationMs", stream, content`;
+
 function sqliteStore(conn: () => Database.Database): LedgerStore {
   let statements:
     | {
@@ -185,6 +221,45 @@ function sqliteStore(conn: () => Database.Database): LedgerStore {
     },
     commit(owner, rows, holder, cursor) {
       return Promise.resolve(prepared().commit(owner, rows, holder, cursor));
+    },
+    entries(owner, filter, after, limit) {
+      const w = filterClause(owner, filter, after, () => "?");
+      const rows = conn()
+        .prepare(`SELECT ${ENTRY_SELECT} FROM ledger_entries WHERE ${w.sql} ORDER BY at, fingerprint, ordinal LIMIT ?`)
+        .all(...w.values, limit) as Array<Omit<EntryRow, "stream"> & { stream: number | boolean }>;
+      return Promise.resolve(rows.map((r) => ({ ...r, stream: r.stream === 1 || r.stream === true })));
+    },
+    openEntries(owner, filter) {
+      // One statement stepped as the rows are asked for (SQLite reads a snapshot meanwhile).
+      const w = filterClause(owner, filter, null, () => "?");
+      const rows = conn()
+        .prepare(`SELECT ${ENTRY_SELECT} FROM ledger_entries WHERE ${w.sql} ORDER BY at, fingerprint, ordinal`)
+        .iterate(...w.values) as IterableIterator<Omit<EntryRow, "stream"> & { stream: number | boolean }>;
+      let done = false;
+      return {
+        next(limit) {
+          const batch: EntryRow[] = [];
+          while (!done && batch.length < limit) {
+            const step = rows.next();
+            if (step.done) done = true;
+            else batch.push({ ...step.value, stream: step.value.stream === 1 || step.value.stream === true });
+          }
+          return Promise.resolve(batch);
+        },
+        close() {
+          if (!done) rows.return?.();
+          done = true;
+        },
+      };
+    },
+    countEntries(owner, filter) {
+      const w = filterClause(owner, filter, null, () => "?");
+      const row = conn()
+        .prepare(`SELECT COUNT(*) AS n FROM ledger_entries WHERE ${w.sql}`)
+        .get(...w.values) as {
+        n: number;
+      };
+      return Promise.resolve(row.n);
     },
     pruneBefore(owner, at) {
       const c = conn();
@@ -302,6 +377,36 @@ function postgresStore(pool: pg.Pool): LedgerStore {
         ],
       });
       return Number(res.rows[0]?.held ?? 0) > 0;
+    },
+    async entries(owner, filter, after, limit) {
+      const w = filterClause(owner, filter, after, (i) => `$${i + 1}`);
+      return query<EntryRow>(
+        `SELECT ${ENTRY_SELECT} FROM ledger_entries WHERE ${w.sql} ORDER BY at, fingerprint, ordinal LIMIT $${w.values.length + 1}`,
+        [...w.values, limit],
+      );
+    },
+    openEntries(owner, filter) {
+      // Keyset pages: each batch a short query, no transaction held between them.
+      let after: EntryKey | null = null;
+      let done = false;
+      return {
+        next: async (limit) => {
+          if (done) return [];
+          const page = await this.entries(owner, filter, after, limit);
+          if (page.length < limit) done = true;
+          const last = page[page.length - 1];
+          if (last) after = { at: last.at, fingerprint: last.fingerprint, ordinal: last.ordinal };
+          return page;
+        },
+        close() {
+          done = true;
+        },
+      };
+    },
+    async countEntries(owner, filter) {
+      const w = filterClause(owner, filter, null, (i) => `$${i + 1}`);
+      const rows = await query<{ n: string }>(`SELECT COUNT(*) AS n FROM ledger_entries WHERE ${w.sql}`, w.values);
+      return Number(rows[0]?.n ?? 0);
     },
     async pruneBefore(owner, at) {
       const res = await pool.query("DELETE FROM ledger_entries WHERE site_id = $1 AND site_user_id = $2 AND at < $3", [

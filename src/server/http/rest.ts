@@ -23,24 +23,60 @@ async function readJsonBody(req: Request): Promise<unknown> {
   }
 }
 
+/** Calls the procedure; an error becomes its JSON answer (the service's message, never a trace). */
+async function callWith<T>(
+  req: Request,
+  resHeaders: Headers,
+  call: (caller: Caller, body: unknown) => Promise<T>,
+  readBody: boolean,
+): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+  try {
+    const body = readBody ? await readJsonBody(req) : undefined;
+    const caller = createCaller(createRequestContext(req, resHeaders));
+    return { ok: true, value: await call(caller, body) };
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return { ok: false, response: tooLarge() };
+    if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") {
+      return { ok: false, response: json(failure(error.message), getHTTPStatusCodeFromError(error), resHeaders) };
+    }
+    logError("rest", error instanceof TRPCError ? (error.cause ?? error) : error);
+    return { ok: false, response: json(failure(MSG.internal), 500, resHeaders) };
+  }
+}
+
 export async function restCall(
   req: Request,
   call: (caller: Caller, body: unknown) => Promise<unknown>,
   { readBody = false } = {},
 ): Promise<Response> {
   const resHeaders = new Headers();
-  try {
-    const body = readBody ? await readJsonBody(req) : undefined;
-    const caller = createCaller(createRequestContext(req, resHeaders));
-    return json(await call(caller, body), 200, resHeaders);
-  } catch (error) {
-    if (error instanceof BodyTooLarge) return tooLarge();
-    if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") {
-      return json(failure(error.message), getHTTPStatusCodeFromError(error), resHeaders);
-    }
-    logError("rest", error instanceof TRPCError ? (error.cause ?? error) : error);
-    return json(failure(MSG.internal), 500, resHeaders);
-  }
+  const result = await callWith(req, resHeaders, call, readBody);
+  return result.ok ? json(result.value, 200, resHeaders) : result.response;
+}
+
+type FileAnswer =
+  | { success: true; data: { filename: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array } }
+  | { success: false; message: string };
+
+/**
+ * A download: the procedure's file as the response body, an `attachment` with its name; a failure
+ * (a bad parameter) is the JSON answer as everywhere, never a broken file.
+ */
+export async function restFile(req: Request, call: (caller: Caller) => Promise<FileAnswer>): Promise<Response> {
+  const resHeaders = new Headers();
+  const result = await callWith(req, resHeaders, call, false);
+  if (!result.ok) return result.response;
+  const answer = result.value;
+  if (!answer.success) return json(answer, 200, resHeaders);
+  const { filename, contentType, body } = answer.data;
+  resHeaders.set("Content-Type", contentType);
+  resHeaders.set(
+    "Content-Disposition",
+    `attachment; filename="${filename.replace(/[^\x20-\x7e]|"/g, "_")}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+  );
+  resHeaders.set("Cache-Control", "no-store");
+  if (body instanceof Uint8Array) resHeaders.set("Content-Length", String(body.byteLength));
+  return new Response(body as BodyInit, { status: 200, headers: resHeaders });
 }
 
 /** A GET's query string as an object of strings (the procedure checks and converts each). */

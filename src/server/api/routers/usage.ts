@@ -32,13 +32,13 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
 }
 
 /** Parameters arrive as JSON or query strings and are checked here, so a bad one is a message, not a 400. */
-const anyInput = (raw: unknown) => raw;
+export const anyInput = (raw: unknown) => raw;
 
 /**
  * The live sessions whose ledgers a request may read: the active account, or with `all` every
  * account of the browser's cookie (with Bearer: that session's account only).
  */
-async function sessionsFor(
+export async function sessionsFor(
   ctx: Context & { session: LiveSession; browser: BrowserAccounts | null },
   which: "active" | "all",
 ): Promise<LiveSession[]> {

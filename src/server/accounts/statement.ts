@@ -1,0 +1,389 @@
+/**
+ * A month's statement as PDF (design.md 14), built on the server with pdfkit: per account the
+ * site and user, the month's spend in USD and in the site's own currency, the opening and closing
+ * balance where syncs noted them, spend by model and by token, spend per day as a chart, the
+ * top-ups, and the range the ledger covered (a month not fully synced says so); a summary page
+ * first when there are several accounts. Chinese text is embedded as text with Noto Sans SC from
+ * its npm package (subset to the glyphs used), so it can be searched and copied.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import PDFDocument from "pdfkit";
+import type { Db } from "../db/client";
+import type { Money } from "../gateway/families";
+import { coverageOf, summaryOf, type LedgerCoverage, type Reader, type UsageSummary } from "./analytics";
+import { dayStart, nextDay, offsetAt } from "./time";
+
+const FONT_FILES = {
+  regular: "@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf",
+  bold: "@expo-google-fonts/noto-sans-sc/700Bold/NotoSansSC_700Bold.ttf",
+};
+
+let fonts: { regular: Buffer; bold: Buffer } | undefined;
+
+/** The font files, read once (from the package in node_modules; nothing is downloaded). */
+function fontData() {
+  if (!fonts) {
+    const load = (file: string) => {
+      try {
+        return readFileSync(path.join(process.cwd(), "node_modules", file));
+      } catch {
+        return readFileSync(createRequire(import.meta.url).resolve(file));
+      }
+    };
+    fonts = { regular: load(FONT_FILES.regular), bold: load(FONT_FILES.bold) };
+  }
+  return fonts;
+}
+
+export function statementFileName(month: string): string {
+  return `statement_${month}.pdf`;
+}
+
+const usd = (n: number) =>
+  `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: Math.abs(n) < 1 && n !== 0 ? 4 : 2 })}`;
+const int = (n: number) => n.toLocaleString("en-US");
+
+/** An amount the site's own way: `¥12.34`, `€0.50`, `1,234,567 额度`. */
+function siteMoney(quota: number, money: Money): string {
+  if (money.display === "TOKENS") return `${int(quota)} 额度`;
+  if (money.display === "USD") return usd(quota / money.quotaPerUnit);
+  const value = (quota / money.quotaPerUnit) * money.rate;
+  return `${money.symbol}${value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** `2026-11-23 08:57` in the zone. */
+function localTime(tz: string, ms: number): string {
+  return new Date(ms + offsetAt(tz, ms)).toISOString().slice(0, 16).replace("T", " ");
+}
+
+type Part = {
+  reader: Reader;
+  coverage: LedgerCoverage;
+  days: UsageSummary;
+  models: UsageSummary;
+  tokens: UsageSummary;
+  opening: { at: number; quota: number } | null;
+  closing: { at: number; quota: number } | null;
+  topups: Array<{ at: number; quota: number; content: string }>;
+  complete: boolean;
+};
+
+async function partOf(db: Db, reader: Reader, month: string, tz: string, now: number): Promise<Part> {
+  const first = `${month}-01`;
+  const [y, m] = month.split("-").map(Number) as [number, number];
+  const last = new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+  const start = dayStart(tz, first) / 1000;
+  const end = dayStart(tz, nextDay(last)) / 1000;
+  const q = { from: first, to: last, tz };
+  const who = { siteId: reader.siteId, siteUserId: BigInt(reader.siteUserId) };
+  const [days, models, tokens, [coverage], before, inMonth, topups] = await Promise.all([
+    summaryOf(db, [reader], { ...q, groupBy: "day" }),
+    summaryOf(db, [reader], { ...q, groupBy: "model" }),
+    summaryOf(db, [reader], { ...q, groupBy: "token" }),
+    coverageOf(db, [reader]),
+    db.balanceSnapshot.findFirst({ where: { ...who, at: { lte: start } }, orderBy: { at: "desc" } }),
+    db.balanceSnapshot.findMany({ where: { ...who, at: { gt: start, lt: end } }, orderBy: { at: "asc" } }),
+    db.ledgerEntry.findMany({
+      where: { ...who, type: "topup", at: { gte: start, lt: end } },
+      orderBy: { at: "asc" },
+      select: { at: true, quota: true, content: true },
+      take: 200,
+    }),
+  ]);
+  const snap = (s: { at: number; quota: bigint } | null | undefined) =>
+    s ? { at: s.at, quota: Number(s.quota) } : null;
+  const state = coverage as LedgerCoverage;
+  const oldest = state.oldest ? Date.parse(state.oldest) / 1000 : null;
+  const newest = state.newest ? Date.parse(state.newest) / 1000 : null;
+  const needUntil = Math.min(end, Math.floor(now / 1000));
+  return {
+    reader,
+    coverage: state,
+    days,
+    models,
+    tokens,
+    opening: snap(before),
+    closing: snap(inMonth[inMonth.length - 1] ?? null),
+    topups,
+    complete: oldest !== null && newest !== null && oldest <= start && newest >= needUntil - 3600,
+  };
+}
+
+type Doc = PDFKit.PDFDocument;
+
+const MARGIN = 50;
+const WIDTH = 595.28 - 2 * MARGIN;
+const BOTTOM = 841.89 - MARGIN;
+const MUTED = "#667085";
+const ACCENT = "#2f6fed";
+
+function ensureRoom(doc: Doc, height: number) {
+  if (doc.y + height > BOTTOM) doc.addPage();
+}
+
+function heading(doc: Doc, text: string) {
+  ensureRoom(doc, 60);
+  doc.moveDown(0.8).font("bold").fontSize(12).fillColor("#1c2430").text(text, MARGIN, doc.y);
+  doc.moveDown(0.3);
+}
+
+/** A table: the first column left, the rest right-aligned; rows over the page go on the next. */
+function table(
+  doc: Doc,
+  columns: Array<{ title: string; width: number; align?: "left" | "right" }>,
+  rows: string[][],
+  total?: string[],
+) {
+  const rowHeight = 16;
+  const drawRow = (cells: string[], bold: boolean, color = "#1c2430") => {
+    ensureRoom(doc, rowHeight + 4);
+    const y = doc.y;
+    let x = MARGIN;
+    doc
+      .font(bold ? "bold" : "regular")
+      .fontSize(9)
+      .fillColor(color);
+    cells.forEach((cell, i) => {
+      const col = columns[i] as { width: number };
+      doc.text(cell, x + 2, y + 3, {
+        width: col.width - 4,
+        align: i === 0 ? "left" : "right",
+        lineBreak: false,
+        ellipsis: true,
+      });
+      x += col.width;
+    });
+    doc
+      .moveTo(MARGIN, y + rowHeight)
+      .lineTo(MARGIN + WIDTH, y + rowHeight)
+      .lineWidth(0.5)
+      .strokeColor("#e4e7ec")
+      .stroke();
+    doc.y = y + rowHeight;
+  };
+  drawRow(
+    columns.map((c) => c.title),
+    true,
+    MUTED,
+  );
+  for (const r of rows) drawRow(r, false);
+  if (total) drawRow(total, true);
+  doc.x = MARGIN;
+}
+
+/** Spend per day as bars, the largest day labeled. */
+function dailyChart(doc: Doc, days: UsageSummary) {
+  const height = 120;
+  ensureRoom(doc, height + 30);
+  const top = doc.y + 6;
+  const max = Math.max(...days.rows.map((r) => r.usd), 0);
+  const step = WIDTH / Math.max(days.rows.length, 1);
+  doc.lineWidth(0.5).strokeColor("#cfd4dc");
+  doc
+    .moveTo(MARGIN, top + height)
+    .lineTo(MARGIN + WIDTH, top + height)
+    .stroke();
+  days.rows.forEach((r, i) => {
+    const h = max > 0 ? (r.usd / max) * height : 0;
+    if (h > 0) doc.rect(MARGIN + i * step + step * 0.15, top + height - h, step * 0.7, h).fill(ACCENT);
+  });
+  doc.font("regular").fontSize(7).fillColor(MUTED);
+  days.rows.forEach((r, i) => {
+    if (i % 5 === 0 || i === days.rows.length - 1) {
+      doc.text(r.key.slice(8), MARGIN + i * step, top + height + 3, { width: step, align: "center", lineBreak: false });
+    }
+  });
+  doc.text(`最高 ${usd(max)} / 天`, MARGIN, top - 2, { width: WIDTH, align: "right", lineBreak: false });
+  doc.x = MARGIN;
+  doc.y = top + height + 16;
+}
+
+function accountTitle(part: Part) {
+  const r = part.reader;
+  return `${r.site?.name ?? "（站点已移除）"} · ${r.username || "用户"}（ID ${r.userId}）`;
+}
+
+function writePart(doc: Doc, part: Part, month: string, tz: string, now: number) {
+  const { reader, days } = part;
+  doc.font("bold").fontSize(18).fillColor("#1c2430").text(`用量对账单 ${month}`, MARGIN, MARGIN);
+  doc.font("regular").fontSize(11).fillColor("#1c2430").text(accountTitle(part));
+  doc
+    .fontSize(9)
+    .fillColor(MUTED)
+    .text(`时区 ${tz} · 生成于 ${localTime(tz, now)}`);
+  const covered =
+    part.coverage.oldest && part.coverage.newest
+      ? `账本覆盖 ${localTime(tz, Date.parse(part.coverage.oldest))} 至 ${localTime(tz, Date.parse(part.coverage.newest))}`
+      : "账本尚未同步";
+  doc.text(covered);
+  if (!part.complete) {
+    doc.font("bold").fillColor("#c0362c").text("注意：本月未完全同步，以下数字只含账本已覆盖的部分。");
+  }
+  doc.moveDown(0.6);
+
+  const t = days.totals;
+  const figures: Array<[string, string]> = [
+    ["本月消费（美元）", usd(t.usd)],
+    ["本月消费（站点货币）", siteMoney(t.quota, reader.money)],
+    ["请求数", int(t.requests)],
+    ["tokens（提示 / 补全）", `${int(t.promptTokens)} / ${int(t.completionTokens)}`],
+    [
+      "期初余额",
+      part.opening
+        ? `${usd(part.opening.quota / reader.quotaPerUnit)}（${localTime(tz, part.opening.at * 1000)}）`
+        : "无记录（本月之前没有同步过）",
+    ],
+    [
+      "期末余额",
+      part.closing
+        ? `${usd(part.closing.quota / reader.quotaPerUnit)}（${localTime(tz, part.closing.at * 1000)}）`
+        : "无记录（本月没有同步过）",
+    ],
+  ];
+  for (const [label, value] of figures) {
+    const y = doc.y;
+    doc.font("regular").fontSize(10).fillColor(MUTED).text(label, MARGIN, y, { width: 150, lineBreak: false });
+    doc
+      .font("bold")
+      .fillColor("#1c2430")
+      .text(value, MARGIN + 150, y, { width: WIDTH - 150, lineBreak: false });
+    doc.y = y + 16;
+  }
+
+  heading(doc, "每日消费");
+  dailyChart(doc, days);
+
+  const cols = (first: string) => [
+    { title: first, width: WIDTH - 4 * 80 },
+    { title: "请求", width: 80 },
+    { title: "提示 tokens", width: 80 },
+    { title: "补全 tokens", width: 80 },
+    { title: "消费（美元）", width: 80 },
+  ];
+  const rowsOf = (s: UsageSummary) =>
+    s.rows.map((r) => [
+      r.key || "（未命名）",
+      int(r.requests),
+      int(r.promptTokens),
+      int(r.completionTokens),
+      usd(r.usd),
+    ]);
+  const totalOf = (s: UsageSummary) => [
+    "合计",
+    int(s.totals.requests),
+    int(s.totals.promptTokens),
+    int(s.totals.completionTokens),
+    usd(s.totals.usd),
+  ];
+  heading(doc, "按模型");
+  if (part.models.rows.length === 0) doc.font("regular").fontSize(9).fillColor(MUTED).text("本月没有消费记录");
+  else table(doc, cols("模型"), rowsOf(part.models), totalOf(part.models));
+  heading(doc, "按令牌");
+  if (part.tokens.rows.length === 0) doc.font("regular").fontSize(9).fillColor(MUTED).text("本月没有消费记录");
+  else table(doc, cols("令牌"), rowsOf(part.tokens), totalOf(part.tokens));
+
+  heading(doc, "充值");
+  if (part.topups.length === 0) {
+    doc.font("regular").fontSize(9).fillColor(MUTED).text("本月账本中没有充值记录");
+  } else {
+    table(
+      doc,
+      [
+        { title: "时间", width: 110 },
+        { title: "说明", width: WIDTH - 190, align: "left" },
+        { title: "额度", width: 80 },
+      ],
+      part.topups.map((x) => [localTime(tz, x.at * 1000), x.content || "充值", x.quota ? int(x.quota) : "—"]),
+    );
+  }
+}
+
+function writeSummary(doc: Doc, parts: Part[], month: string, tz: string, now: number) {
+  doc.font("bold").fontSize(18).fillColor("#1c2430").text(`用量对账单 ${month} · 汇总`, MARGIN, MARGIN);
+  doc
+    .font("regular")
+    .fontSize(9)
+    .fillColor(MUTED)
+    .text(`${parts.length} 个账户 · 时区 ${tz} · 生成于 ${localTime(tz, now)}`);
+  doc.moveDown(0.8);
+  const total = parts.reduce(
+    (s, p) => ({
+      usd: s.usd + p.days.totals.usd,
+      requests: s.requests + p.days.totals.requests,
+      tokens: s.tokens + p.days.totals.promptTokens + p.days.totals.completionTokens,
+    }),
+    { usd: 0, requests: 0, tokens: 0 },
+  );
+  table(
+    doc,
+    [
+      { title: "账户", width: WIDTH - 3 * 90 },
+      { title: "请求", width: 90 },
+      { title: "tokens", width: 90 },
+      { title: "消费（美元）", width: 90 },
+    ],
+    parts.map((p) => [
+      `${accountTitle(p)}${p.complete ? "" : "（未完全同步）"}`,
+      int(p.days.totals.requests),
+      int(p.days.totals.promptTokens + p.days.totals.completionTokens),
+      usd(p.days.totals.usd),
+    ]),
+    ["合计", int(total.requests), int(total.tokens), usd(Math.round(total.usd * 1e6) / 1e6)],
+  );
+}
+
+/** The month's statement of the accounts; `entries` is how many consume entries it sums. */
+export async function statementPdf(
+  db: Db,
+  readers: Reader[],
+  q: { month: string; tz: string },
+  now = Date.now(),
+): Promise<{ bytes: Uint8Array; entries: number; pages: number }> {
+  const parts = await Promise.all(readers.map((r) => partOf(db, r, q.month, q.tz, now)));
+  const { regular, bold } = fontData();
+  const doc = new PDFDocument({
+    size: "A4",
+    margin: MARGIN,
+    bufferPages: true,
+    info: { Title: `用量对账单 ${q.month}`, Creator: "网关站点控制台", CreationDate: new Date(now) },
+  });
+  const chunks: Buffer[] = [];
+  doc.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => {
+    doc.on("end", resolve);
+    doc.on("error", reject);
+  });
+  doc.registerFont("regular", regular);
+  doc.registerFont("bold", bold);
+  doc.font("regular");
+  if (parts.length > 1) writeSummary(doc, parts, q.month, q.tz, now);
+  parts.forEach((part, i) => {
+    if (i > 0 || parts.length > 1) doc.addPage();
+    writePart(doc, part, q.month, q.tz, now);
+  });
+  const range = doc.bufferedPageRange();
+  for (let i = 0; i < range.count; i++) {
+    doc.switchToPage(range.start + i);
+    // The footer sits in the bottom margin, where pdfkit would otherwise start a new page.
+    doc.page.margins.bottom = 0;
+    doc
+      .font("regular")
+      .fontSize(8)
+      .fillColor(MUTED)
+      .text(`第 ${i + 1} / ${range.count} 页`, MARGIN, BOTTOM + 20, {
+        width: WIDTH,
+        align: "center",
+        lineBreak: false,
+      });
+  }
+  doc.end();
+  await ended;
+  const bytes = Buffer.concat(chunks);
+  return {
+    bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    entries: parts.reduce((s, p) => s + p.days.totals.requests, 0),
+    pages: range.count,
+  };
+}

@@ -1,0 +1,83 @@
+import { failure } from "../../core/messages";
+import { logEvent } from "../../core/log";
+import { readersOf } from "../../accounts/analytics";
+import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../accounts/export-csv";
+import { exportCsvInput, parseParams, statementInput, usageRange } from "../../accounts/schemas";
+import { statementFileName, statementPdf } from "../../accounts/statement";
+import { dayIn, serverTimeZone } from "../../accounts/time";
+import type { Context } from "../context";
+import { authedProcedure, router } from "../trpc";
+import { anyInput, sessionsFor } from "./usage";
+
+/** A file to download: REST writes it as the response body (the tRPC endpoint cannot carry it). */
+export type FileData = { filename: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array };
+
+function csvQueryOf(raw: unknown) {
+  const params = parseParams(exportCsvInput, raw);
+  if (!params.ok) return params;
+  const p = params.value;
+  const tz = p.tz ?? serverTimeZone();
+  const query: CsvQuery = { ...usageRange(p, dayIn(tz, Date.now())), tz, type: p.type, model: p.model, token: p.token };
+  return { ok: true as const, value: { query, accounts: p.accounts } };
+}
+
+/** Who an export is for, for the log line (never a token). */
+const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } }) => ({
+  site: ctx.session.siteId,
+  user: ctx.session.siteUserId,
+});
+
+/** Exports of the usage ledger (design.md 14): REST GET /api/export/usage.csv and /statement.pdf. */
+export const exportRouter = router({
+  /** How many rows a CSV export with these filters holds (the dashboard shows it before the download). */
+  count: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
+    const parsed = csvQueryOf(input);
+    if (!parsed.ok) return failure(parsed.message);
+    const { query, accounts } = parsed.value;
+    const readers = await readersOf(ctx.db, await sessionsFor(ctx, accounts));
+    const rows = await csvRowCount(ctx.db, readers, query);
+    return { success: true as const, data: { rows, from: query.from, to: query.to, filename: csvFileName(query) } };
+  }),
+
+  /** The ledger's entries as CSV, streamed. */
+  usageCsv: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
+    const parsed = csvQueryOf(input);
+    if (!parsed.ok) return failure(parsed.message);
+    const { query, accounts } = parsed.value;
+    const readers = await readersOf(ctx.db, await sessionsFor(ctx, accounts));
+    const started = Date.now();
+    const body = usageCsv(ctx.db, readers, query, (rows, complete) =>
+      logEvent("export.csv", {
+        ...whoOf(ctx),
+        accounts: readers.length,
+        from: query.from,
+        to: query.to,
+        rows,
+        complete,
+        ms: Date.now() - started,
+      }),
+    );
+    const data: FileData = { filename: csvFileName(query), contentType: "text/csv; charset=utf-8", body };
+    return { success: true as const, data };
+  }),
+
+  /** A month's statement as PDF, one part per account (and a summary page when several). */
+  statement: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
+    const params = parseParams(statementInput, input);
+    if (!params.ok) return failure(params.message);
+    const p = params.value;
+    const tz = p.tz ?? serverTimeZone();
+    const readers = await readersOf(ctx.db, await sessionsFor(ctx, p.accounts));
+    const started = Date.now();
+    const pdf = await statementPdf(ctx.db, readers, { month: p.month, tz });
+    logEvent("export.statement", {
+      ...whoOf(ctx),
+      accounts: readers.length,
+      month: p.month,
+      rows: pdf.entries,
+      ms: Date.now() - started,
+    });
+    const data: FileData = { filename: statementFileName(p.month), contentType: "application/pdf", body: pdf.bytes };
+    return { success: true as const, data };
+  }),
+});
