@@ -5,6 +5,7 @@
  * over 400 days).
  */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import path from "node:path";
 import { usageSummary } from "../src/server/accounts/analytics";
@@ -17,6 +18,8 @@ import { sessionStore } from "../src/server/session/store";
 import { siteRegistry } from "../src/server/sites/registry";
 import { callerFor } from "../tests/support/caller";
 import { tempPostgres, tempSqlite } from "../tests/support/db";
+import { signInOverHttp } from "../tests/support/http";
+import { startApp } from "../tests/support/server";
 
 const ENTRIES = Number(process.env.BENCH_LEDGER_ENTRIES || 1_000_000);
 const LIFTED = { timeoutMs: 30_000, perMinute: 1_000_000_000 };
@@ -63,7 +66,13 @@ export type LedgerFigures = {
   byModel30Ms: number;
   byDay400Ms: number;
   hourRows: number;
+  /** The CSV export of the million entries through the production server. */
+  csv: { seconds: number; rows: number; mb: number; rssStart: number; rssPeak: number };
 };
+
+/** A process's resident memory in bytes. */
+const rssOf = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
 
 export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFigures> {
   const site = await startSite(ENTRIES, 30);
@@ -149,6 +158,41 @@ export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFi
       }),
     );
     const hourRows = await db.ledgerHour.count();
+
+    // The first account's million entries as CSV through the production server, its RSS sampled.
+    const app = await startApp({
+      DATABASE_URL: store.url,
+      DATA_DIR: store.dir,
+      LEDGER_SYNC_MINUTES: "0",
+      SESSION_PASSWORD: "bench-password-0123456789-abcdefghijklmnop",
+    });
+    let csv: { seconds: number; rows: number; mb: number; rssStart: number; rssPeak: number };
+    try {
+      const url = `${app.url}/api/export/usage.csv?from=${dayIn("UTC", Date.now() - 31 * 86_400_000)}&to=${today}&tz=UTC`;
+      // A session of the same account, made by this server (its own session password).
+      const { token } = await signInOverHttp(app.url, { userId: site.id, accessToken: site.token, siteId: id });
+      const headers = { authorization: `Bearer ${token}` };
+      await (await fetch(url.replace("usage.csv", "count"), { headers })).json();
+      const rssStart = rssOf(app.pid);
+      let rssPeak = rssStart;
+      const sample = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(app.pid))), 100);
+      t = performance.now();
+      const res = await fetch(url, { headers });
+      if (res.headers.get("content-type") !== "text/csv; charset=utf-8") {
+        throw new Error(`export answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      }
+      let lines = 0;
+      let bytes = 0;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        bytes += chunk.byteLength;
+        const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        for (let at = buf.indexOf(10); at !== -1; at = buf.indexOf(10, at + 1)) lines++;
+      }
+      clearInterval(sample);
+      csv = { seconds: (performance.now() - t) / 1000, rows: lines - 1, mb: bytes / 2 ** 20, rssStart, rssPeak };
+    } finally {
+      await app.stop();
+    }
     return {
       kind,
       entries: site.entries,
@@ -161,6 +205,7 @@ export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFi
       byModel30Ms,
       byDay400Ms,
       hourRows,
+      csv,
     };
   } finally {
     site.stop();
@@ -187,5 +232,7 @@ export function ledgerLines(results: LedgerFigures[]): string[] {
     `| \`usage.summary\` by model, 30 days of 1,000,000 entries (median of 15) | < 100 ms | ${cols((r) => `${ok(r.byModel30Ms < 100)} ${r.byModel30Ms.toFixed(1)} ms`)} |`,
     `| \`usage.summary\` by day, 400 days of 1,000,000 entries, Asia/Shanghai (median of 9) | < 200 ms | ${cols((r) => `${ok(r.byDay400Ms < 200)} ${r.byDay400Ms.toFixed(1)} ms`)} |`,
     `| rows of hourly totals per model and token in the store | report | ${cols((r) => r.hourRows.toLocaleString("en-US"))} |`,
+    `| CSV export of those entries through the production server, rows/s | ≥ 100,000 | ${cols((r) => `${ok(r.csv.rows / r.csv.seconds >= 100_000)} ${Math.round(r.csv.rows / r.csv.seconds).toLocaleString("en-US")} (${r.csv.rows.toLocaleString("en-US")} rows, ${Math.round(r.csv.mb)} MB in ${r.csv.seconds.toFixed(1)} s)`)} |`,
+    `| server RSS growth during that export | < 50 MB | ${cols((r) => `${ok(r.csv.rssPeak - r.csv.rssStart < 50 * 2 ** 20)} ${mb(r.csv.rssPeak - r.csv.rssStart)} MB (${mb(r.csv.rssStart)} → ${mb(r.csv.rssPeak)})`)} |`,
   ];
 }

@@ -1,3 +1,6 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { parse } from "csv-parse/sync";
 import { ALICE, BOB, FAULT } from "../support/gateway";
 import { EMPTY_URL, FAMILIES, SITES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
 
@@ -473,4 +476,43 @@ test("用量分析 charts the ledger synced at sign-in, loads its chart library 
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
   expect(overflow).toBe(false);
   await shot(page, "21-usage-phone");
+});
+
+test("用量分析 downloads the range as CSV (its row count shown first) and the month's statement as PDF", async ({
+  page,
+}) => {
+  const f = FAMILIES.find((x) => x.family === "new-api")!;
+  await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await page.goto(`${URL_}/?tab=usage`);
+  await expect(page.getByLabel("账本同步")).toContainText("上次同步", { timeout: 30_000 });
+  await page.getByRole("button", { name: "30 天" }).click();
+  const exports = page.getByLabel("导出");
+  await expect(exports).toContainText("所选范围共");
+  const shown = Number(((await exports.locator("strong").textContent()) ?? "").replace(/,/g, ""));
+  expect(shown).toBeGreaterThan(0);
+
+  const [csv] = await Promise.all([
+    page.waitForEvent("download"),
+    exports.getByRole("link", { name: "下载 CSV" }).click(),
+  ]);
+  expect(csv.suggestedFilename()).toMatch(/^usage_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/);
+  const bytes = readFileSync((await csv.path())!);
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  const rows = parse(bytes, { bom: true }) as string[][];
+  expect(rows[0]?.slice(0, 4)).toEqual(["时间", "站点", "用户", "类型"]);
+  expect(rows.length - 1).toBe(shown);
+  expect(new Set(rows.slice(1).map((r) => r[1]))).toEqual(new Set(["new-api 站点"]));
+
+  const [pdf] = await Promise.all([
+    page.waitForEvent("download"),
+    exports.getByRole("link", { name: "下载月度对账单 PDF" }).click(),
+  ]);
+  expect(pdf.suggestedFilename()).toMatch(/^statement_\d{4}-\d{2}\.pdf$/);
+  const text = execFileSync("pdftotext", ["-layout", (await pdf.path())!, "-"]).toString();
+  expect(text).toContain("用量对账单");
+  expect(text).toContain("new-api 站点");
+  expect(text).toContain("按模型");
+  await shot(page, "22-usage-exports");
 });

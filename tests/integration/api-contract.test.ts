@@ -300,5 +300,36 @@ describe("the usage ledger routes", () => {
     );
     expect(balance.success).toBe(true);
     await conforms(await fetch(`${app.url}/api/usage/balance`), "/api/usage/balance", "get", 401);
+
+    // Exports: the count as JSON, the files with their types, a bad parameter as the JSON failure.
+    const count = await conforms(
+      await fetch(`${app.url}/api/export/count?type=consume`, { headers: auth }),
+      "/api/export/count",
+      "get",
+      200,
+    );
+    expect(count.success).toBe(true);
+    const csv = await fetch(`${app.url}/api/export/usage.csv?from=2026-11-01&to=2026-11-20&tz=UTC`, { headers: auth });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toBe(
+      `attachment; filename="usage_2026-11-01_2026-11-20.csv"; filename*=UTF-8''usage_2026-11-01_2026-11-20.csv`,
+    );
+    expect(new Uint8Array(await csv.arrayBuffer()).slice(0, 3)).toEqual(new Uint8Array([0xef, 0xbb, 0xbf]));
+    const pdf = await fetch(`${app.url}/api/export/statement.pdf?month=2026-11`, { headers: auth });
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe("%PDF-");
+    for (const [route, query, param] of [
+      ["/api/export/usage.csv", "from=2026-11-05&to=2026-11-01", "to"],
+      ["/api/export/statement.pdf", "month=2026-13", "month"],
+    ] as const) {
+      const bad = await conforms(await fetch(`${app.url}${route}?${query}`, { headers: auth }), route, "get", 200);
+      expect(bad).toEqual({ success: false, message: `请求参数无效: ${param}` });
+      await conforms(await fetch(`${app.url}${route}?${query}`), route, "get", 401);
+    }
   });
 });

@@ -242,7 +242,11 @@ function sqliteStore(conn: () => Database.Database): LedgerStore {
           while (!done && batch.length < limit) {
             const step = rows.next();
             if (step.done) done = true;
-            else batch.push({ ...step.value, stream: step.value.stream === 1 || step.value.stream === true });
+            else {
+              const row = step.value as unknown as EntryRow;
+              row.stream = step.value.stream === 1 || step.value.stream === true;
+              batch.push(row);
+            }
           }
           return Promise.resolve(batch);
         },

@@ -8,6 +8,8 @@ import {
   ledgerStatusSuccess,
   usageBalanceSchema,
   usageBalanceSuccess,
+  exportCountSchema,
+  exportCountSuccess,
   usageSummarySchema,
   usageSummarySuccess,
   overviewRowSchema,
@@ -70,6 +72,8 @@ function components() {
     usageSummarySuccess,
     usageBalanceSchema,
     usageBalanceSuccess,
+    exportCountSchema,
+    exportCountSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
@@ -162,6 +166,50 @@ const PAGING = [
   REFRESH,
 ];
 
+const RANGE_PARAMS = [
+  stringQuery("from", "起始日 YYYY-MM-DD（含，tz 时区）；默认 to 之前 29 天", { type: "string", maxLength: 10 }),
+  stringQuery("to", "结束日 YYYY-MM-DD（含）；默认今天；不得早于 from", { type: "string", maxLength: 10 }),
+  stringQuery("accounts", "active：当前账户（默认）；all：本浏览器 Cookie 中的全部账户（Bearer 时只有该会话的账户）", {
+    type: "string",
+    enum: ["active", "all"],
+  }),
+  stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认服务器时区", { type: "string", maxLength: 64 }),
+];
+
+const EXPORT_FILTERS = [
+  stringQuery("type", "日志类型", {
+    type: "string",
+    enum: ["topup", "consume", "manage", "system", "error", "refund"],
+  }),
+  stringQuery("model", "模型名（精确匹配）"),
+  stringQuery("token", "令牌名（精确匹配）"),
+];
+
+/** A download: the file on success; a bad parameter is the JSON failure, never a broken file. */
+function fileRoute(operationId: string, summary: string, description: string, mime: string, parameters: object[]) {
+  return {
+    get: {
+      operationId,
+      summary,
+      description: `${description} 每次导出记一行日志（谁、范围、行数），不含令牌。`,
+      security: SESSION_SECURITY,
+      parameters,
+      responses: {
+        "200": {
+          description: "成功时为文件（Content-Disposition: attachment，文件名含范围）；参数无效时为 JSON 失败答复",
+          content: {
+            [mime]: { schema: { type: "string", format: "binary" } },
+            ...json(ref("Failure"), { badParam: failureExample(`${MSG.badParamPrefix}from`) }),
+          },
+        },
+        "401": UNAUTHORIZED,
+        "500": INTERNAL,
+        "503": UNAVAILABLE,
+      },
+    },
+  };
+}
+
 /** A ledger analytics route: the range, the accounts and the time zone, answered from our store. */
 function ledgerRoute(operationId: string, summary: string, description: string, success: string, extra: object[]) {
   return {
@@ -170,20 +218,7 @@ function ledgerRoute(operationId: string, summary: string, description: string, 
       summary,
       description: `${description} 只能读取有有效会话的账户的账本。`,
       security: SESSION_SECURITY,
-      parameters: [
-        stringQuery("from", "起始日 YYYY-MM-DD（含，tz 时区）；默认 to 之前 29 天", { type: "string", maxLength: 10 }),
-        stringQuery("to", "结束日 YYYY-MM-DD（含）；默认今天；范围最长 800 天", { type: "string", maxLength: 10 }),
-        stringQuery(
-          "accounts",
-          "active：当前账户（默认）；all：本浏览器 Cookie 中的全部账户（Bearer 时只有该会话的账户）",
-          {
-            type: "string",
-            enum: ["active", "all"],
-          },
-        ),
-        stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认服务器时区", { type: "string", maxLength: 64 }),
-        ...extra,
-      ],
+      parameters: [...RANGE_PARAMS, ...extra],
       responses: {
         "200": {
           description: "成功时 success 为 true；参数无效时 success 为 false，message 为「请求参数无效: <参数>」",
@@ -390,6 +425,37 @@ export function openApiDocument(): object {
         "每次同步时记录的站点余额（范围内每天最后一次），最近 7 天的日均消费（美元），以及按此速度余额还能用的天数。",
         "UsageBalanceSuccess",
         [],
+      ),
+      "/api/export/count": ledgerRoute(
+        "exportCount",
+        "导出行数",
+        "CSV 导出（同样的参数）将包含的行数与文件名，供下载前显示。",
+        "ExportCountSuccess",
+        EXPORT_FILTERS,
+      ),
+      "/api/export/usage.csv": fileRoute(
+        "exportUsageCsv",
+        "导出 CSV",
+        "账本中的日志逐行导出为 CSV：UTF-8 带 BOM、CRLF 换行、RFC 4180 引号规则（Excel 与 WPS 可直接打开）；" +
+          "以 = + - @ 制表符或回车开头的文字单元格前加 ' 以防公式注入（数字不变）。" +
+          "列：时间（tz 时区）、站点、用户、类型、模型、令牌、提示 tokens、补全 tokens、额度、金额 (USD)、耗时 (ms)、流式、说明。" +
+          "边读边发：内存不随导出大小增长，客户端断开即停止读取。范围最长 366 天。",
+        "text/csv",
+        [...RANGE_PARAMS, ...EXPORT_FILTERS],
+      ),
+      "/api/export/statement.pdf": fileRoute(
+        "exportStatementPdf",
+        "月度对账单 PDF",
+        "某月的 A4 对账单：每个账户的站点与用户、当月消费（美元与站点货币）、期初与期末余额（有同步记录时）、按模型与按令牌的消费表、" +
+          "每日消费图、充值，以及生成时间与账本覆盖范围（未完全同步的月份会注明）；多个账户时首页为汇总。中文以文字嵌入，可搜索、可复制。",
+        "application/pdf",
+        [
+          {
+            ...stringQuery("month", "月份 YYYY-MM（必填）", { type: "string", pattern: "^\\d{4}-(0[1-9]|1[0-2])$" }),
+            required: true,
+          },
+          ...RANGE_PARAMS.slice(2),
+        ],
       ),
       "/api/usage/sync": {
         post: {
