@@ -498,9 +498,9 @@ test("用量分析 downloads the range as CSV (its row count shown first) and th
     exports.getByRole("link", { name: "下载 CSV" }).click(),
   ]);
   expect(csv.suggestedFilename()).toMatch(/^usage_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/);
-  const bytes = readFileSync((await csv.path())!);
+  const bytes = readFileSync(await csv.path());
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-  const rows = parse(bytes, { bom: true }) as string[][];
+  const rows = parse(bytes, { bom: true });
   expect(rows[0]?.slice(0, 4)).toEqual(["时间", "站点", "用户", "类型"]);
   expect(rows.length - 1).toBe(shown);
   expect(new Set(rows.slice(1).map((r) => r[1]))).toEqual(new Set(["new-api 站点"]));
@@ -510,7 +510,7 @@ test("用量分析 downloads the range as CSV (its row count shown first) and th
     exports.getByRole("link", { name: "下载月度对账单 PDF" }).click(),
   ]);
   expect(pdf.suggestedFilename()).toMatch(/^statement_\d{4}-\d{2}\.pdf$/);
-  const text = execFileSync("pdftotext", ["-layout", (await pdf.path())!, "-"]).toString();
+  const text = execFileSync("pdftotext", ["-layout", await pdf.path(), "-"]).toString();
   expect(text).toContain("用量对账单");
   expect(text).toContain("new-api 站点");
   expect(text).toContain("按模型");

@@ -65,7 +65,7 @@ afterAll(async () => {
 
 describe("a million-row CSV export", () => {
   it("streams every row with the server's memory flat", async () => {
-    const count = await (await fetch(`${app.url}/api/export/count?${query}`, { headers: auth })).json();
+    const count = (await (await fetch(`${app.url}/api/export/count?${query}`, { headers: auth })).json()) as unknown;
     expect(count).toMatchObject({ success: true, data: { rows: ROWS } });
     const before = rssMb(app.pid);
     let peak = before;
@@ -94,6 +94,17 @@ describe("a million-row CSV export", () => {
     // Flat: what the second half of the rows adds is small, and the whole stays under 50 MB.
     expect(peak - halfway).toBeLessThan(10);
     expect(peak - before).toBeLessThan(50);
+    // One log line for the export: who, the range, the rows; no token.
+    await new Promise((r) => setTimeout(r, 200));
+    const logged = app
+      .output()
+      .split("\n")
+      .filter((l) => l.includes('"export.csv"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.map((l) => [typeof l.site, l.user, l.rows, l.complete])).toEqual([
+      ["number", site.user.id, ROWS, true],
+    ]);
+    expect(JSON.stringify(logged)).not.toContain(site.user.token);
   }, 120_000);
 
   it("stops reading the store when the client goes away", async () => {

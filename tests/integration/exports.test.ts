@@ -94,7 +94,7 @@ describe("the CSV export", () => {
         .split("\n")
         .every((l, i, all) => i === all.length - 1 || l.endsWith("\r")),
     ).toBe(true);
-    const rows = parse(csv, { bom: true, record_delimiter: "\r\n" }) as string[][];
+    const rows = parse(csv, { bom: true, record_delimiter: "\r\n" });
     expect(rows[0]).toEqual(CSV_HEADER);
 
     const where = { siteId: a.account.siteId, siteUserId: BigInt(a.account.siteUserId) };
@@ -146,7 +146,7 @@ describe("the CSV export", () => {
     if (!count.success) throw new Error(count.message);
     const answer = await api.export.usageCsv(filtered);
     if (!answer.success) throw new Error(answer.message);
-    const rows = (parse(await text(answer.data.body), { bom: true }) as string[][]).slice(1);
+    const rows = parse(await text(answer.data.body), { bom: true }).slice(1);
     expect(rows.length).toBe(count.data.rows);
     expect(rows.length).toBeGreaterThan(0);
     expect(new Set(rows.map((r) => `${r[3]} ${r[4]}`))).toEqual(new Set(["消费 gpt-4o"]));
