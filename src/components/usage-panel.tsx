@@ -308,32 +308,22 @@ export default function UsagePanel() {
               </button>
             ))}
           </div>
-          <label className="inline">
-            从
-            <input
-              type="date"
-              value={range.from}
-              max={range.to}
-              aria-label="起始日"
-              onChange={(e) => {
-                setPreset("custom");
-                if (e.target.value) setRange({ ...range, from: e.target.value });
-              }}
-            />
-          </label>
-          <label className="inline">
-            至
-            <input
-              type="date"
-              value={range.to}
-              min={range.from}
-              aria-label="结束日"
-              onChange={(e) => {
-                setPreset("custom");
-                if (e.target.value) setRange({ ...range, to: e.target.value });
-              }}
-            />
-          </label>
+          {(["from", "to"] as const).map((end) => (
+            <label key={end} className="inline">
+              {end === "from" ? "从" : "至"}
+              <input
+                type="date"
+                value={range[end]}
+                min={end === "to" ? range.from : undefined}
+                max={end === "from" ? range.to : undefined}
+                aria-label={end === "from" ? "起始日" : "结束日"}
+                onChange={(e) => {
+                  setPreset("custom");
+                  if (e.target.value) setRange({ ...range, [end]: e.target.value });
+                }}
+              />
+            </label>
+          ))}
           <label className="inline">
             账户
             <select value={accounts} onChange={(e) => setAccounts(e.target.value === "all" ? "all" : "active")}>

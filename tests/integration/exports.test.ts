@@ -5,15 +5,13 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CSV_HEADER } from "../../src/server/accounts/export-csv";
-import { syncLedger } from "../../src/server/accounts/ledger";
-import { accountOf } from "../../src/server/accounts/overview";
 import { clearSiteDataCache } from "../../src/server/accounts/site-data";
 import { dayIn, offsetAt } from "../../src/server/accounts/time";
 import { resetGates } from "../../src/server/gateway/gate";
-import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInLog } from "../../src/demo/gateway";
-import { bearer, callerFor, cookieFrom } from "../support/caller";
+import { bearer, callerFor } from "../support/caller";
+import { signInAndSync } from "../support/ledger";
 import { tempStore, type TempDb } from "../support/db";
 import { startFamilySite, type FamilySite } from "../support/families";
 
@@ -51,22 +49,7 @@ async function synced(index: number, cookie = "", name = "导出站点") {
   for (const [i, t] of TRICKY.entries()) site.history.logs.push({ ...base, createdAt: NOW - 600 - i, ...t });
   site.history.logs.sort((a, b) => a.createdAt - b.createdAt);
   const { id } = await siteRegistry(store.db).add({ name, url: site.gateway.url });
-  const { api, ctx } = callerFor(store.db, cookie ? { cookie } : {});
-  const login = await api.auth.login({ userId: site.user.id, accessToken: site.user.token, siteId: id });
-  if (!login.success) throw new Error(login.message);
-  const session = (await sessionStore(store.db).findValid(login.data.sessionToken))!;
-  await syncLedger(
-    store.db,
-    accountOf(session),
-    { db: store.db, timeoutMs: 5000, perMinute: 100_000 },
-    { backfillDays: 40, now: NOW },
-  );
-  return {
-    site,
-    token: login.data.sessionToken,
-    cookie: cookieFrom(ctx.resHeaders) || cookie,
-    account: accountOf(session),
-  };
+  return { site, ...(await signInAndSync(store.db, id, site.user, NOW, cookie)) };
 }
 
 /** The bytes as text, a BOM kept (Response.text() would drop it). */

@@ -1,13 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { syncLedger } from "../../src/server/accounts/ledger";
-import { accountOf } from "../../src/server/accounts/overview";
 import { clearSiteDataCache } from "../../src/server/accounts/site-data";
 import { dayIn } from "../../src/server/accounts/time";
 import { resetGates } from "../../src/server/gateway/gate";
-import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily, StandInLog } from "../../src/demo/gateway";
-import { bearer, callerFor, cookieFrom } from "../support/caller";
+import { bearer, callerFor } from "../support/caller";
+import { signInAndSync } from "../support/ledger";
 import { tempStore, type TempDb } from "../support/db";
 import { startFamilySite, type FamilySite } from "../support/families";
 
@@ -37,22 +35,8 @@ async function synced(family: StandInFamily, index: number, cookie = "") {
   const site = await startFamilySite(family, index, {}, { days: 40, now: NOW - 60, callsPerDay: 200 });
   open.push(site);
   const { id } = await siteRegistry(store.db).add({ name: `站点 ${family}`, url: site.gateway.url });
-  const { api, ctx } = callerFor(store.db, cookie ? { cookie } : {});
-  const login = await api.auth.login({ userId: site.user.id, accessToken: site.user.token, siteId: id });
-  if (!login.success) throw new Error(login.message);
-  const session = (await sessionStore(store.db).findValid(login.data.sessionToken))!;
-  await syncLedger(
-    store.db,
-    accountOf(session),
-    { db: store.db, timeoutMs: 5000, perMinute: 100_000 },
-    { backfillDays: 40, now: NOW },
-  );
-  return {
-    site,
-    token: login.data.sessionToken,
-    cookie: cookieFrom(ctx.resHeaders) || cookie,
-    logs: site.history.logs,
-  };
+  const signed = await signInAndSync(store.db, id, site.user, NOW, cookie);
+  return { site, token: signed.token, cookie: signed.cookie, logs: site.history.logs };
 }
 
 const consume = (logs: StandInLog[]) => logs.filter((l) => l.type === 2);
