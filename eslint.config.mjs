@@ -5,19 +5,21 @@ import tseslint from "typescript-eslint";
  * The layers of design.md "Shape", one way down:
  *   app/ → http/ (adapters) → api/ (routers) → auth/, accounts/ → session/ → sites/ (domain) → gateway/, db/ → core/ → net/
  *   jobs/ (background work, started by the server entry) → domain
+ *   admin/ (the operator, beside the accounts) → sites/ and below
  * Each folder of src/server names the folders it must never import; crossing one fails lint.
  */
-const SERVER = ["net", "core", "db", "gateway", "sites", "session", "auth", "accounts", "jobs", "api", "http"];
-const DOMAIN = ["sites", "session", "auth", "accounts"];
+const SERVER = ["net", "core", "db", "gateway", "sites", "session", "auth", "accounts", "admin", "jobs", "api", "http"];
+const DOMAIN = ["sites", "session", "auth", "accounts", "admin"];
 const forbidden = {
   net: SERVER.filter((f) => f !== "net"),
   core: SERVER.filter((f) => f !== "core" && f !== "net"),
   db: [...DOMAIN, "gateway", "jobs", "api", "http"],
   gateway: [...DOMAIN, "db", "jobs", "api", "http"],
-  sites: ["session", "auth", "accounts", "jobs", "api", "http"],
-  session: ["auth", "accounts", "jobs", "api", "http", "gateway"],
-  auth: ["accounts", "jobs", "api", "http"],
-  accounts: ["auth", "jobs", "api", "http"],
+  sites: ["session", "auth", "accounts", "admin", "jobs", "api", "http"],
+  session: ["auth", "accounts", "admin", "jobs", "api", "http", "gateway"],
+  auth: ["accounts", "admin", "jobs", "api", "http"],
+  accounts: ["auth", "admin", "jobs", "api", "http"],
+  admin: ["session", "auth", "accounts", "jobs", "api", "http"],
   jobs: ["api", "http"],
   api: ["http", "jobs"],
   http: ["jobs"],

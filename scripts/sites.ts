@@ -2,9 +2,14 @@
  * Site registry CLI: `npm run sites -- add --name <n> --url <u> | list | update <id> [--name <n>]
  * [--url <u>] | remove <id> | probe <id>`. `probe` asks the site's `/api/status` now and stores its
  * family, version and money settings (otherwise refreshed when older than an hour). Each answer is one line of JSON on stdout; errors go to stderr with
- * a non-zero exit (2 for a malformed command, 1 otherwise).
+ * a non-zero exit (2 for a malformed command, 1 otherwise). `admin-password` reads the operator's
+ * new password from standard input (asked twice, unseen, on a terminal) and stores its scrypt hash;
+ * every operator session ends.
  */
+import { createInterface } from "node:readline";
+import { Writable } from "node:stream";
 import { parseArgs } from "node:util";
+import { OperatorError, setOperatorPassword } from "../src/server/admin/operator";
 import { closeDb, db } from "../src/server/db/client";
 import { EnvError, env } from "../src/server/core/env";
 import { probeSite } from "../src/server/sites/probe";
@@ -16,9 +21,37 @@ const USAGE = `用法:
   npm run sites -- list
   npm run sites -- update <id> [--name <名称>] [--url <地址>]
   npm run sites -- remove <id>
-  npm run sites -- probe <id>`;
+  npm run sites -- probe <id>
+  npm run sites -- admin-password        （从标准输入读取新的管理员密码）`;
 
 class UsageError extends Error {}
+
+/** One line typed at a terminal without showing it. */
+function askHidden(question: string): Promise<string> {
+  return new Promise((resolve) => {
+    const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+    process.stderr.write(question);
+    const rl = createInterface({ input: process.stdin, output: muted, terminal: true });
+    rl.once("line", (line) => {
+      rl.close();
+      process.stderr.write("\n");
+      resolve(line);
+    });
+  });
+}
+
+/** The new password: from a terminal typed twice and compared, else the first line of stdin. */
+async function readNewPassword(): Promise<string> {
+  if (process.stdin.isTTY) {
+    const first = await askHidden("新的管理员密码: ");
+    const second = await askHidden("再输入一次: ");
+    if (first !== second) throw new OperatorError("两次输入的密码不一致", "invalid");
+    return first;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
+}
 
 function siteIdArg(raw: string | undefined): number {
   const id = parseSiteId(raw);
@@ -62,6 +95,12 @@ async function run(argv: string[]): Promise<unknown> {
         timeoutMs: env().SITE_TIMEOUT_MS,
         perMinute: env().SITE_REQUESTS_PER_MINUTE,
       });
+    case "admin-password": {
+      if (rest.length > 0) throw new UsageError(`多余的参数: ${rest.join(" ")}`);
+      const ended = await db().operatorSession.count();
+      await setOperatorPassword(db(), await readNewPassword());
+      return { passwordSet: true, endedSessions: ended };
+    }
     default:
       throw new UsageError(`未知命令: ${command}`);
   }
@@ -79,7 +118,7 @@ async function main(): Promise<number> {
       process.stderr.write(`${message ? `错误: ${message}\n` : ""}${USAGE}\n`);
       return 2;
     }
-    if (error instanceof SiteError || error instanceof EnvError) {
+    if (error instanceof SiteError || error instanceof EnvError || error instanceof OperatorError) {
       process.stderr.write(`错误: ${error.message}\n`);
       return 1;
     }

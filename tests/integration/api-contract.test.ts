@@ -6,6 +6,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDashboardClient, isUnauthorized } from "../../src/client";
+import { setOperatorPassword } from "../../src/server/admin/operator";
 import { loginFailureCases } from "../support/cases";
 import { ALICE, BOB } from "../support/gateway";
 import { ROOT, freePort, startApp, type RunningApp } from "../support/server";
@@ -331,5 +332,43 @@ describe("the usage ledger routes", () => {
       expect(bad).toEqual({ success: false, message: `请求参数无效: ${param}` });
       await conforms(await fetch(`${app.url}${route}?${query}`), route, "get", 401);
     }
+  });
+});
+
+describe("the operator's routes", () => {
+  it("answer as documented", async () => {
+    const password = "operator password for the contract";
+    await setOperatorPassword(fx.store.db, password);
+    const wrong = await conforms(
+      await post(app.url, "/api/admin/login", { password: "not the password" }),
+      "/api/admin/login",
+      "post",
+      401,
+    );
+    expect(wrong).toEqual({ success: false, message: "管理员密码错误" });
+    const ok = await conforms(await post(app.url, "/api/admin/login", { password }), "/api/admin/login", "post", 200);
+    const token = (ok.data as { token: string }).token;
+    const audit = await conforms(
+      await fetch(`${app.url}/api/admin/audit`, { headers: { authorization: `Bearer ${token}` } }),
+      "/api/admin/audit",
+      "get",
+      200,
+    );
+    expect((audit.data as Array<{ action: string }>).map((e) => e.action).slice(0, 2)).toEqual([
+      "signIn",
+      "signInFailed",
+    ]);
+    await conforms(
+      await fetch(`${app.url}/api/admin/logout`, { method: "POST", headers: { authorization: `Bearer ${token}` } }),
+      "/api/admin/logout",
+      "post",
+      200,
+    );
+    await conforms(
+      await fetch(`${app.url}/api/admin/audit`, { headers: { authorization: `Bearer ${token}` } }),
+      "/api/admin/audit",
+      "get",
+      401,
+    );
   });
 });

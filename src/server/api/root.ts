@@ -1,4 +1,5 @@
 import { accountRouter } from "./routers/account";
+import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
 import { exportRouter } from "./routers/export";
 import { sessionRouter } from "./routers/session";
@@ -8,6 +9,7 @@ import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   account: accountRouter,
+  admin: adminRouter,
   auth: authRouter,
   export: exportRouter,
   session: sessionRouter,

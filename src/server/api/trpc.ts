@@ -5,6 +5,8 @@
 import { TRPCError, initTRPC } from "@trpc/server";
 import { MSG } from "../core/messages";
 import { isDatabaseUnavailable } from "../db/errors";
+import { clearOperatorCookie, operatorTokenFromCookie } from "../admin/cookie";
+import { operatorSession } from "../admin/operator";
 import { isForeignRequest } from "../net/origin";
 import { clearSessionCookie, setBrowserAccounts } from "../session/cookie";
 import { resolveSession } from "../session/request";
@@ -67,4 +69,26 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) =
   // Accounts whose sessions ended elsewhere dropped out on the way to the active one.
   if (found.via === "cookie" && found.changed) await setBrowserAccounts(ctx.resHeaders, found.browser, ctx.secure);
   return next({ ctx: { session: found.session, browser: found.via === "cookie" ? found.browser : null } });
+});
+
+/**
+ * Requires a live operator session (design.md 15): `Authorization: Bearer` with an operator
+ * token, or the operator's cookie; cross-site cookie-authenticated mutations are refused. A
+ * gateway account's session is no operator session (its token is not in that table).
+ */
+export const operatorProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+  const auth = ctx.headers.get("authorization");
+  const bearer = auth?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
+  const fromCookie = bearer === null ? operatorTokenFromCookie(ctx.headers.get("cookie"), ctx.secure) : null;
+  if (fromCookie !== null && type === "mutation") refuseForeign(ctx);
+  const token = bearer ?? fromCookie;
+  const session = token === null ? null : await operatorSession(ctx.db, token);
+  if (!session || token === null) {
+    if (fromCookie !== null) clearOperatorCookie(ctx.resHeaders, ctx.secure);
+    throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
+  }
+  ctx.resHeaders.set("Cache-Control", "no-store");
+  return next({
+    ctx: { operatorToken: token, operatorVia: bearer !== null ? ("bearer" as const) : ("cookie" as const) },
+  });
 });

@@ -141,6 +141,7 @@ const INTERNAL = {
   content: json(ref("Failure"), { internal: failureExample(MSG.internal) }),
 };
 const SESSION_SECURITY = [{ bearerAuth: [] }, { cookieAuth: [] }];
+const ADMIN_SECURITY = [{ bearerAuth: [] }, { adminCookieAuth: [] }];
 
 const intQuery = (name: string, description: string, min: number, max: number, dflt?: number) => ({
   name,
@@ -457,6 +458,111 @@ export function openApiDocument(): object {
           ...RANGE_PARAMS.slice(2),
         ],
       ),
+      "/api/admin/login": {
+        post: {
+          operationId: "adminLogin",
+          summary: "管理员登录",
+          description:
+            "以管理员密码（在服务器上用 npm run sites -- admin-password 设置，只保存 scrypt 散列）登录，取得管理员会话令牌（8 小时），" +
+            "可作 Bearer 使用，同时设置 HttpOnly 的管理员 Cookie。管理员会话与网关账户的会话互不通用。",
+          security: [],
+          requestBody: {
+            required: true,
+            content: json({ type: "object", properties: { password: { type: "string" } }, required: ["password"] }),
+          },
+          responses: {
+            "200": {
+              description: "登录成功",
+              content: json({
+                type: "object",
+                properties: {
+                  success: { const: true },
+                  data: { type: "object", properties: { token: { type: "string" } }, required: ["token"] },
+                },
+                required: ["success", "data"],
+              }),
+            },
+            "401": {
+              description: "密码错误（缺少或类型不对也是同一答复）",
+              content: json(ref("Failure"), { wrong: failureExample("管理员密码错误") }),
+            },
+            "403": {
+              description: "来自其他站点的浏览器请求",
+              content: json(ref("Failure"), { badOrigin: failureExample(MSG.badOrigin) }),
+            },
+            "412": {
+              description: "尚未设置管理员密码",
+              content: json(ref("Failure"), {
+                notSet: failureExample("尚未设置管理员密码：请在服务器上运行 npm run sites -- admin-password"),
+              }),
+            },
+            "413": {
+              description: "请求体超过 64 KiB",
+              content: json(ref("Failure"), { tooLarge: failureExample(MSG.bodyTooLarge) }),
+            },
+            "429": {
+              description: "尝试过于频繁（按客户端地址，且所有地址合计也有上限）",
+              headers: { "Retry-After": { description: "可以重试前的秒数", schema: { type: "integer", minimum: 1 } } },
+              content: json(ref("Failure"), { rateLimited: failureExample(MSG.rateLimited) }),
+            },
+            "500": INTERNAL,
+            "503": UNAVAILABLE,
+          },
+        },
+      },
+      "/api/admin/logout": {
+        post: {
+          operationId: "adminLogout",
+          summary: "管理员退出",
+          description: "结束当前管理员会话（Bearer 或管理员 Cookie）。",
+          security: ADMIN_SECURITY,
+          responses: {
+            "200": { description: "已退出", content: json(ref("LogoutSuccess")) },
+            "401": UNAUTHORIZED,
+            "403": FORBIDDEN,
+            "500": INTERNAL,
+            "503": UNAVAILABLE,
+          },
+        },
+      },
+      "/api/admin/audit": {
+        get: {
+          operationId: "adminAudit",
+          summary: "审计日志",
+          description: "管理员登录、登录失败、密码修改与站点变更（含变更前后），按时间倒序，最近 100 条。",
+          security: ADMIN_SECURITY,
+          responses: {
+            "200": {
+              description: "审计日志",
+              content: json({
+                type: "object",
+                properties: {
+                  success: { const: true },
+                  data: {
+                    type: "array",
+                    items: {
+                      type: "object",
+                      properties: {
+                        at: { type: "string", format: "date-time" },
+                        action: { type: "string", description: "signIn、signInFailed、password 等" },
+                        actor: { type: "string", description: "客户端地址，或「命令行」" },
+                        siteId: { type: ["integer", "null"] },
+                        before: { description: "变更前（站点变更时）" },
+                        after: { description: "变更后（站点变更时）" },
+                      },
+                      required: ["at", "action", "actor", "siteId", "before", "after"],
+                    },
+                  },
+                },
+                required: ["success", "data"],
+              }),
+            },
+            "401": UNAUTHORIZED,
+            "500": INTERNAL,
+            "503": UNAVAILABLE,
+          },
+        },
+      },
       "/api/usage/sync": {
         post: {
           operationId: "usageSync",
@@ -502,6 +608,13 @@ export function openApiDocument(): object {
           in: "cookie",
           name: "gd_session",
           description: "浏览器会话 Cookie（HTTPS 下名为 __Host-gd_session）",
+        },
+        adminCookieAuth: {
+          type: "apiKey",
+          in: "cookie",
+          name: "gd_admin",
+          description:
+            "管理员会话 Cookie（HTTPS 下名为 __Host-gd_admin）；管理员路由的 Bearer 为 /api/admin/login 返回的 token",
         },
       },
     },

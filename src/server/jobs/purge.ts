@@ -21,7 +21,7 @@ export async function purgeExpiredSessions(store = sessionStore(db())): Promise<
 
 let timer: NodeJS.Timeout | undefined;
 
-/** Every minute: expired sessions, and the sign-in counters of finished windows. */
+/** Every minute: expired sessions (the accounts' and the operator's), and the sign-in counters of finished windows. */
 export function startPurges(): void {
   if (timer) return;
   timer = setInterval(() => {
@@ -29,6 +29,7 @@ export function startPurges(): void {
       .then(async (n) => {
         if (n > 0) logEvent("sessions.purged", { count: n });
         await purgeLoginAttempts(db());
+        await db().operatorSession.deleteMany({ where: { expiresAt: { lt: new Date() } } });
       })
       .catch((error: unknown) => logError("purge", error));
   }, INTERVAL_MS);

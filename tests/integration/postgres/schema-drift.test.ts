@@ -108,8 +108,10 @@ describe("one source of truth for the models", () => {
     expect(fromPostgres.tables).toEqual(modelShape());
     expect(fromPostgres.indexes).toEqual(fromSqlite.indexes);
     expect(fromSqlite.indexes).toEqual([
+      "audit_log(at)",
       "ledger_entries(site_id,site_user_id,at,fingerprint,ordinal)",
       "login_attempts(window_start)",
+      "operator_sessions(expires_at)",
       "sessions(expires_at)",
       "sessions(site_id,site_user_id)",
     ]);

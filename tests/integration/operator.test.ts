@@ -1,0 +1,185 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { operatorSignIn, setOperatorPassword } from "../../src/server/admin/operator";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { bearer, callerFor, signInWith } from "../support/caller";
+import { tempSqlite, tempStore, type TempDb } from "../support/db";
+import { ALICE, startLegacyGateway } from "../support/gateway";
+import { ROOT } from "../support/server";
+
+/**
+ * The operator (design.md 15): the password set with the CLI as a scrypt hash, sign-in with its
+ * own session and cookie, rate limits per address and in total, the CSRF rule, expiry, and the two
+ * kinds of session never standing in for each other; every sign-in in the audit log.
+ */
+
+const PASSWORD = "correct horse battery staple";
+let store: TempDb;
+
+beforeEach(async () => {
+  store = await tempStore();
+});
+afterEach(async () => {
+  await store.cleanup();
+});
+
+const from = (address: string, headers: Record<string, string> = {}, loginRateLimit = 20) =>
+  callerFor(store.db, headers, { clientAddress: address, loginRateLimit });
+
+describe("npm run sites -- admin-password", () => {
+  it("stores only a scrypt hash, refuses a short password, and replacing it ends every operator session", async () => {
+    const cli = tempSqlite();
+    try {
+      const run = (input: string) => {
+        const res = spawnSync(
+          process.execPath,
+          [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/sites.ts", "admin-password"],
+          { cwd: ROOT, env: { ...process.env, DATABASE_URL: cli.url, DATA_DIR: cli.dir }, input, encoding: "utf8" },
+        );
+        return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+      };
+      const short = run("too short\n");
+      expect(short.code).toBe(1);
+      expect(short.stderr).toContain("密码至少需要 12 个字符");
+      expect(await cli.db.operator.count()).toBe(0);
+
+      const set = run(`${PASSWORD}\n`);
+      expect(set.code, set.stderr).toBe(0);
+      expect(JSON.parse(set.stdout)).toEqual({ passwordSet: true, endedSessions: 0 });
+      const row = await cli.db.operator.findUniqueOrThrow({ where: { id: 1 } });
+      expect(row.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$/);
+      expect(row.passwordHash).not.toContain(PASSWORD);
+
+      await operatorSignIn(cli.db, { password: PASSWORD, clientAddress: "10.0.0.1", perMinute: 20 });
+      const again = run("another long password\n");
+      expect(JSON.parse(again.stdout)).toEqual({ passwordSet: true, endedSessions: 1 });
+      expect(await cli.db.operatorSession.count()).toBe(0);
+      await expect(
+        operatorSignIn(cli.db, { password: PASSWORD, clientAddress: "10.0.0.1", perMinute: 20 }),
+      ).rejects.toThrow("管理员密码错误");
+    } finally {
+      await cli.cleanup();
+    }
+  }, 60_000);
+});
+
+describe("the operator's sign-in", () => {
+  it("says how to set a password when none is set", async () => {
+    await expect(from("10.0.0.1").api.admin.login({ password: PASSWORD })).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: "尚未设置管理员密码：请在服务器上运行 npm run sites -- admin-password",
+    });
+  });
+
+  it("signs in with the right password (token, HttpOnly cookie), refuses a wrong one uniformly, and logs both", async () => {
+    await setOperatorPassword(store.db, PASSWORD);
+    for (const password of ["wrong password here", "", undefined, 42]) {
+      await expect(from("10.0.0.1").api.admin.login({ password })).rejects.toMatchObject({
+        code: "UNAUTHORIZED",
+        message: "管理员密码错误",
+      });
+    }
+    const { api, ctx } = from("10.0.0.2");
+    const answer = await api.admin.login({ password: PASSWORD });
+    expect(answer.data.token).toMatch(/^[0-9a-f-]{36}$/);
+    const cookie = ctx.resHeaders.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^gd_admin=[0-9a-f-]{36}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=28800$/);
+    // Only the token's SHA-256 is stored.
+    expect((await store.db.operatorSession.findMany()).map((r) => r.id)).toEqual([
+      createHash("sha256").update(answer.data.token).digest("hex"),
+    ]);
+
+    const audit = await from("10.0.0.2", bearer(answer.data.token)).api.admin.audit();
+    expect(audit.data.map((e) => [e.action, e.actor])).toEqual([
+      ["signIn", "10.0.0.2"],
+      ["signInFailed", "10.0.0.1"],
+      ["signInFailed", "10.0.0.1"],
+      ["signInFailed", "10.0.0.1"],
+      ["signInFailed", "10.0.0.1"],
+      ["password", "命令行"],
+    ]);
+    expect(JSON.stringify(audit)).not.toContain(PASSWORD);
+
+    await from("10.0.0.2", bearer(answer.data.token)).api.admin.logout();
+    await expect(from("10.0.0.2", bearer(answer.data.token)).api.admin.audit()).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "未登录或登录已过期",
+    });
+  });
+
+  it("limits attempts per address and in total, the right password included, with Retry-After", async () => {
+    await setOperatorPassword(store.db, PASSWORD);
+    for (let i = 0; i < 2; i++) {
+      await expect(from("10.0.0.1", {}, 2).api.admin.login({ password: "wrong password here" })).rejects.toThrow();
+    }
+    const limited = from("10.0.0.1", {}, 2);
+    await expect(limited.api.admin.login({ password: PASSWORD })).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: "登录尝试过于频繁，请稍后再试",
+    });
+    expect(Number(limited.ctx.resHeaders.get("retry-after"))).toBeGreaterThan(0);
+    // Other addresses go on until all of them together reach three times the budget.
+    for (let i = 0; i < 4; i++) {
+      await expect(
+        from(`10.0.1.${i}`, {}, 2).api.admin.login({ password: "wrong password here" }),
+      ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    }
+    await expect(from("10.0.2.1", {}, 2).api.admin.login({ password: PASSWORD })).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+    });
+  });
+
+  it("refuses a sign-in from another site's page, and a cross-site sign-out by cookie", async () => {
+    await setOperatorPassword(store.db, PASSWORD);
+    await expect(
+      from("10.0.0.1", { origin: "https://evil.example" }).api.admin.login({ password: PASSWORD }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN", message: "非法的请求来源" });
+    expect(await store.db.operatorSession.count()).toBe(0);
+    const { data } = await from("10.0.0.1").api.admin.login({ password: PASSWORD });
+    await expect(
+      from("10.0.0.1", { cookie: `gd_admin=${data.token}`, origin: "https://evil.example" }).api.admin.logout(),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(from("10.0.0.1", { cookie: `gd_admin=${data.token}` }).api.admin.audit()).resolves.toMatchObject({
+      success: true,
+    });
+  });
+
+  it("ends a session after 8 hours", async () => {
+    await setOperatorPassword(store.db, PASSWORD);
+    const { data } = await from("10.0.0.1").api.admin.login({ password: PASSWORD });
+    await store.db.operatorSession.updateMany({ data: { expiresAt: new Date(Date.now() - 1000) } });
+    await expect(from("10.0.0.1", bearer(data.token)).api.admin.audit()).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+    });
+    expect(await store.db.operatorSession.count()).toBe(0);
+  });
+});
+
+describe("two kinds of session", () => {
+  it("an operator session reads no account, and an account's session no admin route", async () => {
+    await setOperatorPassword(store.db, PASSWORD);
+    const gateway = await startLegacyGateway();
+    try {
+      const { id } = await siteRegistry(store.db).add({ name: "站点", url: gateway.url });
+      const account = await signInWith(store.db, id, ALICE);
+      const { data } = await from("10.0.0.1").api.admin.login({ password: PASSWORD });
+      const asOperator = [bearer(data.token), { cookie: `gd_admin=${data.token}` }];
+      for (const headers of asOperator) {
+        const { api } = from("10.0.0.1", headers);
+        await expect(api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+        await expect(api.account.summary({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+        await expect(api.usage.summary({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+        await expect(api.export.count({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+      }
+      for (const headers of [bearer(account.token), { cookie: account.cookie }]) {
+        const { api } = from("10.0.0.1", headers);
+        await expect(api.admin.audit()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+        await expect(api.admin.logout()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+      }
+    } finally {
+      await gateway.close();
+    }
+  });
+});
