@@ -7,6 +7,7 @@ import { siteRegistry } from "../../src/server/sites/registry";
 import { bearer, callerFor, signInWith } from "../support/caller";
 import { tempSqlite, tempStore, type TempDb } from "../support/db";
 import { ALICE, startLegacyGateway } from "../support/gateway";
+import { startFamilySite } from "../support/families";
 import { ROOT } from "../support/server";
 
 /**
@@ -178,6 +179,124 @@ describe("two kinds of session", () => {
         await expect(api.admin.audit()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
         await expect(api.admin.logout()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
       }
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe("managing the sites", () => {
+  it("adds after a probe, asks before saving an unreachable site, edits, removes on confirmation, and logs it all", async () => {
+    await setOperatorPassword(store.db, PASSWORD);
+    const newApi = await startFamilySite("new-api", 0);
+    const hub = await startFamilySite("one-hub", 1);
+    const closed = await startFamilySite("one-api", 2);
+    await closed.gateway.close();
+    try {
+      const { data } = await from("10.0.0.9").api.admin.login({ password: PASSWORD });
+      const { api } = from("10.0.0.9", bearer(data.token));
+
+      expect(await api.admin.addSite({ name: "坏地址", url: "ftp://example.com" })).toEqual({
+        success: false,
+        message: "站点地址必须以 http:// 或 https:// 开头: ftp://example.com",
+      });
+      expect(await api.admin.addSite({ name: "", url: newApi.gateway.url })).toMatchObject({ success: false });
+      expect(await api.admin.addSite({ name: "x", url: 42 })).toEqual({ success: false, message: "请求参数无效: url" });
+
+      const added = await api.admin.addSite({ name: "主站", url: `${newApi.gateway.url}/`, requestsPerMinute: 30 });
+      if (!added.success) throw new Error(added.message);
+      expect(added.data.probe).toMatchObject({ reachable: true, family: "new-api", quotaPerUnit: 500_000 });
+      expect(added.data.site).toMatchObject({
+        name: "主站",
+        url: newApi.gateway.url,
+        family: "new-api",
+        requestsPerMinute: 30,
+        health: { ok: true, error: null },
+        liveSessions: 0,
+      });
+
+      const unreachable = await api.admin.addSite({ name: "已关闭", url: closed.gateway.url });
+      expect(unreachable).toMatchObject({
+        success: false,
+        needsConfirmation: true,
+        probe: { reachable: false, error: "连接被拒绝" },
+      });
+      expect((await api.admin.sites()).data.map((s) => s.name)).toEqual(["主站"]);
+      const confirmed = await api.admin.addSite({ name: "已关闭", url: closed.gateway.url, confirmUnreachable: true });
+      if (!confirmed.success) throw new Error(confirmed.message);
+      expect(confirmed.data.site.health).toMatchObject({ ok: false, error: "连接被拒绝" });
+
+      // Moving a site to another address probes it first: now it is a one-hub.
+      const id = added.data.site.id;
+      const moved = await api.admin.editSite({ id, name: "主站（新）", url: hub.gateway.url, requestsPerMinute: null });
+      if (!moved.success) throw new Error(moved.message);
+      expect(moved.data.site).toMatchObject({ name: "主站（新）", family: "one-hub", requestsPerMinute: null });
+
+      // Removal says how many live sessions the site has, and needs a yes; the sessions go on.
+      const account = await signInWith(store.db, id, hub.user);
+      expect(await api.admin.removeSite({ id })).toEqual({ success: true, data: { removed: false, liveSessions: 1 } });
+      expect(await api.admin.removeSite({ id, confirm: true })).toEqual({
+        success: true,
+        data: { removed: true, liveSessions: 1 },
+      });
+      const me = await callerFor(store.db, bearer(account.token)).api.auth.me();
+      expect(me.data).not.toHaveProperty("site");
+
+      const probed = await api.admin.probe({});
+      if (!probed.success) throw new Error(probed.message);
+      expect(probed.data.map((s) => [s.name, s.health?.ok])).toEqual([["已关闭", false]]);
+
+      const log = (await api.admin.audit()).data;
+      expect(log.slice(0, 4).map((e) => [e.action, e.siteId])).toEqual([
+        ["siteRemove", id],
+        ["siteEdit", id],
+        ["siteAdd", confirmed.data.site.id],
+        ["siteAdd", id],
+      ]);
+      expect(log[1]).toMatchObject({
+        before: { name: "主站", url: newApi.gateway.url, requestsPerMinute: 30 },
+        after: { name: "主站（新）", url: hub.gateway.url, requestsPerMinute: null },
+      });
+      expect(log[0]?.before).toMatchObject({ name: "主站（新）" });
+    } finally {
+      await Promise.all([newApi.gateway.close(), hub.gateway.close()]);
+    }
+  });
+
+  it("keeps a site's own request budget", async () => {
+    const site = await startFamilySite("new-api", 0);
+    try {
+      const { id } = await siteRegistry(store.db).add({ name: "站点", url: site.gateway.url });
+      await siteRegistry(store.db).setBudget(id, 2);
+      const { token } = await signInWith(store.db, id, site.user);
+      const api = callerFor(store.db, bearer(token), { siteRequestsPerMinute: 1000, siteBudgetWaitMs: 0 }).api;
+      // The probe and one page fill this site's budget of 2; the deployment's 1000 does not apply.
+      expect((await api.account.logs({ page: 1 })).success).toBe(true);
+      expect(await api.account.logs({ page: 2 })).toEqual({ success: false, message: "站点繁忙，请稍后再试" });
+      await expect(siteRegistry(store.db).setBudget(id, 0)).rejects.toThrow(
+        "每分钟请求数必须是 1 到 100000 之间的整数",
+      );
+    } finally {
+      await site.gateway.close();
+    }
+  });
+
+  it("answers every site route with 401 to an account's session", async () => {
+    const gateway = await startLegacyGateway();
+    try {
+      const { id } = await siteRegistry(store.db).add({ name: "站点", url: gateway.url });
+      const account = await signInWith(store.db, id, ALICE);
+      const { api } = from("10.0.0.1", bearer(account.token));
+      for (const call of [
+        () => api.admin.sites(),
+        () => api.admin.addSite({ name: "x", url: gateway.url }),
+        () => api.admin.editSite({ id, name: "y" }),
+        () => api.admin.removeSite({ id, confirm: true }),
+        () => api.admin.probe({}),
+      ]) {
+        await expect(call()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+      }
+      expect((await siteRegistry(store.db).list()).map((s) => s.name)).toEqual(["站点"]);
     } finally {
       await gateway.close();
     }

@@ -1,3 +1,10 @@
+-- AlterTable
+ALTER TABLE "sites" ADD COLUMN "health_at" DATETIME;
+ALTER TABLE "sites" ADD COLUMN "health_error" TEXT;
+ALTER TABLE "sites" ADD COLUMN "health_ms" INTEGER;
+ALTER TABLE "sites" ADD COLUMN "health_ok" BOOLEAN;
+ALTER TABLE "sites" ADD COLUMN "requests_per_minute" INTEGER;
+
 -- CreateTable
 CREATE TABLE "operator" (
     "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,

@@ -174,7 +174,9 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
   };
   let data: unknown;
   try {
-    const answer = await throughGate(site.id, deps, () => callSite(call));
+    // The operator may have set this site's own budget (design.md 15).
+    const budget = { ...deps, perMinute: site.requestsPerMinute ?? deps.perMinute };
+    const answer = await throughGate(site.id, budget, () => callSite(call));
     if (answer.status === 429) {
       pauseSite(site.id, answer.retryAfter);
       throw new SiteDataError(MSG.siteBusy, "busy");

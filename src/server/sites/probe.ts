@@ -4,7 +4,7 @@
  */
 import type { Db } from "../db/client";
 import { GatewayError, callSite, parseAnswer } from "../gateway/client";
-import { profileFrom } from "../gateway/families";
+import { profileFrom, type SiteProfile } from "../gateway/families";
 import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
 import { isRow } from "../gateway/reads";
 import { SiteError, siteRegistry, type ProfiledSite } from "./registry";
@@ -18,31 +18,47 @@ const probing = new Map<string, Promise<ProfiledSite | null>>();
 
 export type ProbeOptions = { timeoutMs: number; perMinute: number; maxWaitMs?: number };
 
-/** Asks the site now and stores what it says; SiteError with the reason when it cannot be read. */
-export async function probeSite(db: Db, siteId: number, opts: ProbeOptions): Promise<ProfiledSite> {
-  const registry = siteRegistry(db);
-  const site = await registry.find(siteId);
-  if (!site) throw new SiteError(`站点不存在: ${siteId}`);
+export type ProbeResult = { ok: true; ms: number; profile: SiteProfile } | { ok: false; ms: number; error: string };
+
+/** Sites not saved yet share this gate key (their probes go through one budget too). */
+const UNSAVED = 0;
+
+/** Asks a gateway at this address for its `/api/status`: what it is, or why it cannot be read. */
+export async function probeUrl(url: string, opts: ProbeOptions, gateKey = UNSAVED): Promise<ProbeResult> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
   let data: unknown;
   try {
-    const answer = await throughGate(site.id, opts, () =>
-      callSite({ siteUrl: site.url, path: "/api/status", timeoutMs: opts.timeoutMs }),
+    const answer = await throughGate(gateKey, opts, () =>
+      callSite({ siteUrl: url, path: "/api/status", timeoutMs: opts.timeoutMs }),
     );
     if (answer.status === 429) {
-      pauseSite(site.id, answer.retryAfter);
+      pauseSite(gateKey, answer.retryAfter);
       throw new SiteBusy(0);
     }
     data = parseAnswer(answer);
   } catch (error) {
-    if (error instanceof SiteBusy) throw new SiteError("站点探测失败: 站点繁忙，请稍后再试");
-    if (error instanceof GatewayError) throw new SiteError(`站点探测失败: ${error.message}`);
+    if (error instanceof SiteBusy) return { ok: false, ms: ms(), error: "站点繁忙，请稍后再试" };
+    if (error instanceof GatewayError) return { ok: false, ms: ms(), error: error.message };
     throw error;
   }
   const envelope = isRow(data) ? data : {};
   if (envelope.success !== true || !isRow(envelope.data)) {
-    throw new SiteError("站点探测失败: /api/status 没有返回站点状态");
+    return { ok: false, ms: ms(), error: "/api/status 没有返回站点状态" };
   }
-  const saved = await registry.saveProfile(site.id, profileFrom(envelope.data));
+  return { ok: true, ms: ms(), profile: profileFrom(envelope.data) };
+}
+
+/** Asks the site now and stores what it says and how it went; SiteError with the reason when it cannot be read. */
+export async function probeSite(db: Db, siteId: number, opts: ProbeOptions): Promise<ProfiledSite> {
+  const registry = siteRegistry(db);
+  const site = await registry.find(siteId);
+  if (!site) throw new SiteError(`站点不存在: ${siteId}`);
+  const at = new Date();
+  const result = await probeUrl(site.url, opts, site.id);
+  await registry.saveHealth(site.id, { at, ok: result.ok, ms: result.ms, error: result.ok ? null : result.error });
+  if (!result.ok) throw new SiteError(`站点探测失败: ${result.error}`);
+  const saved = await registry.saveProfile(site.id, result.profile);
   if (!saved) throw new SiteError(`站点不存在: ${siteId}`);
   return saved;
 }

@@ -28,10 +28,14 @@ const profileSelect = {
   currencySymbol: true,
   currencyRate: true,
   probedAt: true,
+  requestsPerMinute: true,
 } as const;
 
 /** A site with what its last probe found (the unprobed defaults before any). */
-export type ProfiledSite = Site & SiteProfile & { probedAt: Date | null };
+export type ProfiledSite = Site & SiteProfile & { probedAt: Date | null; requestsPerMinute: number | null };
+
+/** The last probe of a site, successful or not. */
+export type SiteHealth = { at: Date; ok: boolean; ms: number; error: string | null };
 
 type ProfileRow = Site & {
   family: string | null;
@@ -42,6 +46,7 @@ type ProfileRow = Site & {
   currencySymbol: string | null;
   currencyRate: number | null;
   probedAt: Date | null;
+  requestsPerMinute: number | null;
 };
 
 function fromProfileRow(row: ProfileRow): ProfiledSite {
@@ -63,6 +68,7 @@ function fromProfileRow(row: ProfileRow): ProfiledSite {
       rate: row.currencyRate ?? UNPROBED.money.rate,
     },
     probedAt: row.probedAt,
+    requestsPerMinute: row.requestsPerMinute,
   };
 }
 const MAX_SITE_ID = 2_147_483_647;
@@ -134,6 +140,31 @@ export function siteRegistry(db: Db) {
         },
       });
       return count > 0 ? this.profiled(id) : null;
+    },
+
+    async saveHealth(id: number, health: SiteHealth): Promise<void> {
+      await db.site.updateMany({
+        where: { id },
+        data: { healthAt: health.at, healthOk: health.ok, healthMs: health.ms, healthError: health.error },
+      });
+    },
+
+    async health(id: number): Promise<SiteHealth | null> {
+      const row = await db.site.findUnique({
+        where: { id },
+        select: { healthAt: true, healthOk: true, healthMs: true, healthError: true },
+      });
+      if (!row?.healthAt) return null;
+      return { at: row.healthAt, ok: row.healthOk === true, ms: row.healthMs ?? 0, error: row.healthError };
+    },
+
+    /** This site's request budget per minute (null: the deployment's default). */
+    async setBudget(id: number, perMinute: number | null): Promise<void> {
+      if (perMinute !== null && (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > 100_000)) {
+        throw new SiteError("每分钟请求数必须是 1 到 100000 之间的整数");
+      }
+      const { count } = await db.site.updateMany({ where: { id }, data: { requestsPerMinute: perMinute } });
+      if (count === 0) throw new SiteError(`站点不存在: ${id}`);
     },
 
     add(input: { name: string; url: string }): Promise<Site> {

@@ -1,3 +1,10 @@
+-- AlterTable
+ALTER TABLE "sites" ADD COLUMN     "health_at" TIMESTAMP(3),
+ADD COLUMN     "health_error" TEXT,
+ADD COLUMN     "health_ms" INTEGER,
+ADD COLUMN     "health_ok" BOOLEAN,
+ADD COLUMN     "requests_per_minute" INTEGER;
+
 -- CreateTable
 CREATE TABLE "operator" (
     "id" INTEGER NOT NULL,

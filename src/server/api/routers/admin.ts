@@ -2,6 +2,9 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { clearOperatorCookie, setOperatorCookie } from "../../admin/cookie";
 import { OperatorError, auditLog, operatorSignIn, operatorSignOut } from "../../admin/operator";
+import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
+import { MSG, failure } from "../../core/messages";
+import { SiteError, parseSiteId } from "../../sites/registry";
 import type { Context } from "../context";
 import { operatorProcedure, router, signInProcedure } from "../trpc";
 
@@ -30,7 +33,58 @@ async function signIn(ctx: Context, body: { password?: unknown } | undefined) {
   }
 }
 
-/** Site administration (design.md 15): the operator's sign-in, and what operators did. */
+const siteId = z.preprocess((v) => parseSiteId(v) ?? v, z.number().int().positive());
+const budget = z.preprocess(
+  (v) => (v === "" ? null : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v),
+  z.number().int().min(1).max(100_000).nullable().optional(),
+);
+const yes = z.preprocess((v) => v === true || v === "1" || v === "true", z.boolean());
+const siteInput = {
+  name: z.string().max(200),
+  url: z.string().max(2048),
+  requestsPerMinute: budget,
+  confirmUnreachable: yes.optional(),
+};
+const addInput = z.object(siteInput);
+const editInput = z.object({
+  id: siteId,
+  ...siteInput,
+  name: siteInput.name.optional(),
+  url: siteInput.url.optional(),
+});
+
+/** Parameters checked here: a bad one is the envelope's message, as everywhere. */
+function parsed<S extends z.ZodType>(
+  schema: S,
+  raw: unknown,
+): { ok: true; value: z.output<S> } | { ok: false; message: string } {
+  const result = schema.safeParse(raw ?? {});
+  if (result.success) return { ok: true, value: result.data };
+  const issue = result.error.issues[0];
+  return {
+    ok: false,
+    message: `${MSG.badParamPrefix}${issue?.path[0] !== undefined ? String(issue.path[0]) : "参数"}`,
+  };
+}
+
+/** A site change: a registry refusal (bad URL, unknown id) or a needed confirmation is an answer. */
+async function change<T>(op: () => Promise<T>) {
+  try {
+    return { success: true as const, data: await op() };
+  } catch (error) {
+    if (error instanceof NeedsConfirmation) {
+      return { success: false as const, message: error.message, needsConfirmation: true, probe: error.finding };
+    }
+    if (error instanceof SiteError) return failure(error.message);
+    throw error;
+  }
+}
+
+const anyInput = (raw: unknown) => raw;
+const actorOf = (ctx: Context) => ctx.clientAddress ?? "unknown";
+const probeOpts = (ctx: Context) => ({ timeoutMs: ctx.timeoutMs, perMinute: ctx.siteRequestsPerMinute });
+
+/** Site administration (design.md 15): the operator's sign-in, the sites, and what operators did. */
 export const adminRouter = router({
   /** REST POST /api/admin/login: the token for Bearer use (the cookie is set too). */
   login: signInProcedure.input(loginBody).mutation(async ({ ctx, input }) => ({
@@ -49,6 +103,41 @@ export const adminRouter = router({
     await operatorSignOut(ctx.db, ctx.operatorToken);
     clearOperatorCookie(ctx.resHeaders, ctx.secure);
     return { success: true as const };
+  }),
+
+  /** Every site with its profile, health, budget, live sessions and ledger entries. */
+  sites: operatorProcedure.query(async ({ ctx }) => ({ success: true as const, data: await listSites(ctx.db) })),
+
+  /** Adds a site after probing it (an unreachable one only with confirmUnreachable). */
+  addSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
+    const p = parsed(addInput, input);
+    if (!p.ok) return failure(p.message);
+    return change(() => addSite(ctx.db, p.value, actorOf(ctx), probeOpts(ctx)));
+  }),
+
+  /** Changes a site's name, address (probed first) or request budget. */
+  editSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
+    const p = parsed(editInput, input);
+    if (!p.ok) return failure(p.message);
+    const { id, ...rest } = p.value;
+    return change(() => editSite(ctx.db, id, rest, actorOf(ctx), probeOpts(ctx)));
+  }),
+
+  /** Removes a site when `confirm` is given; without it, says how many live sessions it has. */
+  removeSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
+    const p = parsed(z.object({ id: siteId, confirm: yes.optional() }), input);
+    if (!p.ok) return failure(p.message);
+    return change(() => removeSite(ctx.db, p.value.id, p.value.confirm === true, actorOf(ctx)));
+  }),
+
+  /** Probes one site, or every site when no id is given, now. */
+  probe: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
+    const p = parsed(z.object({ id: siteId.optional() }), input);
+    if (!p.ok) return failure(p.message);
+    const all = (await listSites(ctx.db)).map((s) => s.id);
+    const ids = p.value.id === undefined ? all : all.filter((id) => id === p.value.id);
+    if (p.value.id !== undefined && ids.length === 0) return failure(`站点不存在: ${p.value.id}`);
+    return { success: true as const, data: await probeSites(ctx.db, ids, probeOpts(ctx)) };
   }),
 
   /** Every operator sign-in, failed sign-in and change, newest first. */

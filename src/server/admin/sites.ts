@@ -1,0 +1,200 @@
+/**
+ * Managing the sites in the browser (design.md 15): the same validation as the CLI (the site
+ * registry), a probe of `/api/status` before anything is saved (an unreachable site only on
+ * explicit confirmation), each site's health, live sessions and ledger entries, and every change
+ * in the audit log with what it was before and after.
+ */
+import type { Db } from "../db/client";
+import { probeSite, probeUrl, type ProbeOptions, type ProbeResult } from "../sites/probe";
+import { SiteError, normalizeSiteUrl, siteRegistry, type ProfiledSite } from "../sites/registry";
+import { audit } from "./operator";
+
+export type SiteRow = {
+  id: number;
+  name: string;
+  url: string;
+  family: string;
+  version: string | null;
+  systemName: string | null;
+  money: ProfiledSite["money"];
+  probedAt: string | null;
+  health: { at: string; ok: boolean; ms: number; error: string | null } | null;
+  requestsPerMinute: number | null;
+  liveSessions: number;
+  ledgerEntries: number;
+};
+
+/** What a probe found, as the form shows it. */
+export type ProbeFinding =
+  | {
+      reachable: true;
+      ms: number;
+      family: string;
+      version: string | null;
+      systemName: string | null;
+      quotaPerUnit: number;
+    }
+  | { reachable: false; ms: number; error: string };
+
+export function findingOf(result: ProbeResult): ProbeFinding {
+  if (!result.ok) return { reachable: false, ms: result.ms, error: result.error };
+  const p = result.profile;
+  return {
+    reachable: true,
+    ms: result.ms,
+    family: p.family,
+    version: p.version,
+    systemName: p.systemName,
+    quotaPerUnit: p.money.quotaPerUnit,
+  };
+}
+
+/** A change that needs the operator's explicit yes: the site did not answer its probe. */
+export class NeedsConfirmation extends Error {
+  constructor(
+    message: string,
+    readonly finding: ProbeFinding,
+  ) {
+    super(message);
+  }
+}
+
+const snapshot = (s: { name: string; url: string; requestsPerMinute?: number | null }) => ({
+  name: s.name,
+  url: s.url,
+  requestsPerMinute: s.requestsPerMinute ?? null,
+});
+
+export async function listSites(db: Db, now = new Date()): Promise<SiteRow[]> {
+  const registry = siteRegistry(db);
+  const [sites, sessions, entries] = await Promise.all([
+    registry.listProfiled(),
+    db.session.groupBy({ by: ["siteId"], where: { expiresAt: { gt: now } }, _count: { _all: true } }),
+    db.ledgerEntry.groupBy({ by: ["siteId"], _count: { _all: true } }),
+  ]);
+  const live = new Map(sessions.map((s) => [s.siteId, s._count._all]));
+  const kept = new Map(entries.map((e) => [e.siteId, e._count._all]));
+  return Promise.all(
+    sites.map(async (s) => {
+      const health = await registry.health(s.id);
+      return {
+        id: s.id,
+        name: s.name,
+        url: s.url,
+        family: s.family,
+        version: s.version,
+        systemName: s.systemName,
+        money: s.money,
+        probedAt: s.probedAt?.toISOString() ?? null,
+        health: health && { ...health, at: health.at.toISOString() },
+        requestsPerMinute: s.requestsPerMinute,
+        liveSessions: live.get(s.id) ?? 0,
+        ledgerEntries: kept.get(s.id) ?? 0,
+      };
+    }),
+  );
+}
+
+/** Probes a URL before it is saved: what is there, or NeedsConfirmation unless `confirmed`. */
+async function probed(url: string, confirmed: boolean, opts: ProbeOptions): Promise<ProbeResult> {
+  const result = await probeUrl(url, opts);
+  if (!result.ok && !confirmed) {
+    throw new NeedsConfirmation(`站点无法访问（${result.error}）；确认仍要保存时请勾选「仍然保存」`, findingOf(result));
+  }
+  return result;
+}
+
+export async function addSite(
+  db: Db,
+  input: { name: string; url: string; requestsPerMinute?: number | null; confirmUnreachable?: boolean },
+  actor: string,
+  opts: ProbeOptions,
+): Promise<{ site: SiteRow; probe: ProbeFinding }> {
+  const registry = siteRegistry(db);
+  const url = normalizeSiteUrl(input.url);
+  const result = await probed(url, input.confirmUnreachable === true, opts);
+  const site = await registry.add({ name: input.name, url });
+  if (input.requestsPerMinute !== undefined) await registry.setBudget(site.id, input.requestsPerMinute);
+  await registry.saveHealth(site.id, {
+    at: new Date(),
+    ok: result.ok,
+    ms: result.ms,
+    error: result.ok ? null : result.error,
+  });
+  if (result.ok) await registry.saveProfile(site.id, result.profile);
+  await audit(db, {
+    action: "siteAdd",
+    actor,
+    siteId: site.id,
+    after: snapshot({ ...site, requestsPerMinute: input.requestsPerMinute }),
+  });
+  return { site: await rowOf(db, site.id), probe: findingOf(result) };
+}
+
+export async function editSite(
+  db: Db,
+  id: number,
+  input: { name?: string; url?: string; requestsPerMinute?: number | null; confirmUnreachable?: boolean },
+  actor: string,
+  opts: ProbeOptions,
+): Promise<{ site: SiteRow; probe: ProbeFinding | null }> {
+  const registry = siteRegistry(db);
+  const before = await registry.profiled(id);
+  if (!before) throw new SiteError(`站点不存在: ${id}`);
+  const url = input.url === undefined ? undefined : normalizeSiteUrl(input.url);
+  const moved = url !== undefined && url !== before.url;
+  const result = moved ? await probed(url, input.confirmUnreachable === true, opts) : null;
+  await registry.update(id, { name: input.name, url });
+  if (input.requestsPerMinute !== undefined) await registry.setBudget(id, input.requestsPerMinute);
+  if (result) {
+    await registry.saveHealth(id, {
+      at: new Date(),
+      ok: result.ok,
+      ms: result.ms,
+      error: result.ok ? null : result.error,
+    });
+    if (result.ok) await registry.saveProfile(id, result.profile);
+  }
+  const after = await registry.profiled(id);
+  await audit(db, { action: "siteEdit", actor, siteId: id, before: snapshot(before), after: after && snapshot(after) });
+  return { site: await rowOf(db, id), probe: result && findingOf(result) };
+}
+
+/** Removes a site once confirmed; its sessions go on (`me` then answers without `site`). */
+export async function removeSite(
+  db: Db,
+  id: number,
+  confirmed: boolean,
+  actor: string,
+): Promise<{ removed: boolean; liveSessions: number }> {
+  const registry = siteRegistry(db);
+  const before = await registry.profiled(id);
+  if (!before) throw new SiteError(`站点不存在: ${id}`);
+  const liveSessions = await db.session.count({ where: { siteId: id, expiresAt: { gt: new Date() } } });
+  if (!confirmed) return { removed: false, liveSessions };
+  await registry.remove(id);
+  await audit(db, { action: "siteRemove", actor, siteId: id, before: snapshot(before) });
+  return { removed: true, liveSessions };
+}
+
+/** Probes saved sites now (one, or all side by side); each site's health is stored. */
+export async function probeSites(db: Db, ids: number[], opts: ProbeOptions): Promise<SiteRow[]> {
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        await probeSite(db, id, opts);
+      } catch (error) {
+        // An unreachable site is a finding (its health says why), not a failure of the request.
+        if (!(error instanceof SiteError)) throw error;
+      }
+    }),
+  );
+  const rows = await listSites(db);
+  return rows.filter((r) => ids.includes(r.id));
+}
+
+async function rowOf(db: Db, id: number): Promise<SiteRow> {
+  const row = (await listSites(db)).find((r) => r.id === id);
+  if (!row) throw new SiteError(`站点不存在: ${id}`);
+  return row;
+}
