@@ -358,6 +358,54 @@ describe("the operator's routes", () => {
       "signIn",
       "signInFailed",
     ]);
+    const admin = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const listed = await conforms(
+      await fetch(`${app.url}/api/admin/sites`, { headers: admin }),
+      "/api/admin/sites",
+      "get",
+      200,
+    );
+    expect(listed.success).toBe(true);
+    const added = await conforms(
+      await post(app.url, "/api/admin/sites", { name: "契约站点", url: fx.legacy.url }, admin),
+      "/api/admin/sites",
+      "post",
+      200,
+    );
+    const id = (added.data as { site: { id: number } }).site.id;
+    const edited = await conforms(
+      await fetch(`${app.url}/api/admin/sites/${id}`, {
+        method: "PATCH",
+        headers: admin,
+        body: JSON.stringify({ name: "契约站点（改）", requestsPerMinute: 10 }),
+      }),
+      "/api/admin/sites/{id}",
+      "patch",
+      200,
+    );
+    expect(edited.data).toMatchObject({ site: { name: "契约站点（改）", requestsPerMinute: 10 } });
+    const probed = await conforms(
+      await fetch(`${app.url}/api/admin/sites/${id}/probe`, { method: "POST", headers: admin }),
+      "/api/admin/sites/{id}/probe",
+      "post",
+      200,
+    );
+    expect(probed.success).toBe(true);
+    const asked = await conforms(
+      await fetch(`${app.url}/api/admin/sites/${id}`, { method: "DELETE", headers: admin }),
+      "/api/admin/sites/{id}",
+      "delete",
+      200,
+    );
+    expect(asked).toEqual({ success: true, data: { removed: false, liveSessions: 0 } });
+    const removed = await conforms(
+      await fetch(`${app.url}/api/admin/sites/${id}?confirm=1`, { method: "DELETE", headers: admin }),
+      "/api/admin/sites/{id}",
+      "delete",
+      200,
+    );
+    expect(removed).toEqual({ success: true, data: { removed: true, liveSessions: 0 } });
+    await conforms(await fetch(`${app.url}/api/admin/sites`), "/api/admin/sites", "get", 401);
     await conforms(
       await fetch(`${app.url}/api/admin/logout`, { method: "POST", headers: { authorization: `Bearer ${token}` } }),
       "/api/admin/logout",

@@ -211,6 +211,65 @@ function fileRoute(operationId: string, summary: string, description: string, mi
   };
 }
 
+const SITE_ID = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "站点 id",
+  schema: { type: "integer", minimum: 1 },
+};
+const SITE_BODY = {
+  type: "object",
+  properties: {
+    name: { type: "string", maxLength: 200 },
+    url: { type: "string", maxLength: 2048 },
+    requestsPerMinute: { type: ["integer", "null"], minimum: 1, maximum: 100000 },
+    confirmUnreachable: { type: "boolean" },
+  },
+};
+
+/** An operator's site operation: the envelope, a refusal (bad address, unknown id, unconfirmed) as its message. */
+function adminOperation(
+  operationId: string,
+  summary: string,
+  description: string,
+  parameters: object[],
+  body?: object,
+) {
+  return {
+    operationId,
+    summary,
+    description: `${description} 需要管理员会话（Bearer 或管理员 Cookie）；每次变更记入审计日志。`,
+    security: ADMIN_SECURITY,
+    parameters,
+    ...(body ? { requestBody: { required: true, content: json(body) } } : {}),
+    responses: {
+      "200": {
+        description: "成功时 success 为 true；地址无效、站点不存在或需要确认时 success 为 false，message 说明原因",
+        content: json({
+          oneOf: [
+            { type: "object", properties: { success: { const: true }, data: {} }, required: ["success", "data"] },
+            {
+              type: "object",
+              properties: {
+                success: { const: false },
+                message: { type: "string" },
+                needsConfirmation: { type: "boolean" },
+                probe: { type: "object" },
+              },
+              required: ["success", "message"],
+            },
+          ],
+        }),
+      },
+      "401": UNAUTHORIZED,
+      "403": FORBIDDEN,
+      "500": INTERNAL,
+      "503": UNAVAILABLE,
+    },
+  };
+}
+
 /** A ledger analytics route: the range, the accounts and the time zone, answered from our store. */
 function ledgerRoute(operationId: string, summary: string, description: string, success: string, extra: object[]) {
   return {
@@ -524,6 +583,45 @@ export function openApiDocument(): object {
             "503": UNAVAILABLE,
           },
         },
+      },
+      "/api/admin/sites": {
+        get: adminOperation(
+          "adminSites",
+          "站点列表",
+          "每个站点：id、名称、地址、探测到的类型与版本、货币设置、健康状况（可达、延迟、上次探测时间与错误）、每分钟请求预算、有效会话数与账本条数。",
+          [],
+        ),
+        post: adminOperation(
+          "adminAddSite",
+          "添加站点",
+          "先校验地址（http/https，不含用户名密码与 # 片段）并探测 GET /api/status，答复中带探测结果（类型、版本、系统名、quota_per_unit）。" +
+            "站点无法访问时答复 needsConfirmation，除非 confirmUnreachable 为 true。",
+          [],
+          SITE_BODY,
+        ),
+      },
+      "/api/admin/sites/{id}": {
+        patch: adminOperation(
+          "adminEditSite",
+          "修改站点",
+          "修改名称、地址（新地址先探测，规则同添加）或每分钟请求预算（null 为默认值）。",
+          [SITE_ID],
+          SITE_BODY,
+        ),
+        delete: adminOperation(
+          "adminRemoveSite",
+          "移除站点",
+          "不带 confirm=1 时不移除，只答复该站点的有效会话数；带 confirm=1 时移除。移除后这些会话照常可用（me 不再带 site）。",
+          [SITE_ID, stringQuery("confirm", "1：确认移除", { type: "string", enum: ["1", "true"] })],
+        ),
+      },
+      "/api/admin/sites/{id}/probe": {
+        post: adminOperation(
+          "adminProbeSite",
+          "立即探测",
+          "立即探测该站点的 /api/status，保存类型、货币设置与健康状况。",
+          [SITE_ID],
+        ),
       },
       "/api/admin/audit": {
         get: {
