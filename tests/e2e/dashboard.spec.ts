@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import { ALICE, BOB, FAULT } from "../support/gateway";
-import { EMPTY_URL, FAMILIES, SITES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
+import { E2E_ADMIN_PASSWORD, EMPTY_URL, FAMILIES, SITES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
 
 test.beforeEach(async ({ page, consoleErrors }) => {
   void consoleErrors;
@@ -515,4 +515,85 @@ test("用量分析 downloads the range as CSV (its row count shown first) and th
   expect(text).toContain("new-api 站点");
   expect(text).toContain("按模型");
   await shot(page, "22-usage-exports");
+});
+
+test("/admin says how to set the operator's password when none is set", async ({ page }) => {
+  await page.goto(`${EMPTY_URL}/admin`);
+  await expect(page.getByRole("heading", { name: "站点管理" })).toBeVisible();
+  await expect(page.getByText("尚未设置管理员密码")).toBeVisible();
+  await expect(page.getByText("npm run sites -- admin-password")).toBeVisible();
+  await shot(page, "30-admin-no-password");
+});
+
+test("/admin: the operator signs in, adds sites of two families and an unreachable one, edits, removes, reads the audit log", async ({
+  page,
+}) => {
+  const newApi = FAMILIES.find((x) => x.family === "new-api")!;
+  const hub = FAMILIES.find((x) => x.family === "one-hub")!;
+  await page.goto(`${URL_}/admin`);
+  const password = page.getByLabel("管理员密码");
+  await password.fill("not the password");
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByRole("form", { name: "站点管理" }).getByRole("alert")).toHaveText("管理员密码错误");
+  await expect(password).toHaveValue("");
+  await shot(page, "31-admin-sign-in");
+  await password.fill(E2E_ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByRole("heading", { name: "站点管理", level: 1 })).toBeVisible();
+
+  // Add: probed first; the form says what it found.
+  const add = page.getByRole("form", { name: "添加" });
+  await add.getByLabel("名称").fill("管理测试 new-api");
+  await add.getByLabel("地址").fill(newApi.url);
+  await add.getByRole("button", { name: "添加" }).click();
+  await expect(add.getByRole("status")).toContainText("可访问");
+  await expect(add.getByRole("status")).toContainText("new-api");
+  const added = page.getByRole("listitem", { name: "管理测试 new-api" });
+  await expect(added).toContainText("可访问");
+
+  // An unreachable address: saved only after 仍然保存.
+  await add.getByLabel("名称").fill("管理测试 不可达");
+  await add.getByLabel("地址").fill("http://127.0.0.1:9");
+  await add.getByRole("button", { name: "添加" }).click();
+  await expect(add.getByRole("alert")).toContainText("站点无法访问");
+  await expect(page.getByRole("listitem", { name: "管理测试 不可达" })).toHaveCount(0);
+  await add.getByLabel("仍然保存（站点现在无法访问）").check();
+  await add.getByRole("button", { name: "添加" }).click();
+  const unreachable = page.getByRole("listitem", { name: "管理测试 不可达" });
+  await expect(unreachable).toContainText("无法访问");
+
+  // Edit: another name and the one-hub's address, probed again.
+  await added.getByRole("button", { name: "编辑" }).click();
+  const edit = added.getByRole("form", { name: "保存修改" });
+  await edit.getByLabel("名称").fill("管理测试 one-hub");
+  await edit.getByLabel("地址").fill(hub.url);
+  await edit.getByLabel("每分钟请求数（留空为默认）").fill("30");
+  await edit.getByRole("button", { name: "保存修改" }).click();
+  const moved = page.getByRole("listitem", { name: "管理测试 one-hub" });
+  await expect(moved).toContainText("one-hub");
+  await expect(moved).toContainText("30");
+  await shot(page, "32-admin-sites");
+
+  // Remove both, each after saying how many live sessions it has.
+  for (const item of [moved, unreachable]) {
+    await item.getByRole("button", { name: "移除" }).click();
+    await expect(item.getByRole("alertdialog", { name: "确认移除" })).toContainText("个有效会话");
+    await item.getByRole("button", { name: "确认移除" }).click();
+    await expect(item).toHaveCount(0);
+  }
+
+  const audit = page.getByRole("region", { name: "审计日志" });
+  await expect(audit.locator("tbody tr").first()).toContainText("移除站点");
+  await expect(audit).toContainText("修改站点");
+  await expect(audit).toContainText("添加站点");
+  await expect(audit).toContainText("登录失败");
+
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "站点管理", level: 1 })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "33-admin-phone");
+
+  await page.getByRole("button", { name: "退出" }).click();
+  await expect(page.getByLabel("管理员密码")).toBeVisible();
 });

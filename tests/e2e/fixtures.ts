@@ -11,9 +11,13 @@ export const SITES = JSON.parse(process.env.E2E_SITES ?? "{}") as {
   removable: number;
 };
 
+/** The operator's password on the store with sites. */
+export const E2E_ADMIN_PASSWORD = "operator password for e2e";
+
 /** The stand-in site of every gateway family (`<family> 站点`), its user and the history it serves. */
 export const FAMILIES = JSON.parse(process.env.E2E_FAMILIES ?? "[]") as {
   family: StandInFamily;
+  url: string;
   user: { id: number; token: string };
   totals: History["totals"];
   /** The `content` of the newest log entry. */

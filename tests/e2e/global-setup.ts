@@ -1,4 +1,6 @@
+import { setOperatorPassword } from "../../src/server/admin/operator";
 import { siteRegistry } from "../../src/server/sites/registry";
+import { E2E_ADMIN_PASSWORD } from "./fixtures";
 import { tempSqlite } from "../support/db";
 import { startApp } from "../support/server";
 import { FAMILY_LIST, startFamilySite } from "../support/families";
@@ -21,6 +23,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // One site of every gateway family, each with a month of history.
   const families = await Promise.all(FAMILY_LIST.map((family, i) => startFamilySite(family, i)));
   for (const f of families) await siteRegistry(fx.store.db).add({ name: `${f.family} 站点`, url: f.gateway.url });
+  // The operator's password on the store with sites (the empty one has none: /admin says how to set it).
+  await setOperatorPassword(fx.store.db, E2E_ADMIN_PASSWORD);
   process.env.E2E_URL = app.url;
   process.env.E2E_EMPTY_URL = emptyApp.url;
   process.env.E2E_DB_URL = fx.store.url;
@@ -28,6 +32,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.E2E_FAMILIES = JSON.stringify(
     families.map((f) => ({
       family: f.family,
+      url: f.gateway.url,
       user: { id: f.user.id, token: f.user.token },
       totals: f.history.totals,
       newest: [...f.history.logs].sort((a, b) => b.createdAt - a.createdAt)[0]?.content ?? "",

@@ -1,12 +1,12 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { clearOperatorCookie, setOperatorCookie } from "../../admin/cookie";
-import { OperatorError, auditLog, operatorSignIn, operatorSignOut } from "../../admin/operator";
+import { OperatorError, auditLog, operatorPasswordSet, operatorSignIn, operatorSignOut } from "../../admin/operator";
 import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
 import { MSG, failure } from "../../core/messages";
 import { SiteError, parseSiteId } from "../../sites/registry";
 import type { Context } from "../context";
-import { operatorProcedure, router, signInProcedure } from "../trpc";
+import { operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
 
 /** The body as it came: a missing or wrong password is the uniform 401, not a 400. */
 const loginBody = z.custom<{ password?: unknown } | undefined>(() => true);
@@ -86,6 +86,9 @@ const probeOpts = (ctx: Context) => ({ timeoutMs: ctx.timeoutMs, perMinute: ctx.
 
 /** Site administration (design.md 15): the operator's sign-in, the sites, and what operators did. */
 export const adminRouter = router({
+  /** Whether an operator password is set (the admin page explains how to set one when not). */
+  status: publicProcedure.query(async ({ ctx }) => ({ passwordSet: await operatorPasswordSet(ctx.db) })),
+
   /** REST POST /api/admin/login: the token for Bearer use (the cookie is set too). */
   login: signInProcedure.input(loginBody).mutation(async ({ ctx, input }) => ({
     success: true as const,
@@ -94,8 +97,16 @@ export const adminRouter = router({
 
   /** The admin page's sign-in: the same, answered without the token (the cookie carries it). */
   signIn: signInProcedure.input(loginBody).mutation(async ({ ctx, input }) => {
-    await signIn(ctx, input);
-    return { success: true as const };
+    try {
+      await signIn(ctx, input);
+      return { success: true as const };
+    } catch (error) {
+      // The page shows the message; HTTP errors are for REST clients (and fill the console).
+      if (error instanceof TRPCError && (error.code === "UNAUTHORIZED" || error.code === "PRECONDITION_FAILED")) {
+        return failure(error.message);
+      }
+      throw error;
+    }
   }),
 
   /** REST POST /api/admin/logout: ends the operator session. */
