@@ -11,8 +11,7 @@ export const SITES = JSON.parse(process.env.E2E_SITES ?? "{}") as {
   removable: number;
 };
 
-/** The operator's password on the store with sites. */
-export const E2E_ADMIN_PASSWORD = "operator password for e2e";
+export { E2E_ADMIN_PASSWORD } from "./constants";
 
 /** The stand-in site of every gateway family (`<family> 站点`), its user and the history it serves. */
 export const FAMILIES = JSON.parse(process.env.E2E_FAMILIES ?? "[]") as {
@@ -25,6 +24,10 @@ export const FAMILIES = JSON.parse(process.env.E2E_FAMILIES ?? "[]") as {
   /** The full keys of the user's tokens (none may reach the page). */
   tokenKeys: string[];
 }[];
+
+// The per-family tests are listed from this: without it they would silently not exist.
+if (FAMILIES.length === 0)
+  throw new Error("E2E_FAMILIES is empty: the global setup has not run before this module was loaded");
 
 /** A page that records console errors and failed requests; every test ends by asserting none. */
 export const test = base.extend<{ consoleErrors: string[] }>({

@@ -1,6 +1,7 @@
 import { setOperatorPassword } from "../../src/server/admin/operator";
 import { siteRegistry } from "../../src/server/sites/registry";
-import { E2E_ADMIN_PASSWORD } from "./fixtures";
+// Not from ./fixtures: the runner would keep that module as loaded here, before the sites exist.
+import { E2E_ADMIN_PASSWORD } from "./constants";
 import { tempSqlite } from "../support/db";
 import { startApp } from "../support/server";
 import { FAMILY_LIST, startFamilySite } from "../support/families";

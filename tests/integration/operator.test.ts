@@ -169,10 +169,26 @@ describe("two kinds of session", () => {
       const asOperator = [bearer(data.token), { cookie: `gd_admin=${data.token}` }];
       for (const headers of asOperator) {
         const { api } = from("10.0.0.1", headers);
-        await expect(api.auth.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-        await expect(api.account.summary({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-        await expect(api.usage.summary({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-        await expect(api.export.count({})).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+        for (const call of [
+          () => api.auth.me(),
+          () => api.auth.logout(),
+          () => api.session.list(),
+          () => api.account.list(),
+          () => api.account.summary({}),
+          () => api.account.logs({}),
+          () => api.account.tokens({}),
+          () => api.account.topups({}),
+          () => api.account.overview({}),
+          () => api.usage.status(),
+          () => api.usage.sync(),
+          () => api.usage.summary({}),
+          () => api.usage.balance({}),
+          () => api.export.count({}),
+          () => api.export.usageCsv({}),
+          () => api.export.statement({ month: "2026-11" }),
+        ]) {
+          await expect(call()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+        }
       }
       for (const headers of [bearer(account.token), { cookie: account.cookie }]) {
         const { api } = from("10.0.0.1", headers);
