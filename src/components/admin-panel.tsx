@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { api, errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { QueryProvider, trpc } from "@/src/trpc/react";
-import { formatLocal, formatNumber } from "./format";
+import { FAMILY_NAMES, formatLocal, formatNumber } from "./format";
 
 type Site = Extract<RouterOutputs["admin"]["sites"], { success: true }>["data"][number];
 type Finding =
@@ -18,15 +18,6 @@ type Finding =
     }
   | { reachable: false; error: string; ms: number };
 
-const FAMILY_NAMES: Record<string, string> = {
-  "new-api": "new-api",
-  "new-api-legacy": "new-api（旧版）",
-  veloera: "Veloera",
-  "one-api": "one-api",
-  "one-hub": "one-hub",
-  "done-hub": "done-hub",
-  unknown: "未知类型",
-};
 const ACTIONS: Record<string, string> = {
   signIn: "登录",
   signInFailed: "登录失败",
@@ -134,6 +125,16 @@ function SiteForm({
 }
 
 const budgetOf = (text: string): number | null => (text.trim() === "" ? null : Number(text.trim()));
+
+/** A refused add or edit as the form shows it: the message, what the probe found, whether to confirm. */
+function refusal(answer: { message: string }) {
+  return {
+    ok: false,
+    message: answer.message,
+    finding: "probe" in answer ? (answer.probe as Finding) : null,
+    needsConfirmation: "needsConfirmation" in answer,
+  };
+}
 
 function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
@@ -288,12 +289,7 @@ function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void }) {
               onChanged();
               return { ok: true, finding: answer.data.probe };
             }
-            return {
-              ok: false,
-              message: answer.message,
-              finding: "probe" in answer ? (answer.probe as Finding) : null,
-              needsConfirmation: "needsConfirmation" in answer,
-            };
+            return refusal(answer);
           }}
         />
       )}
@@ -379,12 +375,7 @@ function Panel() {
               refresh();
               return { ok: true, finding: answer.data.probe, message: "" };
             }
-            return {
-              ok: false,
-              message: answer.message,
-              finding: "probe" in answer ? (answer.probe as Finding) : null,
-              needsConfirmation: "needsConfirmation" in answer,
-            };
+            return refusal(answer);
           }}
         />
       </section>

@@ -61,3 +61,14 @@ export function formatDuration(ms: number | null): string {
   if (ms === null) return "—";
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+/** The gateway families as the pages name them. */
+export const FAMILY_NAMES: Record<string, string> = {
+  "new-api": "new-api",
+  "new-api-legacy": "new-api（旧版）",
+  veloera: "Veloera",
+  "one-api": "one-api",
+  "one-hub": "one-hub",
+  "done-hub": "done-hub",
+  unknown: "未识别（按 new-api 读取）",
+};

@@ -2,18 +2,8 @@
 
 import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
-import { formatMoney, formatNumber, type MoneySettings } from "./format";
+import { FAMILY_NAMES, formatMoney, formatNumber, type MoneySettings } from "./format";
 import { Failed, Freshness, Loading, Stat, useAnswer, useRefreshing } from "./site-data";
-
-const FAMILY: Record<string, string> = {
-  "new-api": "new-api",
-  "new-api-legacy": "new-api（旧版）",
-  veloera: "Veloera",
-  "one-api": "one-api",
-  "one-hub": "one-hub",
-  "done-hub": "done-hub",
-  unknown: "未识别（按 new-api 读取）",
-};
 
 function browserTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -58,7 +48,7 @@ export function SummaryPanel() {
       </section>
       <div className="panel-foot">
         <span className="muted">
-          站点类型：{FAMILY[s.site.family] ?? s.site.family}
+          站点类型：{FAMILY_NAMES[s.site.family] ?? s.site.family}
           {s.money.display === "CNY" || s.money.display === "CUSTOM"
             ? ` · 1 美元 = ${s.money.rate} ${s.money.symbol}`
             : ""}

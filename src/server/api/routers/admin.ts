@@ -3,7 +3,8 @@ import { z } from "zod";
 import { clearOperatorCookie, setOperatorCookie } from "../../admin/cookie";
 import { OperatorError, auditLog, operatorPasswordSet, operatorSignIn, operatorSignOut } from "../../admin/operator";
 import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
-import { MSG, failure } from "../../core/messages";
+import { parseParams } from "../../accounts/schemas";
+import { failure } from "../../core/messages";
 import { SiteError, parseSiteId } from "../../sites/registry";
 import type { Context } from "../context";
 import { operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
@@ -52,20 +53,6 @@ const editInput = z.object({
   name: siteInput.name.optional(),
   url: siteInput.url.optional(),
 });
-
-/** Parameters checked here: a bad one is the envelope's message, as everywhere. */
-function parsed<S extends z.ZodType>(
-  schema: S,
-  raw: unknown,
-): { ok: true; value: z.output<S> } | { ok: false; message: string } {
-  const result = schema.safeParse(raw ?? {});
-  if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0];
-  return {
-    ok: false,
-    message: `${MSG.badParamPrefix}${issue?.path[0] !== undefined ? String(issue.path[0]) : "参数"}`,
-  };
-}
 
 /** A site change: a registry refusal (bad URL, unknown id) or a needed confirmation is an answer. */
 async function change<T>(op: () => Promise<T>) {
@@ -121,14 +108,14 @@ export const adminRouter = router({
 
   /** Adds a site after probing it (an unreachable one only with confirmUnreachable). */
   addSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
-    const p = parsed(addInput, input);
+    const p = parseParams(addInput, input);
     if (!p.ok) return failure(p.message);
     return change(() => addSite(ctx.db, p.value, actorOf(ctx), probeOpts(ctx)));
   }),
 
   /** Changes a site's name, address (probed first) or request budget. */
   editSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
-    const p = parsed(editInput, input);
+    const p = parseParams(editInput, input);
     if (!p.ok) return failure(p.message);
     const { id, ...rest } = p.value;
     return change(() => editSite(ctx.db, id, rest, actorOf(ctx), probeOpts(ctx)));
@@ -136,14 +123,14 @@ export const adminRouter = router({
 
   /** Removes a site when `confirm` is given; without it, says how many live sessions it has. */
   removeSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
-    const p = parsed(z.object({ id: siteId, confirm: yes.optional() }), input);
+    const p = parseParams(z.object({ id: siteId, confirm: yes.optional() }), input);
     if (!p.ok) return failure(p.message);
     return change(() => removeSite(ctx.db, p.value.id, p.value.confirm === true, actorOf(ctx)));
   }),
 
   /** Probes one site, or every site when no id is given, now. */
   probe: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
-    const p = parsed(z.object({ id: siteId.optional() }), input);
+    const p = parseParams(z.object({ id: siteId.optional() }), input);
     if (!p.ok) return failure(p.message);
     const all = (await listSites(ctx.db)).map((s) => s.id);
     const ids = p.value.id === undefined ? all : all.filter((id) => id === p.value.id);
