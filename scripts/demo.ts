@@ -7,6 +7,8 @@
  */
 import { newApiUser, startGateway } from "../src/demo/gateway";
 import { demoHistory } from "../src/demo/history";
+import { setOperatorPassword } from "../src/server/admin/operator";
+import { verifyPassword } from "../src/server/admin/password";
 import { closeDb, db } from "../src/server/db/client";
 import { siteRegistry, type Site } from "../src/server/sites/registry";
 import { prepareOrExit } from "./prepare";
@@ -83,6 +85,12 @@ for (const [i, demo] of DEMO_SITES.entries()) {
       : await sites.add({ name: demo.name, url }),
   );
 }
+// The operator's page too: a known password, set only when none is (a real one is never replaced).
+const DEMO_ADMIN_PASSWORD = "demo-admin-password";
+const operator = await db().operator.findUnique({ where: { id: 1 } });
+if (!operator) await setOperatorPassword(db(), DEMO_ADMIN_PASSWORD, "演示");
+const adminPassword =
+  !operator || (await verifyPassword(DEMO_ADMIN_PASSWORD, operator.passwordHash)) ? DEMO_ADMIN_PASSWORD : null;
 await closeDb(db());
 
 buildIfNeeded();
@@ -95,6 +103,7 @@ console.log(`
 演示站点已就绪: ${registered.map((s) => `${s.name} (${s.url})`).join("，")}
 打开 http://${process.env.HOST || "127.0.0.1"}:${port} 并使用以下任一账户登录，再从账户菜单「添加账户」登录其余的:
 ${lines.join("\n")}
+站点管理: http://${process.env.HOST || "127.0.0.1"}:${port}/admin ${adminPassword ? `管理员密码 ${adminPassword}` : "（使用已设置的管理员密码）"}
 `);
 
 serveProduction(() => void Promise.all(gateways.map((g) => g.close())));
