@@ -271,6 +271,8 @@ async function benchBudget() {
       DATA_DIR: store.dir,
       LOGIN_RATE_LIMIT: "0",
       SITE_REQUESTS_PER_MINUTE: String(PER_MINUTE),
+      // Live requests alone: the sign-ins' ledger backfills would share the site's minute.
+      LEDGER_SYNC_MINUTES: "0",
       SESSION_PASSWORD: "bench-password-0123456789-abcdefghijklmnop",
     });
     const base = app.url;

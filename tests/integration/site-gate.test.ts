@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clearSiteDataCache } from "../../src/server/accounts/site-data";
-import { nextSlot, pauseSite, resetGates } from "../../src/server/gateway/gate";
+import { SiteBusy, nextSlot, pauseSite, resetGates, throughGate } from "../../src/server/gateway/gate";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { syncLedger } from "../../src/server/accounts/ledger";
 import { accountOf } from "../../src/server/accounts/overview";
@@ -91,11 +91,11 @@ describe("the site's budget", () => {
     expect(s.gateway.peakInFlight()).toBe(4);
   });
 
-  it("leaves a quarter of the budget to live views while a ledger sync reads the site", async () => {
+  it("leaves half of the budget to live views while a ledger sync reads the site", async () => {
     const s = await site();
     const session = (await sessionStore(store.db).findValid(s.token))!;
     const before = s.gateway.requests.length;
-    // A budget of 8 a minute: the sync may take 6 of them, one call at a time (with no wait
+    // A budget of 8 a minute: the sync may take 4 of them, one call at a time (with no wait
     // allowed, it stops there, to resume later).
     const sync = syncLedger(
       store.db,
@@ -104,11 +104,29 @@ describe("the site's budget", () => {
       { backfillDays: 30 },
     );
     await expect(sync).rejects.toThrow("站点繁忙，请稍后再试");
-    expect(s.gateway.requests.length - before).toBe(6); // the probe, the balance and four log pages
+    expect(s.gateway.requests.length - before).toBe(4); // the probe, the balance and two log pages
     expect(s.gateway.peakInFlight()).toBe(1);
-    // Live views still have their quarter.
-    const live = await Promise.all([s.call(8, 0).account.tokens({}), s.call(8, 0).account.topups({})]);
-    expect(live.map((a) => a.success)).toEqual([true, true]);
+    // Live views still have their half.
+    const live = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => s.call(8, 0).account.logs({ page: i + 10, pageSize: 5 })),
+    );
+    expect(live.map((a) => a.success)).toEqual([true, true, true, true]);
+  });
+
+  it("lets no background call go while a live one waits for its place", async () => {
+    let release: () => void = () => undefined;
+    const hang = new Promise<void>((resolve) => (release = resolve));
+    // Four live calls hold every place in flight; a fifth waits for one.
+    const live = Array.from({ length: 5 }, () => throughGate(991, { perMinute: 100 }, () => hang));
+    const background = throughGate(991, { perMinute: 100, maxWaitMs: 300, background: true }, () =>
+      Promise.resolve("went"),
+    );
+    await expect(background).rejects.toBeInstanceOf(SiteBusy);
+    release();
+    await Promise.all(live);
+    await expect(throughGate(991, { perMinute: 100, background: true }, () => Promise.resolve("went"))).resolves.toBe(
+      "went",
+    );
   });
 
   it("shares one call among identical requests in flight", async () => {

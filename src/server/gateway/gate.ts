@@ -26,14 +26,21 @@ export class SiteBusy extends Error {
   }
 }
 
-type SiteState = { limit: LimitFunction; background: LimitFunction; slots: number[]; pausedUntil: number };
+type SiteState = {
+  limit: LimitFunction;
+  background: LimitFunction;
+  slots: number[];
+  pausedUntil: number;
+  /** Live calls waiting for their place or slot: background work waits while there are any. */
+  liveWaiting: number;
+};
 
 const states = new Map<number, SiteState>();
 
 function stateOf(siteId: number): SiteState {
   let state = states.get(siteId);
   if (!state) {
-    state = { limit: pLimit(MAX_IN_FLIGHT), background: pLimit(1), slots: [], pausedUntil: 0 };
+    state = { limit: pLimit(MAX_IN_FLIGHT), background: pLimit(1), slots: [], pausedUntil: 0, liveWaiting: 0 };
     states.set(siteId, state);
   }
   return state;
@@ -70,12 +77,15 @@ async function reserve(state: SiteState, perMinute: number, maxWaitMs: number, n
 
 /**
  * `background`: work nobody is waiting for (the ledger's sync). It goes one call at a time per
- * site and leaves a quarter of the budget to live views, so a backfill never makes a page wait.
+ * site, only while no live call is waiting, and within half of the budget, so a backfill leaves
+ * live views the other half at once and never goes before one.
  */
 export type Budget = { perMinute: number; maxWaitMs?: number; background?: boolean };
 
 /** The part of a site's budget background work may use. */
-export const backgroundShare = (perMinute: number) => Math.max(1, perMinute - Math.max(1, Math.floor(perMinute / 4)));
+export const backgroundShare = (perMinute: number) => Math.max(1, Math.floor(perMinute / 2));
+
+const LIVE_FIRST_POLL_MS = 100;
 
 /**
  * Runs one call to the site inside its in-flight limit and its budget. The budget slot is taken
@@ -87,17 +97,34 @@ export function throughGate<T>(siteId: number, budget: Budget, call: () => Promi
   const state = stateOf(siteId);
   const maxWaitMs = budget.maxWaitMs ?? MAX_BUDGET_WAIT_MS;
   if (budget.background) {
-    return state.background(() =>
-      state.limit(async () => {
+    return state.background(async () => {
+      const since = Date.now();
+      while (state.liveWaiting > 0) {
+        if (Date.now() - since > maxWaitMs) throw new SiteBusy(LIVE_FIRST_POLL_MS);
+        await sleep(LIVE_FIRST_POLL_MS);
+      }
+      return state.limit(async () => {
         await reserve(state, backgroundShare(budget.perMinute), maxWaitMs);
         return call();
-      }),
-    );
+      });
+    });
   }
-  return state.limit(async () => {
-    await reserve(state, budget.perMinute, maxWaitMs);
-    return call();
-  });
+  state.liveWaiting++;
+  let waiting = true;
+  const done = () => {
+    if (waiting) state.liveWaiting--;
+    waiting = false;
+  };
+  return state
+    .limit(async () => {
+      try {
+        await reserve(state, budget.perMinute, maxWaitMs);
+      } finally {
+        done();
+      }
+      return call();
+    })
+    .finally(done);
 }
 
 /** The site answered 429: no call to it until `Retry-After` (seconds or a date) has passed, else 10 s. */
