@@ -35,6 +35,9 @@ const t = initTRPC.context<Context>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+/** Parameters that arrive as JSON or query strings and are checked by the procedure, so a bad one is a message, not a 400. */
+export const anyInput = (raw: unknown) => raw;
+
 /** A store that cannot be reached is a 503 with a plain message, not a 500 or a hang. */
 export const publicProcedure = t.procedure.use(async ({ next }) => {
   const result = await next();

@@ -32,10 +32,7 @@ import {
 import { clearSessionCookie, setBrowserAccounts, type BrowserAccounts } from "../../session/cookie";
 import type { LiveSession } from "../../session/store";
 import type { Context } from "../context";
-import { authedProcedure, router } from "../trpc";
-
-/** Parameters arrive as JSON or query strings and are checked here, so a bad one is a message, not a 400. */
-const anyInput = (raw: unknown) => raw;
+import { anyInput, authedProcedure, router } from "../trpc";
 
 type Ok<T> = { success: true; data: T };
 

@@ -7,7 +7,7 @@ import { parseParams } from "../../accounts/schemas";
 import { failure } from "../../core/messages";
 import { SiteError, parseSiteId } from "../../sites/registry";
 import type { Context } from "../context";
-import { operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
+import { anyInput, operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
 
 /** The body as it came: a missing or wrong password is the uniform 401, not a 400. */
 const loginBody = z.custom<{ password?: unknown } | undefined>(() => true);
@@ -67,7 +67,6 @@ async function change<T>(op: () => Promise<T>) {
   }
 }
 
-const anyInput = (raw: unknown) => raw;
 const actorOf = (ctx: Context) => ctx.clientAddress ?? "unknown";
 const probeOpts = (ctx: Context) => ({ timeoutMs: ctx.timeoutMs, perMinute: ctx.siteRequestsPerMinute });
 

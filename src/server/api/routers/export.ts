@@ -6,8 +6,8 @@ import { exportCsvInput, parseParams, statementInput, usageRange } from "../../a
 import { statementFileName, statementPdf } from "../../accounts/statement";
 import { dayIn, serverTimeZone } from "../../accounts/time";
 import type { Context } from "../context";
-import { authedProcedure, router } from "../trpc";
-import { anyInput, sessionsFor } from "./usage";
+import { anyInput, authedProcedure, router } from "../trpc";
+import { sessionsFor } from "./usage";
 
 /** A file to download: REST writes it as the response body (the tRPC endpoint cannot carry it). */
 export type FileData = { filename: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array };

@@ -9,7 +9,7 @@ import { dayIn, serverTimeZone } from "../../accounts/time";
 import type { BrowserAccounts } from "../../session/cookie";
 import type { LiveSession } from "../../session/store";
 import type { Context } from "../context";
-import { authedProcedure, router } from "../trpc";
+import { anyInput, authedProcedure, router } from "../trpc";
 
 /**
  * Starts a sync of the session's account in the background (the first one copies
@@ -30,9 +30,6 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
     logError("ledger.sync", error);
   });
 }
-
-/** Parameters arrive as JSON or query strings and are checked here, so a bad one is a message, not a 400. */
-export const anyInput = (raw: unknown) => raw;
 
 /**
  * The live sessions whose ledgers a request may read: the active account, or with `all` every
