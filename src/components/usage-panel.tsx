@@ -23,6 +23,12 @@ import { formatLocal, formatNumber } from "./format";
 import { Empty, Failed, Stat, useAnswer } from "./site-data";
 
 const COLORS = ["#2563eb", "#16a34a", "#f59e0b", "#dc2626", "#7c3aed", "#0891b2", "#db2777", "#65a30d", "#9ca3af"];
+/** The lines of the requests-and-tokens chart: requests on the left axis, tokens on the right. */
+const VOLUME_LINES = [
+  { key: "requests", name: "请求", axis: "requests" },
+  { key: "promptTokens", name: "提示 tokens", axis: "tokens" },
+  { key: "completionTokens", name: "补全 tokens", axis: "tokens" },
+] as const;
 /** Models past this many are summed as 其他 in the daily chart. */
 const TOP_MODELS = 8;
 
@@ -448,30 +454,17 @@ export default function UsagePanel() {
                 />
                 <Tooltip formatter={(v) => formatNumber(Number(v))} />
                 <Legend wrapperStyle={{ fontSize: 12 }} />
-                <Line
-                  yAxisId="requests"
-                  dataKey="requests"
-                  name="请求"
-                  stroke={COLORS[0]}
-                  dot={false}
-                  isAnimationActive={false}
-                />
-                <Line
-                  yAxisId="tokens"
-                  dataKey="promptTokens"
-                  name="提示 tokens"
-                  stroke={COLORS[1]}
-                  dot={false}
-                  isAnimationActive={false}
-                />
-                <Line
-                  yAxisId="tokens"
-                  dataKey="completionTokens"
-                  name="补全 tokens"
-                  stroke={COLORS[2]}
-                  dot={false}
-                  isAnimationActive={false}
-                />
+                {VOLUME_LINES.map((l, n) => (
+                  <Line
+                    key={l.key}
+                    yAxisId={l.axis}
+                    dataKey={l.key}
+                    name={l.name}
+                    stroke={COLORS[n]}
+                    dot={false}
+                    isAnimationActive={false}
+                  />
+                ))}
               </LineChart>
             </Chart>
             <details className="chart-details">
