@@ -67,32 +67,31 @@ const snapshot = (s: { name: string; url: string; requestsPerMinute?: number | n
 
 export async function listSites(db: Db, now = new Date()): Promise<SiteRow[]> {
   const registry = siteRegistry(db);
-  const [sites, sessions, entries] = await Promise.all([
+  const [sites, health, sessions, entries] = await Promise.all([
     registry.listProfiled(),
+    registry.healthById(),
     db.session.groupBy({ by: ["siteId"], where: { expiresAt: { gt: now } }, _count: { _all: true } }),
     db.ledgerEntry.groupBy({ by: ["siteId"], _count: { _all: true } }),
   ]);
   const live = new Map(sessions.map((s) => [s.siteId, s._count._all]));
   const kept = new Map(entries.map((e) => [e.siteId, e._count._all]));
-  return Promise.all(
-    sites.map(async (s) => {
-      const health = await registry.health(s.id);
-      return {
-        id: s.id,
-        name: s.name,
-        url: s.url,
-        family: s.family,
-        version: s.version,
-        systemName: s.systemName,
-        money: s.money,
-        probedAt: s.probedAt?.toISOString() ?? null,
-        health: health && { ...health, at: health.at.toISOString() },
-        requestsPerMinute: s.requestsPerMinute,
-        liveSessions: live.get(s.id) ?? 0,
-        ledgerEntries: kept.get(s.id) ?? 0,
-      };
-    }),
-  );
+  return sites.map((s) => {
+    const h = health.get(s.id);
+    return {
+      id: s.id,
+      name: s.name,
+      url: s.url,
+      family: s.family,
+      version: s.version,
+      systemName: s.systemName,
+      money: s.money,
+      probedAt: s.probedAt?.toISOString() ?? null,
+      health: h ? { ...h, at: h.at.toISOString() } : null,
+      requestsPerMinute: s.requestsPerMinute,
+      liveSessions: live.get(s.id) ?? 0,
+      ledgerEntries: kept.get(s.id) ?? 0,
+    };
+  });
 }
 
 /** Probes a URL before it is saved: what is there, or NeedsConfirmation unless `confirmed`. */

@@ -149,13 +149,18 @@ export function siteRegistry(db: Db) {
       });
     },
 
-    async health(id: number): Promise<SiteHealth | null> {
-      const row = await db.site.findUnique({
-        where: { id },
-        select: { healthAt: true, healthOk: true, healthMs: true, healthError: true },
+    /** The last probe of every site that has been probed, by site id. */
+    async healthById(): Promise<Map<number, SiteHealth>> {
+      const rows = await db.site.findMany({
+        where: { healthAt: { not: null } },
+        select: { id: true, healthAt: true, healthOk: true, healthMs: true, healthError: true },
       });
-      if (!row?.healthAt) return null;
-      return { at: row.healthAt, ok: row.healthOk === true, ms: row.healthMs ?? 0, error: row.healthError };
+      return new Map(
+        rows.map((r) => [
+          r.id,
+          { at: r.healthAt as Date, ok: r.healthOk === true, ms: r.healthMs ?? 0, error: r.healthError },
+        ]),
+      );
     },
 
     /** This site's request budget per minute (null: the deployment's default). */
