@@ -5,7 +5,7 @@ import { ledgerStore, type EntryRow } from "../../src/server/db/ledger-store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { tempSqlite, type TempDb } from "../support/db";
 import { startFamilySite, type FamilySite } from "../support/families";
-import { signInOverHttp } from "../support/http";
+import { request, signInOverHttp } from "../support/http";
 import { startApp, type RunningApp } from "../support/server";
 
 /**
@@ -20,6 +20,7 @@ let app: RunningApp;
 let auth: Record<string, string>;
 const NOW = Math.floor(Date.now() / 1000);
 let query = "";
+let siteId = 0;
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
 
@@ -27,6 +28,7 @@ beforeAll(async () => {
   store = tempSqlite();
   site = await startFamilySite("new-api", 0, {}, { days: 2 });
   const { id } = await siteRegistry(store.db).add({ name: "大站点", url: site.gateway.url });
+  siteId = id;
   app = await startApp({ DATABASE_URL: store.url, DATA_DIR: store.dir, LEDGER_SYNC_MINUTES: "0" });
   const { token } = await signInOverHttp(app.url, { userId: site.user.id, accessToken: site.user.token, siteId: id });
   auth = { authorization: `Bearer ${token}` };
@@ -125,5 +127,36 @@ describe("a million-row CSV export", () => {
     }
     expect(line?.complete).toBe(false);
     expect(line?.rows).toBeLessThan(ROWS / 10);
+  }, 60_000);
+
+  it("holds no snapshot while a download is left open: sign-out counts at once, sign-ins work, the download stops", async () => {
+    const mine = await signInOverHttp(app.url, { userId: site.user.id, accessToken: site.user.token, siteId });
+    const headers = { authorization: `Bearer ${mine.token}` };
+    const res = await fetch(`${app.url}/api/export/usage.csv?${query}`, { headers });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    for (let i = 0; i < 3; i++) await reader.read();
+    // The client stops reading; the download stays open.
+    expect((await request(app.url, "/api/auth/logout", { method: "POST", headers })).body).toEqual({ success: true });
+    expect((await request(app.url, "/api/auth/me", { headers })).status).toBe(401);
+    expect((await request(app.url, "/api/export/count?" + query, { headers })).status).toBe(401);
+    // Other people's sign-ins (which write their attempt counters) go through meanwhile.
+    const other = await request(app.url, "/api/auth/login", {
+      body: { userId: site.user.id, accessToken: site.user.token, siteId },
+    });
+    expect([other.status, other.body.success]).toEqual([200, true]);
+    // Read on: the download ends short of the ledger, and says it did not complete.
+    let lines = 0;
+    let failed = false;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        for (const b of value) if (b === 10) lines++;
+      }
+    } catch {
+      failed = true;
+    }
+    expect(failed).toBe(true);
+    expect(lines).toBeLessThan(ROWS / 2);
   }, 60_000);
 });

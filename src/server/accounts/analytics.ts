@@ -17,6 +17,8 @@ export type GroupBy = "day" | "model" | "token" | "type";
 /** One account whose ledger is read: a live session of it, and its site's money settings. */
 export type Reader = Owner & {
   key: string;
+  /** The live session that gives access to this ledger. */
+  sessionId: string;
   site: { id: number; name: string } | null;
   userId: number;
   username: string;
@@ -64,6 +66,7 @@ export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader
       siteId: session.siteId,
       siteUserId: session.siteUserId,
       key: account.key,
+      sessionId: session.id,
       site: account.site ? { id: account.site.id, name: account.site.name } : null,
       userId: account.userId,
       username: account.username || account.displayName,

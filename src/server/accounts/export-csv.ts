@@ -104,14 +104,23 @@ function timeFormatter(tz: string) {
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
+/** The session ended while its download was under way: the download stops there. */
+export class ExportSessionEnded extends Error {
+  constructor() {
+    super("session ended during the export");
+  }
+}
+
 /**
  * The export as a byte stream, account after account, each by time; `onEnd` hears how many rows
- * went out, and whether the client read to the end.
+ * went out, and whether the client read to the end. Before each batch the sessions it is read
+ * with are checked again (`live`): a download does not outlive a sign-out.
  */
 export function usageCsv(
   db: Db,
   readers: Reader[],
   q: CsvQuery,
+  live: (reader: Reader) => Promise<boolean>,
   onEnd: (rows: number, complete: boolean) => void,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -155,6 +164,7 @@ export function usageCsv(
               onEnd(rows, true);
               return;
             }
+            if (!(await live(reader))) throw new ExportSessionEnded();
             cursor ??= store.openEntries(reader, filter);
             const page = await cursor.next(PAGE);
             if (page.length < PAGE) {

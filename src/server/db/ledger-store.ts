@@ -145,7 +145,9 @@ function ownersClause(owners: Owner[], placeholder: (i: number) => string, first
 
 /** The WHERE of an export's entries, with placeholders from `p`. */
 function filterClause(owner: Owner, f: EntryFilter, after: EntryKey | null, p: (i: number) => string) {
-  const values: unknown[] = [owner.siteId, owner.siteUserId, f.from, f.to];
+  // After a key, the range starts at its second: one lower bound, which SQLite starts the index
+  // range at (with two, it kept the window's start and scanned from there on every page).
+  const values: unknown[] = [owner.siteId, owner.siteUserId, after ? Math.max(f.from, after.at) : f.from, f.to];
   const parts = [`site_id = ${p(0)}`, `site_user_id = ${p(1)}`, `at >= ${p(2)}`, `at < ${p(3)}`];
   const add = (sql: (ph: string) => string, value: unknown) => {
     parts.push(sql(p(values.length)));
@@ -164,6 +166,29 @@ function filterClause(owner: Owner, f: EntryFilter, after: EntryKey | null, p: (
 
 const ENTRY_SELECT = `at, fingerprint, ordinal, type, model, token_name AS "tokenName", quota,
   prompt_tokens AS "promptTokens", completion_tokens AS "completionTokens", duration_ms AS "durationMs", stream, content`;
+
+/**
+ * Keyset pages, each batch a short query of its own: no statement or transaction stays open between
+ * batches, so a slow reader (a download left open) holds no snapshot that session checks or
+ * writers would see the database through.
+ */
+function keysetCursor(page: (after: EntryKey | null, limit: number) => Promise<EntryRow[]>): EntryCursor {
+  let after: EntryKey | null = null;
+  let done = false;
+  return {
+    async next(limit) {
+      if (done) return [];
+      const rows = await page(after, limit);
+      if (rows.length < limit) done = true;
+      const last = rows[rows.length - 1];
+      if (last) after = { at: last.at, fingerprint: last.fingerprint, ordinal: last.ordinal };
+      return rows;
+    },
+    close() {
+      done = true;
+    },
+  };
+}
 
 function sqliteStore(conn: () => Database.Database): LedgerStore {
   let statements:
@@ -230,31 +255,7 @@ function sqliteStore(conn: () => Database.Database): LedgerStore {
       return Promise.resolve(rows.map((r) => ({ ...r, stream: r.stream === 1 || r.stream === true })));
     },
     openEntries(owner, filter) {
-      // One statement stepped as the rows are asked for (SQLite reads a snapshot meanwhile).
-      const w = filterClause(owner, filter, null, () => "?");
-      const rows = conn()
-        .prepare(`SELECT ${ENTRY_SELECT} FROM ledger_entries WHERE ${w.sql} ORDER BY at, fingerprint, ordinal`)
-        .iterate(...w.values) as IterableIterator<Omit<EntryRow, "stream"> & { stream: number | boolean }>;
-      let done = false;
-      return {
-        next(limit) {
-          const batch: EntryRow[] = [];
-          while (!done && batch.length < limit) {
-            const step = rows.next();
-            if (step.done) done = true;
-            else {
-              const row = step.value as unknown as EntryRow;
-              row.stream = step.value.stream === 1 || step.value.stream === true;
-              batch.push(row);
-            }
-          }
-          return Promise.resolve(batch);
-        },
-        close() {
-          if (!done) rows.return?.();
-          done = true;
-        },
-      };
+      return keysetCursor((after, limit) => this.entries(owner, filter, after, limit));
     },
     countEntries(owner, filter) {
       const w = filterClause(owner, filter, null, () => "?");
@@ -390,22 +391,7 @@ function postgresStore(pool: pg.Pool): LedgerStore {
       );
     },
     openEntries(owner, filter) {
-      // Keyset pages: each batch a short query, no transaction held between them.
-      let after: EntryKey | null = null;
-      let done = false;
-      return {
-        next: async (limit) => {
-          if (done) return [];
-          const page = await this.entries(owner, filter, after, limit);
-          if (page.length < limit) done = true;
-          const last = page[page.length - 1];
-          if (last) after = { at: last.at, fingerprint: last.fingerprint, ordinal: last.ordinal };
-          return page;
-        },
-        close() {
-          done = true;
-        },
-      };
+      return keysetCursor((after, limit) => this.entries(owner, filter, after, limit));
     },
     async countEntries(owner, filter) {
       const w = filterClause(owner, filter, null, (i) => `$${i + 1}`);

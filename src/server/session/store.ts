@@ -113,6 +113,12 @@ export function sessionStore(db: Db) {
       };
     },
 
+    /** Whether the session (by its stored id) still exists and has not expired. */
+    async isLive(id: string, now = new Date()): Promise<boolean> {
+      const row = await hotPath(db).sessionById(id);
+      return row !== null && row.expiresAt.getTime() > now.getTime();
+    },
+
     /** The site access token of a session, unsealed for one call to its site; null once gone. */
     async accessTokenOf(id: string): Promise<string | null> {
       const row = await db.session.findUnique({ where: { id }, select: { accessToken: true } });

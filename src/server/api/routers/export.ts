@@ -1,10 +1,11 @@
 import { failure } from "../../core/messages";
 import { logEvent } from "../../core/log";
-import { readersOf } from "../../accounts/analytics";
+import { readersOf, type Reader } from "../../accounts/analytics";
 import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../accounts/export-csv";
 import { exportCsvInput, parseParams, statementInput, usageRange } from "../../accounts/schemas";
 import { statementFileName, statementPdf } from "../../accounts/statement";
 import { dayIn, serverTimeZone } from "../../accounts/time";
+import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
 import { anyInput, authedProcedure, router } from "../trpc";
 import { sessionsFor } from "./usage";
@@ -46,7 +47,12 @@ export const exportRouter = router({
     const { query, accounts } = parsed.value;
     const readers = await readersOf(ctx.db, await sessionsFor(ctx, accounts));
     const started = Date.now();
-    const body = usageCsv(ctx.db, readers, query, (rows, complete) =>
+    const sessions = sessionStore(ctx.db);
+    // The requester's session, and the one of the account being read (the same for one account).
+    const live = async (reader: Reader) =>
+      (await sessions.isLive(ctx.session.id)) &&
+      (reader.sessionId === ctx.session.id || (await sessions.isLive(reader.sessionId)));
+    const body = usageCsv(ctx.db, readers, query, live, (rows, complete) =>
       logEvent("export.csv", {
         ...whoOf(ctx),
         accounts: readers.length,
