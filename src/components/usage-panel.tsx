@@ -180,7 +180,13 @@ function SyncStatus() {
       )}
       {s.lastError && (
         <p className="state failed" role="alert">
-          上次同步失败：{s.lastError}
+          上次同步未完成：{s.lastError}
+        </p>
+      )}
+      {s.skipped.count > 0 && (
+        <p className="state">
+          已拒收 {s.skipped.count.toLocaleString("zh-CN")} 条超出合理范围的日志
+          {s.skipped.reason ? `（${s.skipped.reason}）` : ""}
         </p>
       )}
       {sync.error && <p className="state failed">{errorMessage(sync.error)}</p>}

@@ -106,7 +106,7 @@ describe("the CSV export", () => {
         String(e.promptTokens),
         String(e.completionTokens),
         String(e.quota),
-        String(Math.round((e.quota / 500_000) * 1e6) / 1e6),
+        String(Math.round((Number(e.quota) / 500_000) * 1e6) / 1e6),
         e.durationMs === null ? "" : String(e.durationMs),
         e.stream ? "是" : "否",
         cell(e.content),

@@ -68,12 +68,12 @@ async function ledger(acct: { siteId: number; siteUserId: number }) {
     store.db.ledgerHour.groupBy({ by: ["type"], where, _sum: { requests: true, quota: true } }),
     store.db.ledgerHourTotal.groupBy({ by: ["type"], where, _sum: { requests: true, quota: true } }),
   ]);
-  const entriesByType = Object.fromEntries(byType.map((t) => [t.type, [t._count._all, t._sum.quota ?? 0]]));
+  const entriesByType = Object.fromEntries(byType.map((t) => [t.type, [t._count._all, Number(t._sum.quota ?? 0)]]));
   const sums = (rows: typeof hours) =>
     Object.fromEntries(rows.map((t) => [t.type, [t._sum.requests ?? 0, Number(t._sum.quota ?? 0)]]));
   expect(sums(hours)).toEqual(entriesByType);
   expect(sums(totals)).toEqual(entriesByType);
-  return { count, quota: sum._sum.quota ?? 0, prompt: sum._sum.promptTokens ?? 0 };
+  return { count, quota: Number(sum._sum.quota ?? 0), prompt: Number(sum._sum.promptTokens ?? 0) };
 }
 
 function truth(logs: StandInLog[], from = NOW - 40 * 86_400) {

@@ -16,7 +16,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "../db/ledger-store";
-import type { LogItem } from "../gateway/reads";
+import type { LogItem, SelfInfo } from "../gateway/reads";
 import { SiteDataError, ledgerReader, type Account, type LedgerReader, type SiteDataDeps } from "./site-data";
 
 export const LEDGER_PAGE_SIZE = 100;
@@ -28,7 +28,43 @@ const MAX_SLICE_SECONDS = 7 * 86_400;
 
 type Entry = Omit<EntryRow, "ordinal">;
 
-function entryOf(item: LogItem): Entry {
+/**
+ * What a site may send before the sync refuses it. Quotas and token counts beyond
+ * MAX_ENTRY_NUMBER are no real request (and would overflow an hour's sums); a second with more
+ * than MAX_SECOND_ENTRIES entries of one account is no real traffic, and holding it would take
+ * the server's memory; a run reads at most MAX_RUN_PAGES pages and MAX_RUN_BYTES, then goes on at
+ * the next sync from where it stopped; after MAX_RUN_REFUSED_SECONDS refused seconds the run stops.
+ */
+export const LEDGER_LIMITS = {
+  MAX_ENTRY_NUMBER: 1e13,
+  MAX_DURATION_MS: 2_147_483_647,
+  MAX_SECOND_ENTRIES: 2000,
+  MAX_RUN_PAGES: 10_000,
+  MAX_RUN_BYTES: 512 * 2 ** 20,
+  MAX_RUN_REFUSED_SECONDS: 5,
+} as const;
+
+export const REFUSED = {
+  time: "日志时间不可能（1970 年以前或 9999 年以后）",
+  number: "日志中的额度或 tokens 超出合理范围",
+  crowded: `同一秒内的日志超过 ${LEDGER_LIMITS.MAX_SECOND_ENTRIES} 条`,
+  tooManySeconds: "站点返回的日志多次超出合理范围，本次同步已停止",
+  runLimit: "本次同步已达单次读取上限，下次同步从此处继续",
+} as const;
+
+/** Roughly what an entry takes in memory and on the wire (its texts and its numbers). */
+const bytesOf = (e: Entry) => 2 * (e.model.length + e.tokenName.length + e.content.length) + 160;
+
+const sane = (n: number) => Number.isSafeInteger(n) && Math.abs(n) <= LEDGER_LIMITS.MAX_ENTRY_NUMBER;
+
+/** The entry as the ledger keeps it, or why it is refused. */
+function entryOf(item: LogItem): Entry | { refused: string } {
+  if (item.createdAt === null) return { refused: REFUSED.time };
+  if (!sane(item.quota) || !sane(item.promptTokens) || !sane(item.completionTokens)) return { refused: REFUSED.number };
+  const durationMs = item.durationMs === null ? null : Math.round(item.durationMs);
+  if (durationMs !== null && !(durationMs >= 0 && durationMs <= LEDGER_LIMITS.MAX_DURATION_MS)) {
+    return { refused: REFUSED.number };
+  }
   const at = Math.floor(Date.parse(item.createdAt) / 1000);
   const fingerprint = createHash("sha256")
     .update(
@@ -55,7 +91,7 @@ function entryOf(item: LogItem): Entry {
     quota: item.quota,
     promptTokens: item.promptTokens,
     completionTokens: item.completionTokens,
-    durationMs: item.durationMs,
+    durationMs,
     stream: item.stream,
     content: item.content,
   };
@@ -92,7 +128,7 @@ async function progress(db: Db, account: Account, holder: string, data: Record<s
   if (count === 0) throw new LedgerBusy(MSG.syncLeaseLost);
 }
 
-/** One sync's state: the account, what reads its site, its lease, and the seconds covered before. */
+/** One sync's state: the account, what reads its site, its lease, the seconds covered before, what it read. */
 type Sync = {
   db: Db;
   account: Account;
@@ -100,14 +136,24 @@ type Sync = {
   holder: string;
   covered: { oldest: number; newest: number } | null;
   renewedAt: number;
+  pages: number;
+  bytes: number;
+  refusedSeconds: number;
 };
+
+/** Entries refused in a slice, and the last reason. */
+type Refusals = { count: number; reason: string | null };
+
+/** The run has read what one run may: it stops here, and the next sync goes on from the cursor. */
+class RunLimitReached extends Error {}
 
 /**
  * Stores the entries of complete seconds and moves the cursor, in one transaction: of each
  * distinct entry in a second, as many copies as shown here beyond those already kept (looked up
- * only where an earlier sync covered). Returns how many were added.
+ * only where an earlier sync covered); refused entries are counted on the sync state. Returns how
+ * many were added.
  */
-async function commit(sync: Sync, entries: Entry[], cursor: number): Promise<number> {
+async function commit(sync: Sync, entries: Entry[], cursor: number, refused: Refusals): Promise<number> {
   const { db, account, holder, covered } = sync;
   const who = { siteId: account.siteId, siteUserId: account.siteUserId };
   const shown = new Map<string, Entry[]>();
@@ -131,6 +177,12 @@ async function commit(sync: Sync, entries: Entry[], cursor: number): Promise<num
     }
   }
   if (!(await ledgerStore(db).commit(who, rows, holder, cursor))) throw new LedgerBusy(MSG.syncLeaseLost);
+  if (refused.count > 0) {
+    await db.ledgerSync.updateMany({
+      where: { ...owner(account), holder },
+      data: { skipped: { increment: refused.count }, skipReason: refused.reason },
+    });
+  }
   if (Date.now() - sync.renewedAt > RENEW_MS) {
     await progress(db, account, holder, {});
     sync.renewedAt = Date.now();
@@ -139,7 +191,9 @@ async function commit(sync: Sync, entries: Entry[], cursor: number): Promise<num
 }
 
 /** A slice of seconds read whole, or the count of entries it holds when over a page. */
-type Slice = { kind: "whole"; entries: Entry[]; pageSize: number; counted: boolean } | { kind: "over"; total: number };
+type Slice =
+  | { kind: "whole"; entries: Entry[]; pageSize: number; counted: boolean; refused: Refusals }
+  | { kind: "over"; total: number };
 
 /** Families that give no total (one-api) are paged through; a slice past this many pages is narrowed. */
 const UNCOUNTED_PAGES = 20;
@@ -150,33 +204,66 @@ const CROWDED_ATTEMPTS = 5;
  * Reads the seconds [lo, hi] whole. One page holds the slice when it is short or the site's total
  * says so; a slice over a page is given back to be narrowed, except a single second, which is
  * paged through with the total checked on every page (an entry written meanwhile shifts the pages).
+ * A second past MAX_SECOND_ENTRIES is refused whole (nothing of it is kept in memory or stored).
  */
 async function readSlice(sync: Sync, lo: number, hi: number): Promise<Slice> {
+  const { MAX_RUN_PAGES, MAX_RUN_BYTES, MAX_SECOND_ENTRIES } = LEDGER_LIMITS;
   const page = async (n: number) => {
+    if (sync.pages >= MAX_RUN_PAGES || sync.bytes >= MAX_RUN_BYTES) throw new RunLimitReached(REFUSED.runLimit);
+    sync.pages++;
     const p = await sync.reader.logPage({ page: n, pageSize: LEDGER_PAGE_SIZE, from: lo, to: hi });
-    return { ...p, entries: p.items.map(entryOf).filter((e) => e.at >= lo && e.at <= hi) };
+    const entries: Entry[] = [];
+    const refused: Refusals = { count: 0, reason: null };
+    for (const item of p.items) {
+      const e = entryOf(item);
+      if ("refused" in e) {
+        refused.count++;
+        refused.reason = e.refused;
+      } else if (e.at >= lo && e.at <= hi) {
+        sync.bytes += bytesOf(e);
+        entries.push(e);
+      }
+    }
+    return { ...p, entries, refused };
+  };
+  const crowded = (count: number): Slice => {
+    sync.refusedSeconds++;
+    const at = new Date(lo * 1000).toISOString().replace(".000Z", "Z");
+    const reason = `${REFUSED.crowded}（${at}），已跳过该秒`;
+    if (sync.refusedSeconds > LEDGER_LIMITS.MAX_RUN_REFUSED_SECONDS) {
+      throw new SiteDataError(`${MSG.siteFailedPrefix}${REFUSED.tooManySeconds}`);
+    }
+    return { kind: "whole", entries: [], pageSize: LEDGER_PAGE_SIZE, counted: true, refused: { count, reason } };
   };
   for (let attempt = 0; attempt < CROWDED_ATTEMPTS; attempt++) {
     const first = await page(1);
     const { pageSize, total } = first;
     const counted = total !== null;
     if (first.items.length < pageSize || (total !== null && total <= pageSize)) {
-      return { kind: "whole", entries: first.entries, pageSize, counted };
+      return { kind: "whole", entries: first.entries, pageSize, counted, refused: first.refused };
     }
     if (total !== null && lo < hi) return { kind: "over", total };
+    if (total !== null && total > MAX_SECOND_ENTRIES) return crowded(first.items.length);
     const entries = [...first.entries];
+    const refused = { ...first.refused };
     let moved = false;
     for (let n = 2; ; n++) {
       if (total === null && lo < hi && n > UNCOUNTED_PAGES) return { kind: "over", total: 2 * entries.length };
+      // A second the site keeps filling beyond its own total, or past the limit, is refused.
+      if (entries.length + refused.count > MAX_SECOND_ENTRIES || (total !== null && (n - 1) * pageSize > total)) {
+        return crowded(entries.length + refused.count);
+      }
       const next = await page(n);
       if (next.total !== total) {
         moved = true;
         break;
       }
       entries.push(...next.entries);
+      refused.count += next.refused.count;
+      refused.reason = next.refused.reason ?? refused.reason;
       if (next.items.length < pageSize) break;
     }
-    if (!moved) return { kind: "whole", entries, pageSize, counted };
+    if (!moved) return { kind: "whole", entries, pageSize, counted, refused };
   }
   throw new SiteDataError(MSG.siteBusy, "busy");
 }
@@ -186,8 +273,9 @@ async function readSlice(sync: Sync, lo: number, hi: number): Promise<Slice> {
  * page by id, and an entry written late for a past second has a newer id than its neighbours, so
  * no page can bound the next: the window is read in slices of time, each whole, and each committed
  * with the cursor moved below it. The slice width follows the density, aiming at most of a page.
+ * `complete` is false when the run's reading limit stopped it first (the cursor says where).
  */
-async function syncWindow(sync: Sync, from: number, to: number): Promise<number> {
+async function syncWindow(sync: Sync, from: number, to: number): Promise<{ added: number; complete: boolean }> {
   let upper = to;
   let width = INITIAL_SLICE_SECONDS;
   let added = 0;
@@ -205,27 +293,40 @@ async function syncWindow(sync: Sync, from: number, to: number): Promise<number>
         continue;
       }
       added += await committing;
-      committing = commit(sync, slice.entries, lo - 1);
+      committing = commit(sync, slice.entries, lo - 1, slice.refused);
       committing.catch(() => undefined);
       upper = lo - 1;
       const target = slice.pageSize * (slice.counted ? 0.8 : UNCOUNTED_PAGES / 4);
       const grow = Math.min(4, target / Math.max(1, slice.entries.length));
       width = Math.max(1, Math.min(MAX_SLICE_SECONDS, Math.floor(span * grow)));
     }
-    return added + (await committing);
+    return { added: added + (await committing), complete: true };
   } catch (error) {
     // A commit under way finishes (or fails) before the sync lets go of its lease.
-    await committing.catch(() => undefined);
+    const last = await committing.catch(() => 0);
+    if (error instanceof RunLimitReached) return { added: added + last, complete: false };
     throw error;
   }
 }
 
-export type SyncResult = { added: number; from: number; to: number };
+export type SyncResult = { added: number; from: number; to: number; complete: boolean };
+
+/** The balance as a snapshot row, or null when the site reports numbers no account has. */
+function snapshotOf(balance: Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">) {
+  const ok = (n: number) => Number.isSafeInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER;
+  if (!ok(balance.quota) || !ok(balance.usedQuota) || !ok(balance.requestCount)) return null;
+  return {
+    quota: BigInt(balance.quota),
+    usedQuota: BigInt(balance.usedQuota),
+    requestCount: BigInt(balance.requestCount),
+  };
+}
 
 /**
  * Syncs an account's ledger: a window left unfinished first, then from the newest covered second
  * (less the late window) to now, or on the first sync the last `backfillDays`; and notes the
- * balance the site reports.
+ * balance the site reports. A run that reaches its reading limit stops with the window in
+ * progress, and the next sync goes on from there.
  */
 export async function syncLedger(
   db: Db,
@@ -238,19 +339,23 @@ export async function syncLedger(
   try {
     const reader = await ledgerReader(account, { ...deps, background: true });
     const now = opts.now ?? Math.floor(Date.now() / 1000);
-    const balance = await reader.balance();
-    await db.balanceSnapshot.upsert({
-      where: { siteId_siteUserId_at: { ...owner(account), at: now } },
-      create: {
-        ...owner(account),
-        at: now,
-        ...balance,
-        quota: BigInt(balance.quota),
-        usedQuota: BigInt(balance.usedQuota),
-      },
-      update: {},
+    const snapshot = snapshotOf(await reader.balance());
+    if (snapshot) {
+      await db.balanceSnapshot.upsert({
+        where: { siteId_siteUserId_at: { ...owner(account), at: now } },
+        create: { ...owner(account), at: now, ...snapshot },
+        update: {},
+      });
+    } else {
+      await db.ledgerSync.updateMany({
+        where: { ...owner(account), holder },
+        data: { skipReason: "站点报告的余额超出合理范围，未记录余额快照" },
+      });
+    }
+    const state = await db.ledgerSync.findUniqueOrThrow({
+      where: { siteId_siteUserId: owner(account) },
+      select: { oldest: true, newest: true, cursor: true, windowFrom: true, windowTo: true },
     });
-    const state = await db.ledgerSync.findUniqueOrThrow({ where: { siteId_siteUserId: owner(account) } });
     const sync: Sync = {
       db,
       account,
@@ -258,18 +363,29 @@ export async function syncLedger(
       holder,
       covered: state.oldest !== null && state.newest !== null ? { oldest: state.oldest, newest: state.newest } : null,
       renewedAt: Date.now(),
+      pages: 0,
+      bytes: 0,
+      refusedSeconds: 0,
+    };
+    const stopped = async (added: number, from: number, to: number): Promise<SyncResult> => {
+      await progress(db, account, holder, { lastError: REFUSED.runLimit });
+      return { added, from, to, complete: false };
     };
     let added = 0;
     if (state.cursor !== null && state.windowFrom !== null && state.windowTo !== null) {
-      added += await syncWindow(sync, state.windowFrom, state.cursor);
+      const resumed = await syncWindow(sync, state.windowFrom, state.cursor);
+      added += resumed.added;
+      if (!resumed.complete) return await stopped(added, state.windowFrom, state.windowTo);
       sync.covered = await covered(db, account, holder, state.windowFrom, state.windowTo);
     }
     const from =
       sync.covered === null ? now - opts.backfillDays * 86_400 : Math.max(0, sync.covered.newest - LATE_WINDOW_SECONDS);
     await progress(db, account, holder, { windowFrom: from, windowTo: now, cursor: now, lastError: null });
-    added += await syncWindow(sync, from, now);
+    const window = await syncWindow(sync, from, now);
+    added += window.added;
+    if (!window.complete) return await stopped(added, from, now);
     await covered(db, account, holder, from, now);
-    return { added, from, to: now };
+    return { added, from, to: now, complete: true };
   } catch (error) {
     const message =
       error instanceof SiteDataError ? error.message : error instanceof LedgerBusy ? error.message : MSG.syncFailed;
@@ -312,11 +428,28 @@ export type LedgerStatus = {
   /** Share of the window in progress already read (0–1); null when no sync is under way. */
   progress: number | null;
   lastError: string | null;
+  /** Entries (or crowded seconds' entries) refused as beyond sane limits, and the last reason. */
+  skipped: { count: number; reason: string | null };
 };
 
 export async function ledgerStatus(db: Db, account: Account): Promise<LedgerStatus> {
   const [state, entries] = await Promise.all([
-    db.ledgerSync.findUnique({ where: { siteId_siteUserId: owner(account) } }),
+    db.ledgerSync.findUnique({
+      where: { siteId_siteUserId: owner(account) },
+      select: {
+        holder: true,
+        leaseUntil: true,
+        oldest: true,
+        newest: true,
+        windowFrom: true,
+        windowTo: true,
+        cursor: true,
+        syncedAt: true,
+        lastError: true,
+        skipped: true,
+        skipReason: true,
+      },
+    }),
     db.ledgerEntry.count({ where: owner(account) }),
   ]);
   const iso = (s: number | null | undefined) =>
@@ -332,5 +465,6 @@ export async function ledgerStatus(db: Db, account: Account): Promise<LedgerStat
     progress:
       running && state?.cursor != null && span > 0 ? Math.min(1, ((state.windowTo ?? 0) - state.cursor) / span) : null,
     lastError: state?.lastError ?? null,
+    skipped: { count: state?.skipped ?? 0, reason: state?.skipReason ?? null },
   };
 }

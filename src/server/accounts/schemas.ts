@@ -150,7 +150,7 @@ export const summarySchema = z
 
 export const logItemSchema = z
   .object({
-    createdAt: iso,
+    createdAt: iso.nullable().describe("站点给出的时间不可能（1970 年以前或 9999 年以后）时为 null"),
     type: z.enum(LOG_TYPES),
     model: z.string(),
     tokenName: z.string(),
@@ -256,6 +256,9 @@ export const ledgerStatusSchema = z
     syncedAt: iso.nullable().describe("上次完成同步的时间"),
     progress: z.number().min(0).max(1).nullable().describe("同步进行中时，当前时间窗已读取的比例"),
     lastError: z.string().nullable().describe("上次同步失败的原因；成功后清空"),
+    skipped: z
+      .object({ count: z.number().int(), reason: z.string().nullable() })
+      .describe("因超出合理范围（时间不可能、数值过大、同一秒内条目过多）而拒收的条目数与最近一次的原因"),
   })
   .meta({ id: "LedgerStatus" });
 

@@ -5,6 +5,7 @@
  * one call; every call goes through the site's gate (budget, in-flight limit, 429 pause).
  */
 import { LRUCache } from "lru-cache";
+import { env } from "../core/env";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import { GatewayError, callSite, parseAnswer, type SiteCall } from "../gateway/client";
@@ -82,6 +83,8 @@ export type SiteDataDeps = {
   refresh?: boolean;
   /** Work nobody waits for (the ledger's sync): live views go first (gate.ts). */
   background?: boolean;
+  /** Live calls one account may send its site per minute (default ACCOUNT_READS_PER_MINUTE). */
+  accountPerMinute?: number;
 };
 
 export type Summary = {
@@ -101,7 +104,15 @@ export type LogsPage = Paging & { items: LogItem[]; fetchedAt: string };
 export type TokensPage = Paging & { items: TokenItem[]; fetchedAt: string };
 export type TopupsPage = Paging & { supported: boolean; items: TopupItem[]; fetchedAt: string };
 
-const cache = new LRUCache<string, object>({ max: 10_000 });
+/**
+ * Answers are cached by their size: at most CACHE_MAX_BYTES in all (least recently used out),
+ * expired ones purged as they expire. Every text a site controls is cut to a bounded length on
+ * the way in (gateway/reads.ts), so one answer is small; the bound holds whatever they hold.
+ */
+const CACHE_MAX_BYTES = 16 * 2 ** 20;
+/** JSON's length in UTF-16 code units, two bytes each, and the entry's own keeping. */
+const answerBytes = (value: object) => 2 * JSON.stringify(value).length + 512;
+const cache = new LRUCache<string, object>({ maxSize: CACHE_MAX_BYTES, ttlAutopurge: true });
 const inFlight = new Map<string, Promise<object>>();
 
 /** One cached, shared computation per key. */
@@ -116,7 +127,9 @@ async function cached<T extends object>(key: string, ttl: number, refresh: boole
   inFlight.set(key, promise);
   try {
     const value = await promise;
-    cache.set(key, value, { ttl });
+    // One answer larger than a tenth of the cache is served, not kept.
+    const size = answerBytes(value);
+    if (size <= CACHE_MAX_BYTES / 10) cache.set(key, value, { ttl, size });
     return value;
   } finally {
     inFlight.delete(key);
@@ -126,6 +139,7 @@ async function cached<T extends object>(key: string, ttl: number, refresh: boole
 /** Forgets every cached answer (tests that count the calls a site sees). */
 export function clearSiteDataCache(): void {
   cache.clear();
+  accountCalls.clear();
 }
 
 /** Messages of gateway-user-api.md that mean the token or the user is refused, in every family and language. */
@@ -134,6 +148,25 @@ const REFUSAL =
 
 function redact(message: string, accessToken: string): string {
   return accessToken.length >= 8 ? message.split(accessToken).join("***") : message;
+}
+
+/** Live calls per account in the current minute: one account cannot spend its site's whole budget. */
+const accountCalls = new Map<string, { minute: number; count: number }>();
+
+/** Charges one live call to the account; false past its share of the minute. */
+function chargeAccount(account: Account, perMinute: number, now = Date.now()): boolean {
+  const minute = Math.floor(now / 60_000);
+  if (accountCalls.size > 50_000) {
+    for (const [key, c] of accountCalls) if (c.minute !== minute) accountCalls.delete(key);
+  }
+  const key = `${account.siteId}:${account.siteUserId}`;
+  const entry = accountCalls.get(key);
+  if (!entry || entry.minute !== minute) {
+    accountCalls.set(key, { minute, count: 1 });
+    return true;
+  }
+  entry.count++;
+  return entry.count <= perMinute;
 }
 
 /** One operation's reads: the account, its site, and its access token, unsealed once for them all. */
@@ -163,6 +196,9 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
   const { account, site, deps } = ctx;
   const accessToken = await ctx.token();
   if (accessToken === null) throw new SiteDataError(MSG.unauthenticated);
+  if (!deps.background && !chargeAccount(account, deps.accountPerMinute ?? env().ACCOUNT_READS_PER_MINUTE)) {
+    throw new SiteDataError(MSG.accountBusy, "busy");
+  }
   const call: SiteCall = {
     siteUrl: site.url,
     path: request.path,

@@ -106,7 +106,7 @@ async function partOf(db: Db, reader: Reader, month: string, tz: string, now: nu
     tokens,
     opening: snap(before),
     closing: snap(inMonth[inMonth.length - 1] ?? null),
-    topups,
+    topups: topups.map((x) => ({ ...x, quota: Number(x.quota) })),
     complete: oldest !== null && newest !== null && oldest <= start && newest >= needUntil - 3600,
   };
 }

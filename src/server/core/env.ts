@@ -42,6 +42,7 @@ const envSchema = z.object({
   SITE_TIMEOUT_MS: intFrom(10_000, 1, 600_000),
   LOGIN_RATE_LIMIT: intFrom(20, 0, 1_000_000),
   SITE_REQUESTS_PER_MINUTE: intFrom(60, 1, 100_000),
+  ACCOUNT_READS_PER_MINUTE: intFrom(120, 1, 100_000),
   LEDGER_BACKFILL_DAYS: intFrom(30, 1, 180),
   LEDGER_SYNC_MINUTES: intFrom(10, 0, 1440),
   LEDGER_KEEP_DAYS: intFrom(400, 1, 36_500),

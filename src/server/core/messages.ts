@@ -19,6 +19,7 @@ export const MSG = {
   siteRefused: "站点拒绝了访问令牌，请重新登录",
   siteFailedPrefix: "站点请求失败: ",
   siteBusy: "站点繁忙，请稍后再试",
+  accountBusy: "该账户的站点请求过于频繁，请稍后再试",
   siteRemoved: "登录时所用的站点已被移除",
   syncFailed: "同步失败，请稍后再试",
   syncRunning: "该账户正在同步",

@@ -332,7 +332,7 @@ function postgresStore(pool: pg.Pool): LedgerStore {
           ), entries AS (
             INSERT INTO ledger_entries (${ENTRY_COLUMNS})
             SELECT $1, $2, e.* FROM unnest($5::int[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[],
-              $11::int[], $12::int[], $13::int[], $14::int[], $15::bool[], $16::text[]) AS e
+              $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::bool[], $16::text[]) AS e
             WHERE EXISTS (SELECT 1 FROM held)
           ), hours AS (
             INSERT INTO ledger_hours (${HOUR_COLUMNS})
@@ -385,10 +385,17 @@ function postgresStore(pool: pg.Pool): LedgerStore {
     },
     async entries(owner, filter, after, limit) {
       const w = filterClause(owner, filter, after, (i) => `$${i + 1}`);
-      return query<EntryRow>(
+      const rows = await query<EntryRow>(
         `SELECT ${ENTRY_SELECT} FROM ledger_entries WHERE ${w.sql} ORDER BY at, fingerprint, ordinal LIMIT $${w.values.length + 1}`,
         [...w.values, limit],
       );
+      // bigint columns arrive as text; every value the sync stores is a safe integer.
+      for (const r of rows) {
+        r.quota = Number(r.quota);
+        r.promptTokens = Number(r.promptTokens);
+        r.completionTokens = Number(r.completionTokens);
+      }
+      return rows;
     },
     openEntries(owner, filter) {
       return keysetCursor((after, limit) => this.entries(owner, filter, after, limit));

@@ -14,7 +14,8 @@ export type SiteRequest = { path: string; query: Record<string, string | number 
 export type Paging = { page: number; pageSize: number; total: number | null; hasMore: boolean };
 
 export type LogItem = {
-  createdAt: string;
+  /** null when the site's time is impossible (before 1970 or past year 9999). */
+  createdAt: string | null;
   type: LogType;
   model: string;
   tokenName: string;
@@ -74,10 +75,24 @@ export type LogQuery = {
 /** Shapes of gateway-user-api.md §3–§7, with the fields this service reads. */
 type Row = Record<string, unknown>;
 
+/** Longest name (model, token, group, user…) kept of what a site sends; longer ones are cut. */
+export const NAME_MAX = 200;
+/** Longest log text kept. */
+export const CONTENT_MAX = 2000;
+/** The last second a date holds in every store and format (9999-12-31T23:59:59Z). */
+const LAST_SECOND = 253_402_300_799;
+
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-const str = (v: unknown): string => (typeof v === "string" ? v : "");
+/**
+ * A text of the site's, at most `max` characters. A cut one is copied out: V8 keeps a slice as a
+ * view of the whole string, so a kept 200-character name would hold a 1 MB one alive.
+ */
+const str = (v: unknown, max = NAME_MAX): string => {
+  if (typeof v !== "string") return "";
+  return v.length <= max ? v : Buffer.from(v.slice(0, max), "utf16le").toString("utf16le");
+};
 const iso = (seconds: unknown): string | null =>
-  typeof seconds === "number" && seconds > 0 ? new Date(seconds * 1000).toISOString() : null;
+  typeof seconds === "number" && seconds > 0 && seconds <= LAST_SECOND ? new Date(seconds * 1000).toISOString() : null;
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 export const usdOf = (quota: number, money: Money) => round6(quota / money.quotaPerUnit);
 
@@ -220,7 +235,7 @@ function durationMs(row: Row): number | null {
 export function logItem(family: Family, row: Row, money: Money): LogItem {
   const quota = num(row.quota);
   return {
-    createdAt: iso(row.created_at) ?? new Date(0).toISOString(),
+    createdAt: iso(row.created_at),
     type: logTypeOf(family, row.type),
     model: str(row.model_name),
     tokenName: str(row.token_name),
@@ -230,7 +245,7 @@ export function logItem(family: Family, row: Row, money: Money): LogItem {
     completionTokens: num(row.completion_tokens),
     durationMs: durationMs(row),
     stream: row.is_stream === true,
-    content: str(row.content).slice(0, 2000),
+    content: str(row.content, CONTENT_MAX),
   };
 }
 

@@ -108,7 +108,9 @@ describe("one source of truth for the models", () => {
     expect(fromPostgres.tables).toEqual(modelShape());
     expect(fromPostgres.indexes).toEqual(fromSqlite.indexes);
     expect(fromSqlite.indexes).toEqual([
+      "audit_log(action,id)",
       "audit_log(at)",
+      "audit_log(group_key)",
       "ledger_entries(site_id,site_user_id,at,fingerprint,ordinal)",
       "login_attempts(window_start)",
       "operator_sessions(expires_at)",
