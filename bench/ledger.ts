@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import path from "node:path";
 import { readersOf, usageSummary } from "../src/server/accounts/analytics";
-import { statementPdf } from "../src/server/accounts/statement";
+import { bytesOf, statementPdf } from "../src/server/accounts/statement";
 import { syncLedger } from "../src/server/accounts/ledger";
 import { accountOf } from "../src/server/accounts/overview";
 import { ledgerReader } from "../src/server/accounts/site-data";
@@ -132,7 +132,9 @@ export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFi
     const months = [dayIn("UTC", Date.now() - 15 * 86_400_000).slice(0, 7)];
     let pdfEntries = 0;
     const statementMs = await timedRuns(3, async () => {
-      pdfEntries = (await statementPdf(db, readers, { month: months[0] as string, tz: "UTC" })).entries;
+      const pdf = await statementPdf(db, readers, { month: months[0] as string, tz: "UTC" });
+      await bytesOf(pdf.body);
+      pdfEntries = pdf.entries;
     });
 
     // A second account: 1,000,000 entries over 400 days, written straight to the store.

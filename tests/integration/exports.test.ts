@@ -5,6 +5,9 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CSV_HEADER } from "../../src/server/accounts/export-csv";
+import { readersOf } from "../../src/server/accounts/analytics";
+import { StatementBusy, bytesOf, statementPdf } from "../../src/server/accounts/statement";
+import { sessionStore } from "../../src/server/session/store";
 import { clearSiteDataCache } from "../../src/server/accounts/site-data";
 import { dayIn, offsetAt } from "../../src/server/accounts/time";
 import { resetGates } from "../../src/server/gateway/gate";
@@ -160,9 +163,9 @@ describe("the PDF statement", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const pdfText = (bytes: Uint8Array) => {
+  const pdfText = async (body: unknown) => {
     const file = path.join(dir, "s.pdf");
-    writeFileSync(file, bytes);
+    writeFileSync(file, await bytesOf(body as ReadableStream<Uint8Array>));
     const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [file]).toString())?.[1]);
     return { text: execFileSync("pdftotext", ["-layout", file, "-"]).toString(), pages };
   };
@@ -174,7 +177,7 @@ describe("the PDF statement", () => {
     const one = await callerFor(store.db, bearer(a.token)).api.export.statement({ month, tz: TZ });
     if (!one.success) throw new Error(one.message);
     expect(one.data.filename).toBe(`statement_${month}.pdf`);
-    const single = pdfText(one.data.body as Uint8Array);
+    const single = await pdfText(one.data.body);
     const summary = await callerFor(store.db, bearer(a.token)).api.usage.summary({
       from: `${month}-01`,
       to: dayIn(TZ, NOW * 1000),
@@ -198,9 +201,29 @@ describe("the PDF statement", () => {
       accounts: "all",
     });
     if (!both.success) throw new Error(both.message);
-    const multi = pdfText(both.data.body as Uint8Array);
+    const multi = await pdfText(both.data.body);
     expect(multi.text).toContain("汇总");
     expect(multi.text).toContain("第二个站点");
     expect(multi.pages).toBe(1 + 2 * single.pages);
+  });
+
+  it("renders two statements at once, queues four, and tells the rest to come back later", async () => {
+    const a = await synced(0);
+    const month = dayIn(TZ, NOW * 1000).slice(0, 7);
+    const readers = await readersOf(store.db, [(await sessionStore(store.db).findValid(a.token))!]);
+    const calls = Array.from({ length: 12 }, () => statementPdf(store.db, readers, { month, tz: TZ }));
+    const settled = await Promise.allSettled(calls);
+    const busy = settled.filter((r) => r.status === "rejected");
+    expect(busy).toHaveLength(6);
+    for (const r of busy) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(StatementBusy);
+    for (const r of settled) {
+      if (r.status === "fulfilled") expect((await pdfText(r.value.body)).text).toContain(`用量对账单 ${month}`);
+    }
+    // Every slot is free again.
+    const again = await Promise.allSettled(
+      Array.from({ length: 6 }, () => statementPdf(store.db, readers, { month, tz: TZ })),
+    );
+    expect(again.every((r) => r.status === "fulfilled")).toBe(true);
+    for (const r of again) if (r.status === "fulfilled") await bytesOf(r.value.body);
   });
 });

@@ -1,7 +1,11 @@
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type RunningGateway } from "../../src/demo/gateway";
+import { ledgerStore, type EntryRow } from "../../src/server/db/ledger-store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { request, signInOverHttp } from "../support/http";
 import { startApp, type RunningApp } from "../support/server";
@@ -229,4 +233,54 @@ describe("a hostile site and the live-data cache", () => {
     expect(after - before).toBeLessThan(100);
     expect((await request(app.url, "/api/auth/me", { headers: auth })).status).toBe(200);
   }, 180_000);
+});
+
+describe("the PDF statement of a month with 20,000 token names", () => {
+  it("sums the tokens past the top rows into 其他 and leaves the server up, its memory bounded", async () => {
+    const owner = { siteId, siteUserId: USER.id };
+    const rows: EntryRow[] = Array.from({ length: 20_000 }, (_, i) => ({
+      at: NOW - 7200 - i,
+      fingerprint: `t${i}`,
+      ordinal: 0,
+      type: "consume",
+      model: `model-${i % 7}`,
+      tokenName: `用户自己起的令牌名-${i}`,
+      quota: 1000 + i,
+      promptTokens: 10,
+      completionTokens: 5,
+      durationMs: 100,
+      stream: false,
+      content: "",
+    }));
+    const key = { siteId, siteUserId: BigInt(USER.id) };
+    await store.db.ledgerSync.upsert({
+      where: { siteId_siteUserId: key },
+      create: { ...key, holder: "test" },
+      update: { holder: "test" },
+    });
+    expect(await ledgerStore(store.db).commit(owner, rows, "test", NOW)).toBe(true);
+    await store.db.ledgerSync.updateMany({ where: { siteId }, data: { holder: null } });
+    const month = new Date(NOW * 1000).toISOString().slice(0, 7);
+    const before = rssMb(app.pid);
+    const res = await fetch(`${app.url}/api/export/statement.pdf?month=${month}&tz=UTC`, { headers: auth });
+    expect(res.status).toBe(200);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const after = rssMb(app.pid);
+    const dir = mkdtempSync(path.join(tmpdir(), "gd-pdf-"));
+    try {
+      writeFileSync(path.join(dir, "s.pdf"), bytes);
+      const text = execFileSync("pdftotext", ["-layout", path.join(dir, "s.pdf"), "-"]).toString();
+      const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [path.join(dir, "s.pdf")]).toString())?.[1]);
+      console.log(
+        `statement of 20,000 tokens: ${bytes.length} bytes, ${pages} pages; RSS ${Math.round(before)} → ${Math.round(after)} MB`,
+      );
+      expect(text).toContain("其他（19971 项）");
+      expect(text).toMatch(/第\s*1\s*页/);
+      expect(pages).toBeLessThan(10);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(after - before).toBeLessThan(100);
+    expect((await request(app.url, "/api/auth/me", { headers: auth })).status).toBe(200);
+  }, 60_000);
 });

@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { Readable } from "node:stream";
 import PDFDocument from "pdfkit";
 import type { Db } from "../db/client";
 import type { Money } from "../gateway/families";
@@ -112,6 +113,27 @@ async function partOf(db: Db, reader: Reader, month: string, tz: string, now: nu
 }
 
 type Doc = PDFKit.PDFDocument;
+
+/** Rows of a by-model or by-token table; the rest are summed in one row (users name tokens freely). */
+export const STATEMENT_TOP_ROWS = 30;
+
+/** The largest rows (they come largest first), and one 其他 row for the rest. */
+function topRows(rows: UsageSummary["rows"]): UsageSummary["rows"] {
+  if (rows.length <= STATEMENT_TOP_ROWS) return rows;
+  const rest = rows.slice(STATEMENT_TOP_ROWS - 1);
+  const other = rest.reduce(
+    (s, r) => ({
+      key: `其他（${rest.length} 项）`,
+      requests: s.requests + r.requests,
+      quota: s.quota + r.quota,
+      promptTokens: s.promptTokens + r.promptTokens,
+      completionTokens: s.completionTokens + r.completionTokens,
+      usd: Math.round((s.usd + r.usd) * 1e6) / 1e6,
+    }),
+    { key: "", requests: 0, quota: 0, promptTokens: 0, completionTokens: 0, usd: 0 },
+  );
+  return [...rows.slice(0, STATEMENT_TOP_ROWS - 1), other];
+}
 
 const MARGIN = 50;
 const WIDTH = 595.28 - 2 * MARGIN;
@@ -263,7 +285,7 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
     { title: "消费（美元）", width: 80 },
   ];
   const rowsOf = (s: UsageSummary) =>
-    s.rows.map((r) => [
+    topRows(s.rows).map((r) => [
       r.key || "（未命名）",
       int(r.requests),
       int(r.promptTokens),
@@ -334,56 +356,95 @@ function writeSummary(doc: Doc, parts: Part[], month: string, tz: string, now: n
   );
 }
 
-/** The month's statement of the accounts; `entries` is how many consume entries it sums. */
-export async function statementPdf(
-  db: Db,
-  readers: Reader[],
-  q: { month: string; tz: string },
-  now = Date.now(),
-): Promise<{ bytes: Uint8Array; entries: number; pages: number }> {
-  const parts = await Promise.all(readers.map((r) => partOf(db, r, q.month, q.tz, now)));
-  const { regular, bold } = fontData();
-  const doc = new PDFDocument({
-    size: "A4",
-    margin: MARGIN,
-    bufferPages: true,
-    info: { Title: `用量对账单 ${q.month}`, Creator: "网关站点控制台", CreationDate: new Date(now) },
-  });
-  const chunks: Buffer[] = [];
-  doc.on("data", (chunk: Buffer) => chunks.push(chunk));
-  const ended = new Promise<void>((resolve, reject) => {
-    doc.on("end", resolve);
-    doc.on("error", reject);
-  });
-  doc.registerFont("regular", regular);
-  doc.registerFont("bold", bold);
-  doc.font("regular");
-  if (parts.length > 1) writeSummary(doc, parts, q.month, q.tz, now);
-  parts.forEach((part, i) => {
-    if (i > 0 || parts.length > 1) doc.addPage();
-    writePart(doc, part, q.month, q.tz, now);
-  });
-  const range = doc.bufferedPageRange();
-  for (let i = 0; i < range.count; i++) {
-    doc.switchToPage(range.start + i);
+/** Statements rendered at once by this process; a few more wait, the rest are told to come back. */
+const RENDERS_AT_ONCE = 2;
+const RENDERS_WAITING = 4;
+let rendering = 0;
+const waiting: Array<() => void> = [];
+
+/** Every render slot is taken and the queue is full: try again in a few seconds. */
+export class StatementBusy extends Error {
+  readonly retryAfterSeconds = 5;
+}
+
+/** A render slot (waited for when the queue has room); the returned function gives it back, once. */
+async function renderSlot(): Promise<() => void> {
+  if (rendering >= RENDERS_AT_ONCE) {
+    if (waiting.length >= RENDERS_WAITING) throw new StatementBusy("statement renders busy");
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    rendering++;
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const next = waiting.shift();
+    // The slot passes straight to the next in line.
+    if (next) next();
+    else rendering--;
+  };
+}
+
+/** "第 N 页" at the foot of each page as it is added (the document streams, so no total). */
+function numberPages(doc: Doc): void {
+  let page = 0;
+  doc.on("pageAdded", () => {
+    page++;
+    const { x, y } = doc;
+    const bottom = doc.page.margins.bottom;
     // The footer sits in the bottom margin, where pdfkit would otherwise start a new page.
     doc.page.margins.bottom = 0;
     doc
       .font("regular")
       .fontSize(8)
       .fillColor(MUTED)
-      .text(`第 ${i + 1} / ${range.count} 页`, MARGIN, BOTTOM + 20, {
-        width: WIDTH,
-        align: "center",
-        lineBreak: false,
-      });
+      .text(`第 ${page} 页`, MARGIN, BOTTOM + 20, { width: WIDTH, align: "center", lineBreak: false });
+    doc.page.margins.bottom = bottom;
+    doc.x = x;
+    doc.y = y;
+  });
+}
+
+/**
+ * The month's statement of the accounts as a PDF stream; `entries` is how many consume entries it
+ * sums. At most RENDERS_AT_ONCE are made at once (StatementBusy when the queue is full too).
+ */
+export async function statementPdf(
+  db: Db,
+  readers: Reader[],
+  q: { month: string; tz: string },
+  now = Date.now(),
+): Promise<{ body: ReadableStream<Uint8Array>; entries: number }> {
+  const release = await renderSlot();
+  try {
+    const parts = await Promise.all(readers.map((r) => partOf(db, r, q.month, q.tz, now)));
+    const { regular, bold } = fontData();
+    const doc = new PDFDocument({
+      size: "A4",
+      margin: MARGIN,
+      autoFirstPage: false,
+      info: { Title: `用量对账单 ${q.month}`, Creator: "网关站点控制台", CreationDate: new Date(now) },
+    });
+    doc.registerFont("regular", regular);
+    doc.registerFont("bold", bold);
+    numberPages(doc);
+    doc.addPage();
+    if (parts.length > 1) writeSummary(doc, parts, q.month, q.tz, now);
+    parts.forEach((part, i) => {
+      if (i > 0 || parts.length > 1) doc.addPage();
+      writePart(doc, part, q.month, q.tz, now);
+    });
+    doc.end();
+    const body = Readable.toWeb(doc) as ReadableStream<Uint8Array>;
+    return { body, entries: parts.reduce((s, p) => s + p.days.totals.requests, 0) };
+  } finally {
+    // Rendering is what the slot bounds; the finished document waits for its reader on its own.
+    release();
   }
-  doc.end();
-  await ended;
-  const bytes = Buffer.concat(chunks);
-  return {
-    bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-    entries: parts.reduce((s, p) => s + p.days.totals.requests, 0),
-    pages: range.count,
-  };
+}
+
+/** A whole stream's bytes (tests and the benchmark read a statement back). */
+export async function bytesOf(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  return new Uint8Array(await new Response(body).arrayBuffer());
 }

@@ -22,6 +22,7 @@ export const MSG = {
   accountBusy: "该账户的站点请求过于频繁，请稍后再试",
   siteRemoved: "登录时所用的站点已被移除",
   syncFailed: "同步失败，请稍后再试",
+  statementBusy: "对账单生成繁忙，请稍后再试",
   syncRunning: "该账户正在同步",
   syncLeaseLost: "同步被另一实例接手，本次已停止",
 } as const;

@@ -1,9 +1,10 @@
-import { failure } from "../../core/messages";
+import { TRPCError } from "@trpc/server";
+import { MSG, failure } from "../../core/messages";
 import { logEvent } from "../../core/log";
 import { readersOf, type Reader } from "../../accounts/analytics";
 import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../accounts/export-csv";
 import { exportCsvInput, parseParams, statementInput, usageRange } from "../../accounts/schemas";
-import { statementFileName, statementPdf } from "../../accounts/statement";
+import { StatementBusy, statementFileName, statementPdf } from "../../accounts/statement";
 import { dayIn, serverTimeZone } from "../../accounts/time";
 import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
@@ -75,7 +76,14 @@ export const exportRouter = router({
     const tz = p.tz ?? serverTimeZone();
     const readers = await readersOf(ctx.db, await sessionsFor(ctx, p.accounts));
     const started = Date.now();
-    const pdf = await statementPdf(ctx.db, readers, { month: p.month, tz });
+    let pdf: Awaited<ReturnType<typeof statementPdf>>;
+    try {
+      pdf = await statementPdf(ctx.db, readers, { month: p.month, tz });
+    } catch (error) {
+      if (!(error instanceof StatementBusy)) throw error;
+      ctx.resHeaders.set("Retry-After", String(error.retryAfterSeconds));
+      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.statementBusy });
+    }
     logEvent("export.statement", {
       ...whoOf(ctx),
       accounts: readers.length,
@@ -83,7 +91,7 @@ export const exportRouter = router({
       rows: pdf.entries,
       ms: Date.now() - started,
     });
-    const data: FileData = { filename: statementFileName(p.month), contentType: "application/pdf", body: pdf.bytes };
+    const data: FileData = { filename: statementFileName(p.month), contentType: "application/pdf", body: pdf.body };
     return { success: true as const, data };
   }),
 });
