@@ -44,6 +44,7 @@ export default defineConfig({
                   "tests/integration/exports.test.ts",
                   "tests/integration/operator.test.ts",
                   "tests/integration/hostile-sites.test.ts",
+                  "tests/integration/site-moves.test.ts",
                   "tests/integration/postgres/**/*.test.ts",
                 ],
                 env: { TEST_STORE: "postgres", LEDGER_SYNC_MINUTES: "0" },

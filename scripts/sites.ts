@@ -6,10 +6,12 @@
  * new password from standard input (asked twice, unseen, on a terminal) and stores its scrypt hash;
  * every operator session ends.
  */
+import { userInfo } from "node:os";
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { OperatorError, setOperatorPassword } from "../src/server/admin/operator";
+import { addSite, editSite, removeSite } from "../src/server/admin/sites";
 import { closeDb, db } from "../src/server/db/client";
 import { EnvError, env } from "../src/server/core/env";
 import { probeSite } from "../src/server/sites/probe";
@@ -19,7 +21,7 @@ import { prepare } from "./prepare";
 const USAGE = `用法:
   npm run sites -- add --name <名称> --url <地址>
   npm run sites -- list
-  npm run sites -- update <id> [--name <名称>] [--url <地址>]
+  npm run sites -- update <id> [--name <名称>] [--url <地址> [--same-gateway]]
   npm run sites -- remove <id>
   npm run sites -- probe <id>
   npm run sites -- admin-password        （从标准输入读取新的管理员密码）`;
@@ -53,6 +55,17 @@ async function readNewPassword(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
 }
 
+/** Who the audit log names for a change made here: the command line and the host user. */
+function actor(): string {
+  let user = process.env.USER ?? "";
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry for this uid: the environment's name, if any.
+  }
+  return `命令行（${user || "未知用户"}）`;
+}
+
 function siteIdArg(raw: string | undefined): number {
   const id = parseSiteId(raw);
   if (id === null) throw new UsageError(`站点 id 必须是正整数: ${raw ?? "(缺少)"}`);
@@ -62,20 +75,32 @@ function siteIdArg(raw: string | undefined): number {
 async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { name: { type: "string" }, url: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      name: { type: "string" },
+      url: { type: "string" },
+      "same-gateway": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
     allowPositionals: true,
     strict: true,
   });
   const [command, ...rest] = positionals;
   if (values.help || command === undefined) throw new UsageError("");
   const sites = siteRegistry(db());
+  // Changes go through the same audited operations as the admin page, without probing first.
+  const opts = { timeoutMs: env().SITE_TIMEOUT_MS, perMinute: env().SITE_REQUESTS_PER_MINUTE, probe: false };
+  const plain = ({ site }: { site: { id: number; name: string; url: string } }) => ({
+    id: site.id,
+    name: site.name,
+    url: site.url,
+  });
   switch (command) {
     case "add":
       if (rest.length > 0) throw new UsageError(`多余的参数: ${rest.join(" ")}`);
       if (values.name === undefined || values.url === undefined) {
         throw new UsageError("add 需要 --name 和 --url");
       }
-      return sites.add({ name: values.name, url: values.url });
+      return plain(await addSite(db(), { name: values.name, url: values.url }, actor(), opts));
     case "list":
       if (rest.length > 0) throw new UsageError(`多余的参数: ${rest.join(" ")}`);
       return sites.list();
@@ -84,11 +109,22 @@ async function run(argv: string[]): Promise<unknown> {
       if (values.name === undefined && values.url === undefined) {
         throw new UsageError("update 至少需要 --name 或 --url 之一");
       }
-      return sites.update(siteIdArg(rest[0]), { name: values.name, url: values.url });
+      if (values["same-gateway"] && values.url === undefined)
+        throw new UsageError("--same-gateway 只能与 --url 一起使用");
+      const id = siteIdArg(rest[0]);
+      const input = { name: values.name, url: values.url, sameGateway: values["same-gateway"] === true };
+      const edited = await editSite(db(), id, input, actor(), opts);
+      // A move says what became of the old address's sessions and the ledger.
+      return edited.move ? { ...plain(edited), move: edited.move } : plain(edited);
     }
-    case "remove":
+    case "remove": {
       if (rest.length !== 1) throw new UsageError("remove 需要一个站点 id");
-      return sites.remove(siteIdArg(rest[0]));
+      const id = siteIdArg(rest[0]);
+      const site = await sites.find(id);
+      if (!site) throw new SiteError(`站点不存在: ${id}`);
+      await removeSite(db(), id, true, actor());
+      return site;
+    }
     case "probe":
       if (rest.length !== 1) throw new UsageError("probe 需要一个站点 id");
       return probeSite(db(), siteIdArg(rest[0]), {
@@ -98,7 +134,7 @@ async function run(argv: string[]): Promise<unknown> {
     case "admin-password": {
       if (rest.length > 0) throw new UsageError(`多余的参数: ${rest.join(" ")}`);
       const ended = await db().operatorSession.count();
-      await setOperatorPassword(db(), await readNewPassword());
+      await setOperatorPassword(db(), await readNewPassword(), actor());
       return { passwordSet: true, endedSessions: ended };
     }
     default:

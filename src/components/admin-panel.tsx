@@ -53,11 +53,15 @@ function SiteForm({
   onSave: (
     values: FormValues,
     confirmUnreachable: boolean,
+    sameGateway: boolean,
   ) => Promise<{ ok: boolean; message?: string; finding?: Finding | null; needsConfirmation?: boolean }>;
   onCancel?: () => void;
 }) {
   const [values, setValues] = useState(initial);
   const [confirm, setConfirm] = useState(false);
+  const [sameGateway, setSameGateway] = useState(false);
+  // Editing a saved site's address is a move (the add form starts empty).
+  const moving = onCancel !== undefined && values.url.trim() !== initial.url;
   const [pending, setPending] = useState(false);
   const [message, setMessage] = useState("");
   const [finding, setFinding] = useState<Finding | null>(null);
@@ -68,7 +72,7 @@ function SiteForm({
     setPending(true);
     setMessage("");
     try {
-      const result = await onSave(values, confirm);
+      const result = await onSave(values, confirm, moving && sameGateway);
       setFinding(result.finding ?? null);
       setNeedsConfirmation(result.needsConfirmation === true);
       if (result.ok) {
@@ -93,6 +97,17 @@ function SiteForm({
       {field("name", "名称", { required: "", maxLength: "100" })}
       {field("url", "地址", { required: "", placeholder: "https://api.example.com", inputMode: "url" })}
       {field("budget", "每分钟请求数（留空为默认）", { inputMode: "numeric", placeholder: "默认" })}
+      {moving && (
+        <div className="move-note">
+          <p className="muted">
+            换地址后，在旧地址登录的会话全部结束，用户需在新地址重新登录；原账本另行保存，新地址的用户无法读取。
+          </p>
+          <label className="inline">
+            <input type="checkbox" checked={sameGateway} onChange={(e) => setSameGateway(e.target.checked)} />
+            新地址是同一网关（保留账本；须新地址可访问且类型与系统名称一致）
+          </label>
+        </div>
+      )}
       {needsConfirmation && (
         <label className="inline">
           <input type="checkbox" checked={confirm} onChange={(e) => setConfirm(e.target.checked)} />
@@ -141,6 +156,7 @@ function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void }) {
   const [removal, setRemoval] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
+  const [notice, setNotice] = useState("");
   const editSite = trpc.admin.editSite.useMutation();
   const removeSite = trpc.admin.removeSite.useMutation();
   const probe = trpc.admin.probe.useMutation();
@@ -276,15 +292,25 @@ function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void }) {
           }}
           submitLabel="保存修改"
           onCancel={() => setEditing(false)}
-          onSave={async (v, confirmUnreachable) => {
+          onSave={async (v, confirmUnreachable, sameGateway) => {
             const answer = await editSite.mutateAsync({
               id: site.id,
               name: v.name,
               url: v.url,
               requestsPerMinute: budgetOf(v.budget),
               confirmUnreachable,
+              sameGateway,
             });
             if (answer.success) {
+              const move = answer.data.move;
+              setNotice(
+                move
+                  ? `已迁移到新地址：结束了旧地址的 ${move.endedSessions} 个会话；` +
+                      (move.ledger === "kept"
+                        ? "账本已保留。"
+                        : `原账本（${move.archivedEntries} 条）已另行保存，新地址的用户无法读取。`)
+                  : "",
+              );
               setEditing(false);
               onChanged();
               return { ok: true, finding: answer.data.probe };
@@ -292,6 +318,11 @@ function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void }) {
             return refusal(answer);
           }}
         />
+      )}
+      {notice && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
       )}
       {error && (
         <p className="error" role="alert">

@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { userInfo } from "node:os";
 import { startGateway } from "../../src/demo/gateway";
+import { closeDb, createDb } from "../../src/server/db/client";
 import { ROOT } from "../support/server";
 
 const dir = mkdtempSync(path.join(tmpdir(), "gd-cli-"));
@@ -49,13 +51,40 @@ describe("npm run sites", () => {
       name: "备用站",
       url: "http://10.0.0.2:3000",
     });
+    // A move says what became of the old address's sessions and the ledger.
     expect(json(sites("update", "2", "--url", "https://b.example.com/base/").stdout)).toEqual({
       id: 2,
       name: "备用站",
       url: "https://b.example.com/base",
+      move: { endedSessions: 0, ledger: "archived", archivedEntries: 0 },
     });
     expect(json(sites("remove", "1").stdout)).toEqual({ id: 1, name: "主站", url: "https://api.example.com" });
     expect(json(sites("list").stdout)).toEqual([{ id: 2, name: "备用站", url: "https://b.example.com/base" }]);
+  });
+
+  it("writes every change to the audit log as the admin page does, naming the command line and the host user", async () => {
+    const db = createDb(`file:${path.join(dir, "cli.db")}`);
+    try {
+      const entries = await db.auditEntry.findMany({
+        orderBy: { id: "asc" },
+        select: { action: true, actor: true, siteId: true, before: true, after: true },
+      });
+      expect(entries.map((e) => [e.action, e.siteId])).toEqual([
+        ["siteAdd", 1],
+        ["siteAdd", 2],
+        ["siteEdit", 2],
+        ["siteEdit", 2],
+        ["siteRemove", 1],
+      ]);
+      for (const e of entries) expect(e.actor).toBe(`命令行（${userInfo().username}）`);
+      expect(JSON.parse(entries[3]?.before ?? "{}")).toMatchObject({ url: "http://10.0.0.2:3000" });
+      expect(JSON.parse(entries[3]?.after ?? "{}")).toMatchObject({
+        url: "https://b.example.com/base",
+        ledger: "archived",
+      });
+    } finally {
+      await closeDb(db);
+    }
   });
 
   it.each([

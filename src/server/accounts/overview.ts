@@ -13,7 +13,13 @@ export type AccountRow = ListedAccount & OverviewRow;
 
 /** The account a session signs in to, as the site-data operations take it. */
 export function accountOf(session: LiveSession): Account {
-  return { sessionId: session.id, siteId: session.siteId, siteUserId: session.siteUserId, userId: session.userId };
+  return {
+    sessionId: session.id,
+    siteId: session.siteId,
+    siteUrl: session.siteUrl,
+    siteUserId: session.siteUserId,
+    userId: session.userId,
+  };
 }
 
 /** One account's row: its live summary, or why there is none. */

@@ -70,7 +70,14 @@ function pageOrFail(data: unknown): NonNullable<ReturnType<typeof pageOf>> {
 export const CACHE_TTL_MS = { summary: 30_000, page: 15_000 } as const;
 
 /** The signed-in account: its session, site and the user id as sent at sign-in. */
-export type Account = { sessionId: string; siteId: number; siteUserId: number; userId: number | string };
+export type Account = {
+  sessionId: string;
+  siteId: number;
+  /** The site's address at sign-in: the token goes there only, and cached answers are the ones read there. */
+  siteUrl: string;
+  siteUserId: number;
+  userId: number | string;
+};
 
 export type SiteDataDeps = {
   db: Db;
@@ -178,7 +185,7 @@ function contextOf(account: Account, site: ProfiledSite, deps: SiteDataDeps): Ct
     account,
     site,
     deps,
-    token: () => (opened ??= sessionStore(deps.db).accessTokenOf(account.sessionId)),
+    token: () => (opened ??= sessionStore(deps.db).accessTokenOf(account.sessionId, site.url)),
   };
 }
 
@@ -235,7 +242,7 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
 }
 
 const keyOf = (account: Account, kind: string, params: unknown) =>
-  `${account.siteId}:${account.siteUserId}:${kind}:${JSON.stringify(params)}`;
+  `${account.siteId}:${account.siteUrl}:${account.siteUserId}:${kind}:${JSON.stringify(params)}`;
 
 export async function summary(account: Account, tz: string, deps: SiteDataDeps): Promise<Summary> {
   return cached(keyOf(account, "summary", tz), CACHE_TTL_MS.summary, deps.refresh === true, async () => {

@@ -5,6 +5,8 @@
  * in the audit log with what it was before and after.
  */
 import type { Db } from "../db/client";
+import { archiveSiteLedger } from "../db/ledger-store";
+import { sessionStore } from "../session/store";
 import { probeSite, probeUrl, type ProbeOptions, type ProbeResult } from "../sites/probe";
 import { SiteError, normalizeSiteUrl, siteRegistry, type ProfiledSite } from "../sites/registry";
 import { audit } from "./operator";
@@ -94,8 +96,15 @@ export async function listSites(db: Db, now = new Date()): Promise<SiteRow[]> {
   });
 }
 
-/** Probes a URL before it is saved: what is there, or NeedsConfirmation unless `confirmed`. */
-async function probed(url: string, confirmed: boolean, opts: ProbeOptions): Promise<ProbeResult> {
+/**
+ * How a change is made: `probe: false` saves without asking the address first (the CLI, where the
+ * operator is at the server; the service probes the site when it first needs its profile).
+ */
+export type ChangeOptions = ProbeOptions & { probe?: boolean };
+
+/** Probes a URL before it is saved: what is there, or NeedsConfirmation unless `confirmed`; null when not probing. */
+async function probed(url: string, confirmed: boolean, opts: ChangeOptions): Promise<ProbeResult | null> {
+  if (opts.probe === false) return null;
   const result = await probeUrl(url, opts);
   if (!result.ok && !confirmed) {
     throw new NeedsConfirmation(`站点无法访问（${result.error}）；确认仍要保存时请勾选「仍然保存」`, findingOf(result));
@@ -107,56 +116,101 @@ export async function addSite(
   db: Db,
   input: { name: string; url: string; requestsPerMinute?: number | null; confirmUnreachable?: boolean },
   actor: string,
-  opts: ProbeOptions,
-): Promise<{ site: SiteRow; probe: ProbeFinding }> {
+  opts: ChangeOptions,
+): Promise<{ site: SiteRow; probe: ProbeFinding | null }> {
   const registry = siteRegistry(db);
   const url = normalizeSiteUrl(input.url);
   const result = await probed(url, input.confirmUnreachable === true, opts);
   const site = await registry.add({ name: input.name, url });
   if (input.requestsPerMinute !== undefined) await registry.setBudget(site.id, input.requestsPerMinute);
-  await registry.saveHealth(site.id, {
-    at: new Date(),
-    ok: result.ok,
-    ms: result.ms,
-    error: result.ok ? null : result.error,
-  });
-  if (result.ok) await registry.saveProfile(site.id, result.profile);
+  if (result) await saveProbe(db, site.id, result);
   await audit(db, {
     action: "siteAdd",
     actor,
     siteId: site.id,
     after: snapshot({ ...site, requestsPerMinute: input.requestsPerMinute }),
   });
-  return { site: await rowOf(db, site.id), probe: findingOf(result) };
+  return { site: await rowOf(db, site.id), probe: result && findingOf(result) };
+}
+
+/** Stores what a probe found: the site's health, and its profile when it answered. */
+async function saveProbe(db: Db, id: number, result: ProbeResult): Promise<void> {
+  const registry = siteRegistry(db);
+  await registry.saveHealth(id, {
+    at: new Date(),
+    ok: result.ok,
+    ms: result.ms,
+    error: result.ok ? null : result.error,
+  });
+  if (result.ok) await registry.saveProfile(id, result.profile);
+}
+
+/** What a move did: the sessions of the old address ended, and the ledger kept or set apart. */
+export type MoveOutcome = { endedSessions: number; ledger: "kept" | "archived"; archivedEntries: number };
+
+/**
+ * Whether the gateway at the new address is the one the site was: its probe must name the same
+ * family and system name as the stored profile. Null when it agrees, else why not.
+ */
+function disagreement(before: ProfiledSite, result: ProbeResult): string | null {
+  if (!before.probedAt) return "原站点从未探测成功，无法确认新地址是同一网关";
+  if (!result.ok) return `新地址无法访问（${result.error}），无法确认是同一网关`;
+  const p = result.profile;
+  if (p.family !== before.family || p.systemName !== before.systemName) {
+    const was = `${before.family}${before.systemName ? `「${before.systemName}」` : ""}`;
+    const now = `${p.family}${p.systemName ? `「${p.systemName}」` : ""}`;
+    return `新地址是 ${now}，原站点是 ${was}，不是同一网关`;
+  }
+  return null;
 }
 
 export async function editSite(
   db: Db,
   id: number,
-  input: { name?: string; url?: string; requestsPerMinute?: number | null; confirmUnreachable?: boolean },
+  input: {
+    name?: string;
+    url?: string;
+    requestsPerMinute?: number | null;
+    confirmUnreachable?: boolean;
+    /** The operator states the new address is the same gateway: its ledger stays (when the probe agrees). */
+    sameGateway?: boolean;
+  },
   actor: string,
-  opts: ProbeOptions,
-): Promise<{ site: SiteRow; probe: ProbeFinding | null }> {
+  opts: ChangeOptions,
+): Promise<{ site: SiteRow; probe: ProbeFinding | null; move: MoveOutcome | null }> {
   const registry = siteRegistry(db);
   const before = await registry.profiled(id);
   if (!before) throw new SiteError(`站点不存在: ${id}`);
   const url = input.url === undefined ? undefined : normalizeSiteUrl(input.url);
   const moved = url !== undefined && url !== before.url;
-  const result = moved ? await probed(url, input.confirmUnreachable === true, opts) : null;
-  await registry.update(id, { name: input.name, url });
-  if (input.requestsPerMinute !== undefined) await registry.setBudget(id, input.requestsPerMinute);
-  if (result) {
-    await registry.saveHealth(id, {
-      at: new Date(),
-      ok: result.ok,
-      ms: result.ms,
-      error: result.ok ? null : result.error,
-    });
-    if (result.ok) await registry.saveProfile(id, result.profile);
+  const sameGateway = moved && input.sameGateway === true;
+  // A stated same gateway must answer; otherwise an unreachable address needs the confirmation.
+  const result = moved
+    ? await (sameGateway ? probeUrl(url, opts) : probed(url, input.confirmUnreachable === true, opts))
+    : null;
+  if (sameGateway && result) {
+    const why = disagreement(before, result);
+    if (why) throw new SiteError(`${why}；不勾选「同一网关」即可迁移，原账本将另行保存，新地址的用户无法读取`);
   }
+  await registry.update(id, { name: input.name, url });
+  let move: MoveOutcome | null = null;
+  if (moved) {
+    // Tokens were given for the old address: those sessions end, their users sign in again.
+    const endedSessions = await sessionStore(db).endMovedAway(id, url);
+    const archived = sameGateway ? null : await archiveSiteLedger(db, id, before.url);
+    move = { endedSessions, ledger: archived ? "archived" : "kept", archivedEntries: archived?.entries ?? 0 };
+  }
+  if (input.requestsPerMinute !== undefined) await registry.setBudget(id, input.requestsPerMinute);
+  if (result) await saveProbe(db, id, result);
   const after = await registry.profiled(id);
-  await audit(db, { action: "siteEdit", actor, siteId: id, before: snapshot(before), after: after && snapshot(after) });
-  return { site: await rowOf(db, id), probe: result && findingOf(result) };
+  await audit(db, {
+    action: "siteEdit",
+    actor,
+    siteId: id,
+    before: snapshot(before),
+    after: after && { ...snapshot(after), ...(move ?? {}) },
+  });
+  return { site: await rowOf(db, id), probe: result && findingOf(result), move };
 }
 
 /** Removes a site once confirmed; its sessions go on (`me` then answers without `site`). */

@@ -13,6 +13,8 @@ type SessionRow = {
   id: string;
   userId: string;
   siteId: number;
+  /** The site's address at sign-in: the session is bound to it. */
+  signedInUrl: string;
   siteUserId: number;
   userInfo: string;
   accessToken: string;
@@ -34,6 +36,7 @@ type RawSession = {
   id: string;
   user_id: string;
   site_id: number;
+  signed_in_url: string;
   site_user_id: number | string;
   user_info: string;
   access_token: string;
@@ -43,7 +46,7 @@ type RawSession = {
   site_url: string | null;
 };
 
-const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.site_user_id, s.user_info, s.access_token, s.created_at, s.expires_at,
+const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.site_url AS signed_in_url, s.site_user_id, s.user_info, s.access_token, s.created_at, s.expires_at,
   st.name AS site_name, st.url AS site_url
   FROM sessions s LEFT JOIN sites st ON st.id = s.site_id WHERE s.id = `;
 const SITE_SQL = "SELECT id, name, url FROM sites WHERE id = ";
@@ -62,6 +65,7 @@ function fromRaw(r: RawSession | undefined): SessionRow | null {
     id: r.id,
     userId: r.user_id,
     siteId: r.site_id,
+    signedInUrl: r.signed_in_url,
     // BIGINT: a string from pg, a number from SQLite; site user ids are safe integers.
     siteUserId: Number(r.site_user_id),
     userInfo: r.user_info,

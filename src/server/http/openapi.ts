@@ -225,6 +225,10 @@ const SITE_BODY = {
     url: { type: "string", maxLength: 2048 },
     requestsPerMinute: { type: ["integer", "null"], minimum: 1, maximum: 100000 },
     confirmUnreachable: { type: "boolean" },
+    sameGateway: {
+      type: "boolean",
+      description: "仅修改地址时：新地址是同一网关（账本保留）；须新地址可访问且探测到的类型与系统名称与原站点一致",
+    },
   },
 };
 
@@ -604,7 +608,9 @@ export function openApiDocument(): object {
         patch: adminOperation(
           "adminEditSite",
           "修改站点",
-          "修改名称、地址（新地址先探测，规则同添加）或每分钟请求预算（null 为默认值）。",
+          "修改名称、地址（新地址先探测，规则同添加）或每分钟请求预算（null 为默认值）。" +
+            "地址一变，在旧地址登录的会话全部结束（访问令牌只发往用户登录时的地址），用户需在新地址重新登录；" +
+            "账本另行保存、新地址的用户无法读取，除非 sameGateway 为 true 且探测确认是同一网关。答复的 move 说明结束的会话数与账本去向。",
           [SITE_ID],
           SITE_BODY,
         ),

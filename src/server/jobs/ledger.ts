@@ -34,17 +34,18 @@ const attempted = new Map<string, number>();
 export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.now()): Promise<number> {
   const sessions = await db.session.findMany({
     where: { expiresAt: { gt: new Date(now) } },
-    select: { id: true, siteId: true, siteUserId: true, userId: true, expiresAt: true },
+    select: { id: true, siteId: true, siteUrl: true, siteUserId: true, userId: true, expiresAt: true },
     orderBy: { expiresAt: "desc" },
   });
-  const sites = new Set((await db.site.findMany({ select: { id: true } })).map((s) => s.id));
+  const sites = new Map((await db.site.findMany({ select: { id: true, url: true } })).map((s) => [s.id, s.url]));
   const states = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true, syncedAt: true } });
   const syncedAt = new Map(states.map((s) => [`${s.siteId}:${s.siteUserId}`, s.syncedAt?.getTime() ?? 0]));
   const due = new Map<string, (typeof sessions)[number]>();
   const interval = opts.syncMinutes * 60_000;
   for (const s of sessions) {
     const key = `${s.siteId}:${s.siteUserId}`;
-    if (due.has(key) || !sites.has(s.siteId)) continue;
+    // A session signed in at an address the site has since left is no way to it (design.md 10).
+    if (due.has(key) || sites.get(s.siteId) !== s.siteUrl) continue;
     if (now - (syncedAt.get(key) ?? 0) < interval || now - (attempted.get(key) ?? 0) < interval) continue;
     due.set(key, s);
   }
@@ -57,6 +58,7 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
         const account = {
           sessionId: s.id,
           siteId: s.siteId,
+          siteUrl: s.siteUrl,
           siteUserId: Number(s.siteUserId),
           userId: JSON.parse(s.userId) as number | string,
         };

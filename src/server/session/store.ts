@@ -36,6 +36,8 @@ export type StoredSession = {
   id: string;
   userId: number | string;
   siteId: number;
+  /** The site's address at sign-in: the access token is sent there and nowhere else. */
+  siteUrl: string;
   siteUserId: number;
   userInfo: string;
   createdAt: Date;
@@ -49,6 +51,7 @@ const sessionSelect = {
   id: true,
   userId: true,
   siteId: true,
+  siteUrl: true,
   siteUserId: true,
   userInfo: true,
   createdAt: true,
@@ -101,10 +104,16 @@ export function sessionStore(db: Db) {
       }
       // Its access token was sealed by a password since removed: the session can no longer be used.
       if (!sealedWithKnownPassword(row.accessToken)) return null;
+      // The site moved: the token was given for the old address, so the session ends (design.md 10).
+      if (row.site && row.site.url !== row.signedInUrl) {
+        await db.session.deleteMany({ where: { id: row.id } });
+        return null;
+      }
       return {
         id: row.id,
         userId: JSON.parse(row.userId) as number | string,
         siteId: row.siteId,
+        siteUrl: row.signedInUrl,
         siteUserId: row.siteUserId,
         userInfo: row.userInfo,
         createdAt: row.createdAt,
@@ -119,10 +128,13 @@ export function sessionStore(db: Db) {
       return row !== null && row.expiresAt.getTime() > now.getTime();
     },
 
-    /** The site access token of a session, unsealed for one call to its site; null once gone. */
-    async accessTokenOf(id: string): Promise<string | null> {
-      const row = await db.session.findUnique({ where: { id }, select: { accessToken: true } });
-      if (!row) return null;
+    /**
+     * The site access token of a session, unsealed for one call to the site at `siteUrl`; null once
+     * the session is gone, or when the site is no longer at the address the token was given for.
+     */
+    async accessTokenOf(id: string, siteUrl: string): Promise<string | null> {
+      const row = await db.session.findUnique({ where: { id }, select: { accessToken: true, siteUrl: true } });
+      if (!row || row.siteUrl !== siteUrl) return null;
       const opened = await unseal<{ accessToken: string }>(row.accessToken, 0);
       return typeof opened?.accessToken === "string" ? opened.accessToken : null;
     },
@@ -155,6 +167,12 @@ export function sessionStore(db: Db) {
       const { count } = await db.session.deleteMany({
         where: { ...ownedBy(keep), id: { not: keep.id } },
       });
+      return count;
+    },
+
+    /** Ends the sessions of a site signed in at another address than `url` (it moved); returns how many. */
+    async endMovedAway(siteId: number, url: string): Promise<number> {
+      const { count } = await db.session.deleteMany({ where: { siteId, siteUrl: { not: url } } });
       return count;
     },
 

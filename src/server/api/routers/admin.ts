@@ -52,6 +52,7 @@ const editInput = z.object({
   ...siteInput,
   name: siteInput.name.optional(),
   url: siteInput.url.optional(),
+  sameGateway: yes.optional(),
 });
 
 /** A site change: a registry refusal (bad URL, unknown id) or a needed confirmation is an answer. */
@@ -112,7 +113,10 @@ export const adminRouter = router({
     return change(() => addSite(ctx.db, p.value, actorOf(ctx), probeOpts(ctx)));
   }),
 
-  /** Changes a site's name, address (probed first) or request budget. */
+  /**
+   * Changes a site's name, address (probed first) or request budget. A move ends the sessions of
+   * the old address and sets the ledger apart, unless `sameGateway` and the probe agrees.
+   */
   editSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
     const p = parseParams(editInput, input);
     if (!p.ok) return failure(p.message);
