@@ -215,7 +215,7 @@ describe("the PDF statement", () => {
     const settled = await Promise.allSettled(calls);
     const busy = settled.filter((r) => r.status === "rejected");
     expect(busy).toHaveLength(6);
-    for (const r of busy) expect((r).reason).toBeInstanceOf(StatementBusy);
+    for (const r of busy) expect(r.reason).toBeInstanceOf(StatementBusy);
     for (const r of settled) {
       if (r.status === "fulfilled") expect((await pdfText(r.value.body)).text).toContain(`用量对账单 ${month}`);
     }
