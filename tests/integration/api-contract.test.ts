@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDashboardClient, isUnauthorized } from "../../src/client";
 import { setOperatorPassword } from "../../src/server/admin/operator";
 import { loginFailureCases } from "../support/cases";
-import { ALICE, BOB } from "../support/gateway";
-import { ROOT, freePort, startApp, type RunningApp } from "../support/server";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { ALICE, BOB, startLegacyGateway } from "../support/gateway";
+import { ROOT, startApp, type RunningApp } from "../support/server";
 import { startFixture, type Fixture } from "../support/suite";
 import { signInOverHttp } from "../support/http";
 
@@ -227,26 +228,22 @@ describe("the site-data routes", () => {
       expect(bad).toEqual({ success: false, message: "请求参数无效: refresh" });
       await conforms(await fetch(`${app.url}${route}`), route, "get", 401);
     }
+    // A site that went away after the sign-in (moving it would end the session instead).
+    const gone = await startLegacyGateway();
+    const goneSite = await siteRegistry(fx.store.db).add({ name: "将关闭的站点", url: gone.url });
     const unreachable = await signInOverHttp(app.url, {
       userId: ALICE.id,
       accessToken: ALICE.token,
-      siteId: fx.sites.legacy,
+      siteId: goneSite.id,
     });
-    await fx.store.db.site.update({
-      where: { id: fx.sites.legacy },
-      data: { url: `http://127.0.0.1:${await freePort()}` },
-    });
-    try {
-      const failed = await conforms(
-        await fetch(`${app.url}/api/account/logs`, { headers: { authorization: `Bearer ${unreachable.token}` } }),
-        "/api/account/logs",
-        "get",
-        200,
-      );
-      expect(failed).toEqual({ success: false, message: "站点请求失败: 连接被拒绝" });
-    } finally {
-      await fx.store.db.site.update({ where: { id: fx.sites.legacy }, data: { url: fx.legacy.url } });
-    }
+    await gone.close();
+    const failed = await conforms(
+      await fetch(`${app.url}/api/account/logs`, { headers: { authorization: `Bearer ${unreachable.token}` } }),
+      "/api/account/logs",
+      "get",
+      200,
+    );
+    expect(failed).toEqual({ success: false, message: "站点请求失败: 连接被拒绝" });
   });
 });
 

@@ -6,7 +6,8 @@ import { siteRegistry } from "../../src/server/sites/registry";
 import { syncLedger } from "../../src/server/accounts/ledger";
 import { accountOf } from "../../src/server/accounts/overview";
 import { sessionStore } from "../../src/server/session/store";
-import { startGateway, type GatewayOptions, type RunningGateway } from "../../src/demo/gateway";
+import { newApiUser, startGateway, type GatewayOptions, type RunningGateway } from "../../src/demo/gateway";
+import { demoHistory } from "../../src/demo/history";
 import { bearer, callerFor, signInWith } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
 import { startFamilySite, type FamilySite } from "../support/families";
@@ -35,6 +36,8 @@ async function site(extra: Partial<GatewayOptions> = {}, family: FamilySite["fam
   open.push(s.gateway);
   const { id } = await siteRegistry(store.db).add({ name: "站点", url: s.gateway.url });
   const { token } = await signInWith(store.db, id, s.user);
+  // The sign-in took a slot of the budget too (tested on its own below): count from here.
+  resetGates();
   const call = (perMinute = 1000, siteBudgetWaitMs?: number) =>
     callerFor(store.db, bearer(token), { siteRequestsPerMinute: perMinute, siteBudgetWaitMs }).api;
   return { ...s, siteId: id, token, call };
@@ -136,6 +139,98 @@ describe("the site's budget", () => {
     expect(answers.every((a) => a.success)).toBe(true);
     expect(s.gateway.requests.filter((r) => r.path === "/api/token/")).toHaveLength(1);
     expect(s.gateway.requests.length - before).toBe(2); // the probe and the one token page
+  });
+});
+
+describe("sign-ins and the accounts waiting for one site", () => {
+  it("sends sign-ins through the site's budget (first in line) and holds them back after a 429", async () => {
+    const s = await startFamilySite("new-api", 0);
+    open.push(s.gateway);
+    const { id } = await siteRegistry(store.db).add({ name: "站点", url: s.gateway.url });
+    await siteRegistry(store.db).setBudget(id, 5);
+    const login = () =>
+      callerFor(store.db, {}, { loginRateLimit: 0, timeoutMs: 800 }).api.auth.login({
+        userId: s.user.id,
+        accessToken: s.user.token,
+        siteId: id,
+      });
+    const answers = await Promise.all(Array.from({ length: 12 }, login));
+    const selfCalls = () => s.gateway.requests.filter((r) => r.path === "/api/user/self").length;
+    expect(selfCalls()).toBe(5);
+    expect(answers.filter((a) => a.success)).toHaveLength(5);
+    for (const a of answers.filter((x) => !x.success)) {
+      expect(a).toEqual({ success: false, message: "无法连接站点: 站点繁忙，请稍后再试" });
+    }
+
+    // A site that asks for quiet (429, Retry-After: 120) gets none of the next sign-ins.
+    resetGates();
+    const quiet = await startGateway({
+      users: [],
+      intercept: (_req, res) => {
+        res.writeHead(429, { "Retry-After": "120" });
+        res.end();
+        return true;
+      },
+    });
+    open.push(quiet);
+    const q = await siteRegistry(store.db).add({ name: "限流站点", url: quiet.url });
+    const to = (siteId: number) =>
+      callerFor(store.db, {}, { loginRateLimit: 0 }).api.auth.login({ userId: 1, accessToken: "x".repeat(20), siteId });
+    expect(await to(q.id)).toEqual({ success: false, message: "无法连接站点: 站点繁忙，请稍后再试" });
+    for (let i = 0; i < 4; i++) expect((await to(q.id)).success).toBe(false);
+    expect(quiet.requests).toHaveLength(1);
+  });
+
+  /** One site with two accounts of its own, each signed in; calls as either. */
+  async function twoAccounts(extra: Partial<GatewayOptions> = {}) {
+    const history = demoHistory({ seed: 5, days: 3, callsPerDay: 200 });
+    const users = [301, 302].map((id) => ({
+      accessToken: `two-accounts-token-${id}-0123456789`,
+      data: newApiUser(id, { username: `user-${id}` }),
+      logs: history.logs,
+    }));
+    const g = await startGateway({ family: "new-api", users, ...extra });
+    open.push(g);
+    const { id } = await siteRegistry(store.db).add({ name: "站点", url: g.url });
+    const tokens = await Promise.all(
+      users.map(async (u) => (await signInWith(store.db, id, { id: u.data.id as number, token: u.accessToken })).token),
+    );
+    resetGates();
+    const as = (i: 0 | 1, perMinute = 1000, wait?: number) =>
+      callerFor(store.db, bearer(tokens[i] as string), { siteRequestsPerMinute: perMinute, siteBudgetWaitMs: wait })
+        .api;
+    return { gateway: g, as };
+  }
+
+  it("serves the accounts waiting for one site in turn: one account's burst does not go first", async () => {
+    const { as } = await twoAccounts({ latencyMs: 120 });
+    await as(0).account.summary({}); // the status probe, out of the way
+    const done: string[] = [];
+    const burst = Array.from({ length: 16 }, (_, i) =>
+      as(0)
+        .account.logs({ page: i + 1, pageSize: 5 })
+        .then(() => done.push("a")),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    const single = as(1)
+      .account.logs({ page: 1, pageSize: 5 })
+      .then(() => done.push("b"));
+    await Promise.all([...burst, single]);
+    // Four of the burst were in flight; the other account's one call went with the next free place.
+    expect(done.indexOf("b")).toBeLessThanOrEqual(8);
+  });
+
+  it("gives one account at most half of a site's budget a minute, so another still has the rest", async () => {
+    const { as } = await twoAccounts();
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, (_, i) => as(0, 12, 5000).account.logs({ page: i + 1, pageSize: 5 })),
+    );
+    // A budget of 12: the account may send 6 a minute (the status probe is the site's, not the account's).
+    expect(answers.filter((x) => x.success)).toHaveLength(6);
+    expect(answers.filter((x) => !x.success).map((x) => !x.success && x.message)).toContain(
+      "该账户的站点请求过于频繁，请稍后再试",
+    );
+    expect((await as(1, 12, 5000).account.logs({ page: 1, pageSize: 5 })).success).toBe(true);
   });
 });
 

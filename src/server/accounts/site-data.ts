@@ -160,20 +160,30 @@ function redact(message: string, accessToken: string): string {
 /** Live calls per account in the current minute: one account cannot spend its site's whole budget. */
 const accountCalls = new Map<string, { minute: number; count: number }>();
 
-/** Charges one live call to the account; false past its share of the minute. */
-function chargeAccount(account: Account, perMinute: number, now = Date.now()): boolean {
+/**
+ * One account's live calls a minute on a site of this budget: half of it (a small budget, up to
+ * 6: all of it, so a summary's three calls always fit), and never more than `cap`.
+ */
+export function accountShare(sitePerMinute: number, cap: number): number {
+  return Math.min(cap, Math.max(Math.ceil(sitePerMinute / 2), Math.min(sitePerMinute, 6)));
+}
+
+const accountKey = (account: Account) => `${account.siteId}:${account.siteUserId}`;
+
+/** The account's live calls sent this minute. */
+function callsThisMinute(account: Account, now = Date.now()): { minute: number; count: number } {
   const minute = Math.floor(now / 60_000);
+  const entry = accountCalls.get(accountKey(account));
+  return entry?.minute === minute ? entry : { minute, count: 0 };
+}
+
+/** Counts one live call of the account (-1: one that was never sent after all). */
+function chargeAccount(account: Account, by: 1 | -1, now = Date.now()): void {
+  const entry = callsThisMinute(account, now);
   if (accountCalls.size > 50_000) {
-    for (const [key, c] of accountCalls) if (c.minute !== minute) accountCalls.delete(key);
+    for (const [key, c] of accountCalls) if (c.minute !== entry.minute) accountCalls.delete(key);
   }
-  const key = `${account.siteId}:${account.siteUserId}`;
-  const entry = accountCalls.get(key);
-  if (!entry || entry.minute !== minute) {
-    accountCalls.set(key, { minute, count: 1 });
-    return true;
-  }
-  entry.count++;
-  return entry.count <= perMinute;
+  accountCalls.set(accountKey(account), { minute: entry.minute, count: Math.max(0, entry.count + by) });
 }
 
 /** One operation's reads: the account, its site, and its access token, unsealed once for them all. */
@@ -203,9 +213,13 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
   const { account, site, deps } = ctx;
   const accessToken = await ctx.token();
   if (accessToken === null) throw new SiteDataError(MSG.unauthenticated);
-  if (!deps.background && !chargeAccount(account, deps.accountPerMinute ?? env().ACCOUNT_READS_PER_MINUTE)) {
-    throw new SiteDataError(MSG.accountBusy, "busy");
-  }
+  const perMinute = site.requestsPerMinute ?? deps.perMinute;
+  const share = accountShare(perMinute, deps.accountPerMinute ?? env().ACCOUNT_READS_PER_MINUTE);
+  const live = !deps.background;
+  if (live && callsThisMinute(account).count >= share) throw new SiteDataError(MSG.accountBusy, "busy");
+  // Counted now (calls under way count too), given back if the gate never sends it.
+  if (live) chargeAccount(account, 1);
+  let sent = false;
   const call: SiteCall = {
     siteUrl: site.url,
     path: request.path,
@@ -218,8 +232,11 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
   let data: unknown;
   try {
     // The operator may have set this site's own budget (design.md 15).
-    const budget = { ...deps, perMinute: site.requestsPerMinute ?? deps.perMinute };
-    const answer = await throughGate(site.id, budget, () => callSite(call));
+    const budget = { ...deps, perMinute, account: accountKey(account) };
+    const answer = await throughGate(site.id, budget, () => {
+      sent = true;
+      return callSite(call);
+    });
     if (answer.status === 429) {
       pauseSite(site.id, answer.retryAfter);
       throw new SiteDataError(MSG.siteBusy, "busy");
@@ -228,6 +245,7 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
     if (answer.status === 401) throw new SiteDataError(MSG.siteRefused, "refused");
     data = parseAnswer(answer);
   } catch (error) {
+    if (live && !sent) chargeAccount(account, -1);
     if (error instanceof SiteBusy) throw new SiteDataError(MSG.siteBusy, "busy");
     if (error instanceof GatewayError) throw new SiteDataError(`${MSG.siteFailedPrefix}${error.message}`);
     throw error;

@@ -5,18 +5,10 @@ import { MSG, failure, type Failure } from "../core/messages";
 import { sealAccessToken, sessionStore } from "../session/store";
 import { parseSiteId } from "../sites/registry";
 import { isPlainObject, presentFields } from "./login-input";
+import { keptUserInfo } from "./user-info";
 import type { LoginSuccess, UserInfo } from "./schemas";
 
 export type LoginOutcome = { result: LoginSuccess; expiresAt: Date } | { result: Failure; expiresAt?: undefined };
-
-/** Fields older gateways leak in their user object; never stored nor returned. */
-const SECRET_USER_FIELDS = ["access_token", "password", "original_password", "verification_code"];
-
-function stripSecrets(info: UserInfo): UserInfo {
-  const copy = { ...info };
-  for (const key of SECRET_USER_FIELDS) delete copy[key];
-  return copy;
-}
 
 /** A site's message with the token masked, should a site ever echo it (too short to be a secret: as is). */
 function redact(message: string, accessToken: string): string {
@@ -26,6 +18,8 @@ function redact(message: string, accessToken: string): string {
 export type LoginDeps = {
   db: Db;
   timeoutMs: number;
+  /** The deployment's budget per site and minute (a site's own one wins). */
+  perMinute: number;
   acceptLanguage?: string | null;
   onInternalError?: (error: unknown) => void;
 };
@@ -44,19 +38,17 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
   try {
     // 2. the site
     const siteId = parseSiteId(rawSiteId);
-    const site = siteId === null ? null : await hotPath(deps.db).siteById(siteId);
-    if (!site) return fail(MSG.siteNotFound);
+    const record = siteId === null ? null : await hotPath(deps.db).siteById(siteId);
+    if (!record) return fail(MSG.siteNotFound);
+    const site = { id: record.id, name: record.name, url: record.url };
 
     // 3. ask the site; the token is sealed for storage meanwhile (crypto runs off the main thread)
     const sealing = sealAccessToken(accessToken);
     sealing.catch(() => undefined); // awaited below only when the login goes on
-    const answer = await fetchUserSelf({
-      siteUrl: site.url,
-      accessToken,
-      userId,
-      acceptLanguage: deps.acceptLanguage,
-      timeoutMs: deps.timeoutMs,
-    });
+    const answer = await fetchUserSelf(
+      { siteUrl: site.url, accessToken, userId, acceptLanguage: deps.acceptLanguage, timeoutMs: deps.timeoutMs },
+      { siteId: site.id, perMinute: record.requestsPerMinute ?? deps.perMinute },
+    );
     if (answer === null || answer === undefined) throw new GatewayError(REASON.emptyJson);
     const envelope = answer as { success?: unknown; message?: unknown; data?: unknown };
 
@@ -75,7 +67,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     const siteUserId = Number(userId);
     if ((data as { id?: unknown }).id !== siteUserId || !Number.isSafeInteger(siteUserId))
       return fail(MSG.userMismatch);
-    const userInfo = stripSecrets(data as UserInfo);
+    const userInfo = keptUserInfo(data as UserInfo);
 
     // 6. the session
     const { token, expiresAt } = await sessionStore(deps.db).create({

@@ -6,7 +6,8 @@ import { siteSchema } from "../sites/registry";
 export const userInfoSchema = z.looseObject({ id: z.number() }).meta({
   id: "UserInfo",
   description:
-    "站点 GET /api/user/self 返回的用户对象，原样透传（已去除 access_token、password、original_password、verification_code）",
+    "站点 GET /api/user/self 返回的用户对象，原样透传（已去除 access_token、password、original_password、verification_code）。" +
+    "站点给出的对象过大时有界保存：嵌套最多 3 层，文本最多 1000 字符，数组最多 50 项；整体仍超过 16 KiB 时只保留 id、username、display_name、role、status、email、group、quota 等常用字段",
 });
 
 /** The site's user object; `id` is known to equal the user id given at login. */

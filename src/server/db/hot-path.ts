@@ -8,6 +8,8 @@ import { driverOf, type Db } from "./driver";
  * docs/benchmarks.md); Prisma keeps the schema, the migrations and every other query.
  */
 export type SiteRow = { id: number; name: string; url: string };
+/** A site as sign-in needs it: the row, and its own request budget (null: the deployment's). */
+export type SiteRecord = SiteRow & { requestsPerMinute: number | null };
 
 type SessionRow = {
   id: string;
@@ -25,7 +27,7 @@ type SessionRow = {
 
 type HotPath = {
   sessionById(id: string): Promise<SessionRow | null>;
-  siteById(id: number): Promise<SiteRow | null>;
+  siteById(id: number): Promise<SiteRecord | null>;
   /** Adds one attempt to a key's counter for the window; returns the new count. */
   chargeAttempt(key: string, windowStart: Date): Promise<number>;
   /** A key's count for the window, charging nothing. */
@@ -49,7 +51,7 @@ type RawSession = {
 const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.site_url AS signed_in_url, s.site_user_id, s.user_info, s.access_token, s.created_at, s.expires_at,
   st.name AS site_name, st.url AS site_url
   FROM sessions s LEFT JOIN sites st ON st.id = s.site_id WHERE s.id = `;
-const SITE_SQL = "SELECT id, name, url FROM sites WHERE id = ";
+const SITE_SQL = 'SELECT id, name, url, requests_per_minute AS "requestsPerMinute" FROM sites WHERE id = ';
 const SQLITE_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count) VALUES (?, ?, 1)
   ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
 
@@ -86,7 +88,7 @@ function create(db: Db): HotPath {
         return fromRaw(res.rows[0]);
       },
       async siteById(id) {
-        const res = await pool.query<SiteRow>({ name: "gd-site", text: `${SITE_SQL}$1`, values: [id] });
+        const res = await pool.query<SiteRecord>({ name: "gd-site", text: `${SITE_SQL}$1`, values: [id] });
         return res.rows[0] ?? null;
       },
       async chargeAttempt(key, windowStart) {
@@ -109,7 +111,7 @@ function create(db: Db): HotPath {
   let statements:
     | {
         session: Database.Statement<[string], RawSession>;
-        site: Database.Statement<[number], SiteRow>;
+        site: Database.Statement<[number], SiteRecord>;
         charge: Database.Statement<[string, string], { count: number }>;
         count: Database.Statement<[string, string], { count: number }>;
       }
@@ -119,7 +121,7 @@ function create(db: Db): HotPath {
       const conn = driver.connection();
       statements = {
         session: conn.prepare<[string], RawSession>(`${SESSION_SQL}?`),
-        site: conn.prepare<[number], SiteRow>(`${SITE_SQL}?`),
+        site: conn.prepare<[number], SiteRecord>(`${SITE_SQL}?`),
         charge: conn.prepare<[string, string], { count: number }>(SQLITE_CHARGE_SQL),
         count: conn.prepare<[string, string], { count: number }>(`${COUNT_SQL}? AND window_start = ?`),
       };

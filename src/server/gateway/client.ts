@@ -4,6 +4,7 @@
  */
 
 import { readCapped } from "../net/body";
+import { SiteBusy, pauseSite, throughGate } from "./gate";
 
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
@@ -33,6 +34,7 @@ export const REASON = {
   emptyJson: "站点返回了空的 JSON",
   noUserInfo: "站点响应缺少用户信息",
   unavailable: "服务暂时不可用",
+  busy: "站点繁忙，请稍后再试",
 } as const;
 
 export class GatewayError extends Error {}
@@ -122,7 +124,27 @@ export function parseAnswer(answer: SiteAnswer): unknown {
   }
 }
 
-/** Login's call: `GET /api/user/self` with the token and the user-id headers. */
-export async function fetchUserSelf(req: Omit<SiteCall, "path" | "query">): Promise<unknown> {
-  return parseAnswer(await callSite({ ...req, path: "/api/user/self" }));
+/**
+ * Login's call: `GET /api/user/self` with the token and the user-id headers, through the site's
+ * gate (first in line, but inside its budget and any pause after a 429; a slot further away than
+ * the call's time limit is 站点繁忙).
+ */
+export async function fetchUserSelf(
+  req: Omit<SiteCall, "path" | "query">,
+  gate: { siteId: number; perMinute: number },
+): Promise<unknown> {
+  let answer: SiteAnswer;
+  try {
+    answer = await throughGate(gate.siteId, { perMinute: gate.perMinute, signIn: true, maxWaitMs: req.timeoutMs }, () =>
+      callSite({ ...req, path: "/api/user/self" }),
+    );
+  } catch (error) {
+    if (error instanceof SiteBusy) throw new GatewayError(REASON.busy);
+    throw error;
+  }
+  if (answer.status === 429) {
+    pauseSite(gate.siteId, answer.retryAfter);
+    throw new GatewayError(REASON.busy);
+  }
+  return parseAnswer(answer);
 }

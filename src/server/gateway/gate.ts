@@ -1,9 +1,11 @@
 /**
  * Protects each site from this deployment, which is one client address to it (new-api allows 180
  * requests per 180 s per address by default): a request budget per minute, at most 4 calls in
- * flight, and a pause after the site answers 429. State lives in this process.
+ * flight, and a pause after the site answers 429. Who goes next is decided when a place and a
+ * slot of the budget are free, not booked ahead: sign-ins first, then the accounts waiting for the
+ * site in turn (one account's burst cannot spend the minute before another's one call), background
+ * work last. State lives in this process.
  */
-import pLimit, { type LimitFunction } from "p-limit";
 
 const MAX_IN_FLIGHT = 4;
 const WINDOW_MS = 60_000;
@@ -13,8 +15,8 @@ const WINDOW_MS = 60_000;
  */
 const KEPT_WINDOW_MS = WINDOW_MS + 1_000;
 /**
- * A call past the budget waits for its slot; one further away than this is refused at once. The
- * default, the kept window, means a slot is always waited for (about a minute), never refused.
+ * A call past the budget waits for its turn; one that waits longer than this is refused. The
+ * default, the kept window, means a free slot is waited for (about a minute).
  */
 const MAX_BUDGET_WAIT_MS = KEPT_WINDOW_MS;
 const DEFAULT_BACKOFF_MS = 10_000;
@@ -26,13 +28,46 @@ export class SiteBusy extends Error {
   }
 }
 
+/**
+ * `signIn`: a sign-in's call, first in line (inside the budget and the pause all the same).
+ * `account`: whose live call it is; the accounts waiting for one site take turns.
+ * `background`: work nobody is waiting for (the ledger's sync). It goes one call at a time per
+ * site, only while no live call waits, and within half of the budget, so a backfill leaves live
+ * views the other half at once and never goes before one.
+ */
+export type Budget = {
+  perMinute: number;
+  maxWaitMs?: number;
+  background?: boolean;
+  signIn?: boolean;
+  account?: string;
+};
+
+/** The part of a site's budget background work may use. */
+export const backgroundShare = (perMinute: number) => Math.max(1, Math.floor(perMinute / 2));
+
+/** A call waiting for its turn: an in-flight place and a slot of the budget, both free now. */
+type Waiter = {
+  /** The calls of the window it may count up to: its budget, or background work's share. */
+  share: number;
+  deadline: number;
+  background: boolean;
+  go: () => void;
+  fail: (error: Error) => void;
+};
+
 type SiteState = {
-  limit: LimitFunction;
-  background: LimitFunction;
+  inFlight: number;
+  backgroundRunning: number;
+  signIns: Waiter[];
+  /** Live calls per account; the first account's first call goes next, then that account goes to the back. */
+  live: Map<string, Waiter[]>;
+  background: Waiter[];
+  /** When the calls of the kept window were sent. */
   slots: number[];
   pausedUntil: number;
-  /** Live calls waiting for their place or slot: background work waits while there are any. */
-  liveWaiting: number;
+  /** Wakes the line when the next slot frees or a wait runs out. */
+  timer: NodeJS.Timeout | null;
 };
 
 const states = new Map<number, SiteState>();
@@ -40,18 +75,24 @@ const states = new Map<number, SiteState>();
 function stateOf(siteId: number): SiteState {
   let state = states.get(siteId);
   if (!state) {
-    state = { limit: pLimit(MAX_IN_FLIGHT), background: pLimit(1), slots: [], pausedUntil: 0, liveWaiting: 0 };
+    state = {
+      inFlight: 0,
+      backgroundRunning: 0,
+      signIns: [],
+      live: new Map(),
+      background: [],
+      slots: [],
+      pausedUntil: 0,
+      timer: null,
+    };
     states.set(siteId, state);
   }
   return state;
 }
 
-/** A timer that never keeps the process alive by itself. */
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
 /**
  * The first moment a new call fits the sliding budget: now while fewer than `perMinute` calls are
- * reserved in the last window, else one window after the `perMinute`-th newest reservation.
+ * in the last window, else one window after the `perMinute`-th newest.
  */
 export function nextSlot(slots: readonly number[], perMinute: number, now: number): number {
   const live = slots.filter((t) => t > now - KEPT_WINDOW_MS);
@@ -59,72 +100,120 @@ export function nextSlot(slots: readonly number[], perMinute: number, now: numbe
   return Math.max(now, (live[live.length - perMinute] ?? now) + KEPT_WINDOW_MS);
 }
 
-/**
- * Reserves the next slot of the site's budget (first come, first served) and waits for it; throws
- * SiteBusy while the site is paused or when the wait would be longer than `maxWaitMs`.
- */
-async function reserve(state: SiteState, perMinute: number, maxWaitMs: number, now = Date.now()): Promise<void> {
-  if (state.pausedUntil > now) throw new SiteBusy(state.pausedUntil - now);
+/** The waiter whose turn it is, without taking it from its line. */
+function head(state: SiteState): Waiter | undefined {
+  const signIn = state.signIns[0];
+  if (signIn) return signIn;
+  const first = state.live.values().next();
+  if (!first.done) return first.value[0];
+  // Background work only while nobody else waits and none of it is under way.
+  return state.backgroundRunning === 0 ? state.background[0] : undefined;
+}
+
+/** Takes the head from its line; a live account goes to the back of the turn. */
+function take(state: SiteState): void {
+  if (state.signIns.shift()) return;
+  const first = state.live.entries().next();
+  if (!first.done) {
+    const [account, queue] = first.value;
+    queue.shift();
+    state.live.delete(account);
+    if (queue.length > 0) state.live.set(account, queue);
+    return;
+  }
+  state.background.shift();
+}
+
+function waiters(state: SiteState): Waiter[] {
+  return [...state.signIns, ...[...state.live.values()].flat(), ...state.background];
+}
+
+function remove(state: SiteState, waiter: Waiter): void {
+  const drop = (line: Waiter[]) => {
+    const at = line.indexOf(waiter);
+    if (at >= 0) line.splice(at, 1);
+  };
+  drop(state.signIns);
+  drop(state.background);
+  for (const [account, queue] of state.live) {
+    drop(queue);
+    if (queue.length === 0) state.live.delete(account);
+  }
+}
+
+/** Lets go whoever's turn it is while a place and a slot are free; wakes itself for the next. */
+function dispatch(state: SiteState): void {
+  if (state.timer) clearTimeout(state.timer);
+  state.timer = null;
+  const now = Date.now();
   state.slots = state.slots.filter((t) => t > now - KEPT_WINDOW_MS);
-  const at = nextSlot(state.slots, perMinute, now);
-  if (at - now > maxWaitMs) throw new SiteBusy(at - now);
-  state.slots.push(at);
-  state.slots.sort((a, b) => a - b);
-  if (at > now) await sleep(at - now);
-  // The site may have said 429 while this call waited.
-  if (state.pausedUntil > Date.now()) throw new SiteBusy(state.pausedUntil - Date.now());
+  if (state.pausedUntil > now) {
+    for (const w of waiters(state)) w.fail(new SiteBusy(state.pausedUntil - now));
+    state.signIns = [];
+    state.live.clear();
+    state.background = [];
+  }
+  let wake = Infinity;
+  while (state.inFlight < MAX_IN_FLIGHT) {
+    const next = head(state);
+    if (!next) break;
+    const at = nextSlot(state.slots, next.share, now);
+    if (at > now) {
+      wake = at;
+      break;
+    }
+    take(state);
+    state.inFlight++;
+    if (next.background) state.backgroundRunning++;
+    state.slots.push(now);
+    next.go();
+  }
+  // Whoever could not go within its wait is told now; the rest are woken at their deadline.
+  for (const w of waiters(state)) {
+    if (w.deadline <= now) {
+      w.fail(new SiteBusy(Math.max(0, nextSlot(state.slots, w.share, now) - now)));
+      remove(state, w);
+    } else wake = Math.min(wake, w.deadline);
+  }
+  if (wake !== Infinity) {
+    state.timer = setTimeout(() => dispatch(state), Math.max(0, wake - now));
+    state.timer.unref();
+  }
 }
 
 /**
- * `background`: work nobody is waiting for (the ledger's sync). It goes one call at a time per
- * site, only while no live call is waiting, and within half of the budget, so a backfill leaves
- * live views the other half at once and never goes before one.
+ * Runs one call to the site inside its in-flight limit and its budget, when its turn comes. The
+ * slot is taken when the call is sent, so the site never sees more than the budget in any minute.
+ * A call whose slot lies beyond `maxWaitMs` even at the head of the line is refused at once.
  */
-export type Budget = { perMinute: number; maxWaitMs?: number; background?: boolean };
-
-/** The part of a site's budget background work may use. */
-export const backgroundShare = (perMinute: number) => Math.max(1, Math.floor(perMinute / 2));
-
-const LIVE_FIRST_POLL_MS = 100;
-
-/**
- * Runs one call to the site inside its in-flight limit and its budget. The budget slot is taken
- * once the call holds an in-flight place, so the time recorded is when it is really sent: the site
- * never sees more than the budget in any minute. (While the budget is spent no call can go, so a
- * call waiting for its slot keeps no other from going.)
- */
-export function throughGate<T>(siteId: number, budget: Budget, call: () => Promise<T>): Promise<T> {
+export async function throughGate<T>(siteId: number, budget: Budget, call: () => Promise<T>): Promise<T> {
   const state = stateOf(siteId);
+  const now = Date.now();
+  if (state.pausedUntil > now) throw new SiteBusy(state.pausedUntil - now);
+  const background = budget.background === true;
+  const share = background ? backgroundShare(budget.perMinute) : budget.perMinute;
   const maxWaitMs = budget.maxWaitMs ?? MAX_BUDGET_WAIT_MS;
-  if (budget.background) {
-    return state.background(async () => {
-      const since = Date.now();
-      while (state.liveWaiting > 0) {
-        if (Date.now() - since > maxWaitMs) throw new SiteBusy(LIVE_FIRST_POLL_MS);
-        await sleep(LIVE_FIRST_POLL_MS);
-      }
-      return state.limit(async () => {
-        await reserve(state, backgroundShare(budget.perMinute), maxWaitMs);
-        return call();
-      });
-    });
+  const at = nextSlot(state.slots, share, now);
+  if (at - now > maxWaitMs) throw new SiteBusy(at - now);
+  await new Promise<void>((go, fail) => {
+    const waiter: Waiter = { share, deadline: now + maxWaitMs, background, go, fail };
+    if (budget.signIn) state.signIns.push(waiter);
+    else if (background) state.background.push(waiter);
+    else {
+      const key = budget.account ?? "";
+      const queue = state.live.get(key);
+      if (queue) queue.push(waiter);
+      else state.live.set(key, [waiter]);
+    }
+    dispatch(state);
+  });
+  try {
+    return await call();
+  } finally {
+    state.inFlight--;
+    if (background) state.backgroundRunning--;
+    dispatch(state);
   }
-  state.liveWaiting++;
-  let waiting = true;
-  const done = () => {
-    if (waiting) state.liveWaiting--;
-    waiting = false;
-  };
-  return state
-    .limit(async () => {
-      try {
-        await reserve(state, budget.perMinute, maxWaitMs);
-      } finally {
-        done();
-      }
-      return call();
-    })
-    .finally(done);
 }
 
 /** The site answered 429: no call to it until `Retry-After` (seconds or a date) has passed, else 10 s. */
@@ -136,10 +225,13 @@ export function pauseSite(siteId: number, retryAfter: string | null, now = Date.
   }
   const state = stateOf(siteId);
   state.pausedUntil = Math.max(state.pausedUntil, now + ms);
+  // Calls waiting for their turn hear it now rather than after their wait.
+  dispatch(state);
   return ms;
 }
 
 /** Forgets every site's state (tests that start from a clean slate). */
 export function resetGates(): void {
+  for (const state of states.values()) if (state.timer) clearTimeout(state.timer);
   states.clear();
 }

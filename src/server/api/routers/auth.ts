@@ -33,6 +33,7 @@ async function signIn(ctx: Context, body: unknown): Promise<LoginOutcome["result
   const outcome = await login(body, {
     db: ctx.db,
     timeoutMs: ctx.timeoutMs,
+    perMinute: ctx.siteRequestsPerMinute,
     acceptLanguage: ctx.headers.get("accept-language"),
     onInternalError: (error) => logError("login", error),
   });
