@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { api, errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { QueryProvider, trpc } from "@/src/trpc/react";
+import { AuditLog } from "./audit-log";
 import { FAMILY_NAMES, formatLocal, formatNumber } from "./format";
 
 type Site = Extract<RouterOutputs["admin"]["sites"], { success: true }>["data"][number];
@@ -17,15 +18,6 @@ type Finding =
       ms: number;
     }
   | { reachable: false; error: string; ms: number };
-
-const ACTIONS: Record<string, string> = {
-  signIn: "登录",
-  signInFailed: "登录失败",
-  password: "设置密码",
-  siteAdd: "添加站点",
-  siteEdit: "修改站点",
-  siteRemove: "移除站点",
-};
 
 function FindingText({ finding }: { finding: Finding }) {
   return finding.reachable ? (
@@ -336,7 +328,6 @@ function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void }) {
 function Panel() {
   const router = useRouter();
   const sites = trpc.admin.sites.useQuery();
-  const audit = trpc.admin.audit.useQuery();
   const addSite = trpc.admin.addSite.useMutation();
   const probeAll = trpc.admin.probe.useMutation();
   const utils = trpc.useUtils();
@@ -411,41 +402,7 @@ function Panel() {
         />
       </section>
 
-      <section className="card" aria-labelledby="audit-title">
-        <h2 id="audit-title">审计日志</h2>
-        {audit.data?.success && audit.data.data.length > 0 ? (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>时间</th>
-                  <th>操作</th>
-                  <th>来源</th>
-                  <th>站点</th>
-                  <th>变更</th>
-                </tr>
-              </thead>
-              <tbody>
-                {audit.data.data.map((e, i) => (
-                  <tr key={`${e.at}-${i}`}>
-                    <td className="nowrap">{formatLocal(e.at)}</td>
-                    <td>{ACTIONS[e.action] ?? e.action}</td>
-                    <td>{e.actor}</td>
-                    <td>{e.siteId ?? "—"}</td>
-                    <td className="audit-change">
-                      {e.before ? <code>{JSON.stringify(e.before)}</code> : null}
-                      {e.before && e.after ? " → " : null}
-                      {e.after ? <code>{JSON.stringify(e.after)}</code> : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : (
-          <p className="state">{audit.isPending ? "正在读取…" : "还没有记录"}</p>
-        )}
-      </section>
+      <AuditLog />
     </main>
   );
 }

@@ -568,10 +568,18 @@ test("/admin: the operator signs in, adds sites of two families and an unreachab
   await edit.getByLabel("名称").fill("管理测试 one-hub");
   await edit.getByLabel("地址").fill(hub.url);
   await edit.getByLabel("每分钟请求数（留空为默认）").fill("30");
+  // A new address is a move: the form says what it does, and a same-gateway claim is checked.
+  await expect(edit).toContainText("在旧地址登录的会话全部结束");
+  await edit.getByLabel(/新地址是同一网关/).check();
+  await shot(page, "34-admin-move");
+  await edit.getByRole("button", { name: "保存修改" }).click();
+  await expect(edit.getByRole("alert")).toContainText("不是同一网关");
+  await edit.getByLabel(/新地址是同一网关/).uncheck();
   await edit.getByRole("button", { name: "保存修改" }).click();
   const moved = page.getByRole("listitem", { name: "管理测试 one-hub" });
   await expect(moved).toContainText("one-hub");
   await expect(moved).toContainText("30");
+  await expect(moved.getByRole("status")).toContainText("已迁移到新地址：结束了旧地址的 0 个会话；原账本（0 条）已另行保存");
   await shot(page, "32-admin-sites");
 
   // Remove both, each after saying how many live sessions it has.
@@ -587,6 +595,11 @@ test("/admin: the operator signs in, adds sites of two families and an unreachab
   await expect(audit).toContainText("修改站点");
   await expect(audit).toContainText("添加站点");
   await expect(audit).toContainText("登录失败");
+  // Only the site changes: no sign-ins among them.
+  await audit.getByLabel("显示").selectOption({ label: "站点变更" });
+  await expect(audit.locator("tbody tr")).toHaveCount(5);
+  await expect(audit.locator("tbody")).not.toContainText("登录");
+  await shot(page, "35-admin-audit");
 
   await page.setViewportSize({ width: 375, height: 740 });
   await page.reload();

@@ -351,10 +351,29 @@ describe("the operator's routes", () => {
       "get",
       200,
     );
-    expect((audit.data as Array<{ action: string }>).map((e) => e.action).slice(0, 2)).toEqual([
+    expect((audit.data as { entries: Array<{ action: string }> }).entries.map((e) => e.action).slice(0, 2)).toEqual([
       "signIn",
       "signInFailed",
     ]);
+    const filtered = await conforms(
+      await fetch(`${app.url}/api/admin/audit?actions=signInFailed&limit=1`, {
+        headers: { authorization: `Bearer ${token}` },
+      }),
+      "/api/admin/audit",
+      "get",
+      200,
+    );
+    expect((filtered.data as { entries: Array<{ action: string; count: number }> }).entries).toMatchObject([
+      { action: "signInFailed", count: 1 },
+    ]);
+    expect(
+      await conforms(
+        await fetch(`${app.url}/api/admin/audit?limit=9999`, { headers: { authorization: `Bearer ${token}` } }),
+        "/api/admin/audit",
+        "get",
+        200,
+      ),
+    ).toEqual({ success: false, message: "请求参数无效: limit" });
     const admin = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     const listed = await conforms(
       await fetch(`${app.url}/api/admin/sites`, { headers: admin }),

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type RunningGateway } from "../../src/demo/gateway";
+import { setOperatorPassword } from "../../src/server/admin/operator";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { ALICE, BOB } from "../support/gateway";
 import { freshRateWindow, request, signInOverHttp } from "../support/http";
@@ -113,6 +114,20 @@ describe("the session cookie", () => {
       (await request(open.url, "/api/auth/me", { headers: { ...https, cookie: `__Host-gd_session=${value}` } })).status,
     ).toBe(401);
   });
+});
+
+describe("the operator's password", () => {
+  it("cannot be guessed without limit when LOGIN_RATE_LIMIT=0: its own limit holds", async () => {
+    await setOperatorPassword(fx.store.db, "the operator's long password");
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 30; i++) {
+      const res = await request(open.url, "/api/admin/login", { body: { password: `guess ${i} of many` } });
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+    }
+    // ADMIN_LOGIN_RATE_LIMIT (10 a minute) answered; the rest refused with 429 (a window may turn once).
+    expect(statuses.get(401)).toBeLessThanOrEqual(20);
+    expect(statuses.get(429)).toBeGreaterThanOrEqual(10);
+  }, 60_000);
 });
 
 describe("login CSRF", () => {

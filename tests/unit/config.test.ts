@@ -11,7 +11,17 @@ describe("parseEnv", () => {
       DATABASE_URL: "file:./data/dashboard.db",
       SITE_TIMEOUT_MS: 10_000,
       LOGIN_RATE_LIMIT: 20,
+      ADMIN_LOGIN_RATE_LIMIT: 10,
+      ACCOUNT_READS_PER_MINUTE: 120,
       TRUST_PROXY: [],
+    });
+  });
+
+  it("never lets the operator's sign-in limit be turned off", () => {
+    expect(() => parseEnv({ ADMIN_LOGIN_RATE_LIMIT: "0" })).toThrow(/ADMIN_LOGIN_RATE_LIMIT/);
+    expect(parseEnv({ LOGIN_RATE_LIMIT: "0", ADMIN_LOGIN_RATE_LIMIT: "5" })).toMatchObject({
+      LOGIN_RATE_LIMIT: 0,
+      ADMIN_LOGIN_RATE_LIMIT: 5,
     });
   });
 

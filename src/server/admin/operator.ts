@@ -1,7 +1,8 @@
 /**
  * The operator (design.md 15): one password for the deployment, set with the CLI; sessions of
- * their own (8 hours, only the token's SHA-256 stored), sign-in rate-limited per address and in
- * total, and every sign-in, failed sign-in and password change in the audit log.
+ * their own (8 hours, only the token's SHA-256 stored), sign-in rate-limited per address (never
+ * off) and slowed down while many addresses fail, and every sign-in, failed sign-in (counted per
+ * address and ten minutes) and password change in the audit log.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
@@ -11,8 +12,16 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword 
 
 export const OPERATOR_SESSION_MS = 8 * 60 * 60 * 1000;
 const WINDOW_MS = 60_000;
-/** All addresses together may try this many times the per-address budget a minute. */
-const TOTAL_FACTOR = 3;
+/**
+ * Failed sign-ins from all addresses together past this many times the per-address budget slow
+ * every answer down (by SLOWDOWN_STEP_MS each, at most SLOWDOWN_MAX_MS): a flood from many
+ * addresses costs its senders time, and never locks the owner out.
+ */
+const FLOOD_FACTOR = 3;
+const SLOWDOWN_STEP_MS = 50;
+const SLOWDOWN_MAX_MS = 3_000;
+/** Failed sign-ins of one address are one audit entry per this window, with a count. */
+const FAILURE_AUDIT_WINDOW_MS = 10 * 60_000;
 
 export const OPERATOR_MSG = {
   notSet: "尚未设置管理员密码：请在服务器上运行 npm run sites -- admin-password",
@@ -48,7 +57,36 @@ export async function audit(
       before: entry.before === undefined ? null : JSON.stringify(entry.before),
       after: entry.after === undefined ? null : JSON.stringify(entry.after),
     },
+    select: { id: true },
   });
+}
+
+/**
+ * A failed sign-in in the audit log: one entry per address and ten minutes, counting, so that
+ * failures never push the real changes out of sight.
+ */
+async function auditFailure(db: Db, actor: string, now: number): Promise<void> {
+  const window = now - (now % FAILURE_AUDIT_WINDOW_MS);
+  const groupKey = createHash("sha256").update(`signInFailed:${actor}:${window}`).digest("hex");
+  const last = { last: new Date(now).toISOString() };
+  const bump = () =>
+    db.auditEntry.update({
+      where: { groupKey },
+      data: { count: { increment: 1 }, after: JSON.stringify(last) },
+      select: { id: true },
+    });
+  try {
+    await db.auditEntry.upsert({
+      where: { groupKey },
+      create: { action: "signInFailed", actor, groupKey, at: new Date(now), after: JSON.stringify(last) },
+      update: { count: { increment: 1 }, after: JSON.stringify(last) },
+      select: { id: true },
+    });
+  } catch (error) {
+    // Another instance created the entry between the look-up and the insert: count on it.
+    if ((error as { code?: string }).code !== "P2002") throw error;
+    await bump();
+  }
 }
 
 /** Sets (or replaces) the password; every operator session ends. */
@@ -71,16 +109,26 @@ export async function operatorPasswordSet(db: Db): Promise<boolean> {
   return (await db.operator.count()) > 0;
 }
 
-/** Charges one attempt to the address and to the total; refused past either budget. */
-async function charge(address: string, perMinute: number, db: Db, now: number): Promise<void> {
-  if (perMinute <= 0) return;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Charges one attempt to the address: refused past its budget. Other addresses' failures never
+ * refuse it; while all addresses together fail more than FLOOD_FACTOR times the budget a minute,
+ * the answer is slowed down instead. Returns the delay applied.
+ */
+async function charge(address: string, perMinute: number, db: Db, now: number): Promise<number> {
   const start = now - (now % WINDOW_MS);
   const window = new Date(start);
   const retryAfterSeconds = Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
   const store = hotPath(db);
-  const refused = () => new OperatorError(OPERATOR_MSG.rateLimited, "rateLimited", retryAfterSeconds);
-  if ((await store.chargeAttempt(counterKey("address", address), window)) > perMinute) throw refused();
-  if ((await store.chargeAttempt(counterKey("total", "all"), window)) > perMinute * TOTAL_FACTOR) throw refused();
+  if ((await store.chargeAttempt(counterKey("address", address), window)) > perMinute) {
+    throw new OperatorError(OPERATOR_MSG.rateLimited, "rateLimited", retryAfterSeconds);
+  }
+  const failures = await store.attemptCount(counterKey("failures", "all"), window);
+  const over = failures - perMinute * FLOOD_FACTOR;
+  const delay = over > 0 ? Math.min(SLOWDOWN_MAX_MS, over * SLOWDOWN_STEP_MS) : 0;
+  if (delay > 0) await sleep(delay);
+  return delay;
 }
 
 /** Signs the operator in; the session token (only its hash is stored). */
@@ -90,17 +138,19 @@ export async function operatorSignIn(
   now = Date.now(),
 ): Promise<{ token: string; expiresAt: Date }> {
   const address = input.clientAddress === null ? "unknown" : addressBucket(input.clientAddress);
-  await charge(address, input.perMinute, db, now);
-  const operator = await db.operator.findUnique({ where: { id: 1 } });
+  // Never off: a budget of 0 or less counts as 1.
+  await charge(address, Math.max(1, input.perMinute), db, now);
+  const operator = await db.operator.findUnique({ where: { id: 1 }, select: { passwordHash: true } });
   if (!operator) throw new OperatorError(OPERATOR_MSG.notSet, "notSet");
   const password = typeof input.password === "string" ? input.password : "";
   if (password.length > MAX_PASSWORD_LENGTH || !(await verifyPassword(password, operator.passwordHash))) {
-    await audit(db, { action: "signInFailed", actor: input.clientAddress ?? "unknown" });
+    await hotPath(db).chargeAttempt(counterKey("failures", "all"), new Date(now - (now % WINDOW_MS)));
+    await auditFailure(db, input.clientAddress ?? "unknown", now);
     throw new OperatorError(OPERATOR_MSG.wrongPassword, "wrong");
   }
   const token = randomUUID();
   const expiresAt = new Date(now + OPERATOR_SESSION_MS);
-  await db.operatorSession.create({ data: { id: hashToken(token), expiresAt } });
+  await db.operatorSession.create({ data: { id: hashToken(token), expiresAt }, select: { id: true } });
   await audit(db, { action: "signIn", actor: input.clientAddress ?? "unknown" });
   return { token, expiresAt };
 }
@@ -121,15 +171,44 @@ export async function operatorSignOut(db: Db, token: string): Promise<void> {
   await db.operatorSession.deleteMany({ where: { id: hashToken(token) } });
 }
 
-/** The audit log, newest first. */
-export async function auditLog(db: Db, take = 100) {
-  const rows = await db.auditEntry.findMany({ orderBy: [{ at: "desc" }, { id: "desc" }], take });
-  return rows.map((r) => ({
-    at: r.at.toISOString(),
-    action: r.action,
-    actor: r.actor,
-    siteId: r.siteId,
-    before: r.before === null ? null : (JSON.parse(r.before) as unknown),
-    after: r.after === null ? null : (JSON.parse(r.after) as unknown),
-  }));
+/** The actions of the audit log, and the groups the admin page filters by. */
+export const AUDIT_ACTIONS = ["signIn", "signInFailed", "password", "siteAdd", "siteEdit", "siteRemove"] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export type AuditQuery = {
+  /** Only these actions (all when absent). */
+  actions?: AuditAction[];
+  siteId?: number;
+  /** Entries older than this entry id (the `next` of the page before). */
+  before?: number;
+  limit?: number;
+};
+
+/** A page of the audit log, newest first; `next` continues it (null at its end). */
+export async function auditLog(db: Db, q: AuditQuery = {}) {
+  const limit = Math.min(Math.max(q.limit ?? 50, 1), 200);
+  const rows = await db.auditEntry.findMany({
+    where: {
+      ...(q.actions ? { action: { in: q.actions } } : {}),
+      ...(q.siteId !== undefined ? { siteId: q.siteId } : {}),
+      ...(q.before !== undefined ? { id: { lt: q.before } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: limit + 1,
+    select: { id: true, at: true, action: true, actor: true, siteId: true, count: true, before: true, after: true },
+  });
+  const page = rows.slice(0, limit);
+  return {
+    entries: page.map((r) => ({
+      id: r.id,
+      at: r.at.toISOString(),
+      action: r.action,
+      actor: r.actor,
+      siteId: r.siteId,
+      count: r.count,
+      before: r.before === null ? null : (JSON.parse(r.before) as unknown),
+      after: r.after === null ? null : (JSON.parse(r.after) as unknown),
+    })),
+    next: rows.length > limit ? (page[page.length - 1]?.id ?? null) : null,
+  };
 }

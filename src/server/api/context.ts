@@ -16,6 +16,8 @@ export type Context = {
   clientAddress: string | null;
   timeoutMs: number;
   loginRateLimit: number;
+  /** The operator's sign-in attempts per address and minute (never off). */
+  adminLoginRateLimit: number;
   /** Calls this service makes to one site per minute, at most. */
   siteRequestsPerMinute: number;
   /** Longest wait for a slot of that budget; past it the answer is 站点繁忙 (default one minute). */
@@ -37,6 +39,7 @@ export function createContextInner(opts: ContextOptions): Context {
     clientAddress: null,
     timeoutMs: env().SITE_TIMEOUT_MS,
     loginRateLimit: env().LOGIN_RATE_LIMIT,
+    adminLoginRateLimit: env().ADMIN_LOGIN_RATE_LIMIT,
     siteRequestsPerMinute: env().SITE_REQUESTS_PER_MINUTE,
     ledgerBackfillDays: env().LEDGER_BACKFILL_DAYS,
     ledgerSyncMinutes: env().LEDGER_SYNC_MINUTES,

@@ -633,32 +633,70 @@ export function openApiDocument(): object {
         get: {
           operationId: "adminAudit",
           summary: "审计日志",
-          description: "管理员登录、登录失败、密码修改与站点变更（含变更前后），按时间倒序，最近 100 条。",
+          description:
+            "管理员登录、登录失败、密码修改与站点变更（含变更前后，命令行的变更也在内），按时间倒序分页。" +
+            "登录失败按来源地址每 10 分钟合并为一条，count 为次数，因此真正的变更不会被挤出。下一页用答复的 next 作为 before。",
           security: ADMIN_SECURITY,
+          parameters: [
+            stringQuery(
+              "actions",
+              "只看这些操作，逗号分隔：signIn、signInFailed、password、siteAdd、siteEdit、siteRemove",
+            ),
+            stringQuery("siteId", "只看这个站点的变更", { type: "string", pattern: "^[0-9]{1,10}$" }),
+            stringQuery("before", "只看 id 小于它的条目（上一页答复的 next）", {
+              type: "string",
+              pattern: "^[0-9]{1,10}$",
+            }),
+            stringQuery("limit", "每页条数，1–200，默认 50", { type: "string", pattern: "^[0-9]{1,3}$" }),
+          ],
           responses: {
             "200": {
-              description: "审计日志",
+              description: "审计日志的一页；参数无效时为失败答复（请求参数无效: <参数>）",
               content: json({
-                type: "object",
-                properties: {
-                  success: { const: true },
-                  data: {
-                    type: "array",
-                    items: {
-                      type: "object",
-                      properties: {
-                        at: { type: "string", format: "date-time" },
-                        action: { type: "string", description: "signIn、signInFailed、password 等" },
-                        actor: { type: "string", description: "客户端地址，或「命令行」" },
-                        siteId: { type: ["integer", "null"] },
-                        before: { description: "变更前（站点变更时）" },
-                        after: { description: "变更后（站点变更时）" },
+                oneOf: [
+                  {
+                    type: "object",
+                    properties: {
+                      success: { const: true },
+                      data: {
+                        type: "object",
+                        properties: {
+                          entries: {
+                            type: "array",
+                            items: {
+                              type: "object",
+                              properties: {
+                                id: { type: "integer" },
+                                at: {
+                                  type: "string",
+                                  format: "date-time",
+                                  description: "发生时间（合并的登录失败：第一次）",
+                                },
+                                action: {
+                                  type: "string",
+                                  enum: ["signIn", "signInFailed", "password", "siteAdd", "siteEdit", "siteRemove"],
+                                },
+                                actor: { type: "string", description: "客户端地址，或「命令行（主机用户）」" },
+                                siteId: { type: ["integer", "null"] },
+                                count: { type: "integer", description: "合并的次数（登录失败），其余为 1" },
+                                before: { description: "变更前（站点变更时）" },
+                                after: {
+                                  description:
+                                    "变更后（站点变更时；迁移地址时含 endedSessions、ledger）；合并的登录失败为最后一次的时间",
+                                },
+                              },
+                              required: ["id", "at", "action", "actor", "siteId", "count", "before", "after"],
+                            },
+                          },
+                          next: { type: ["integer", "null"], description: "更早一页的 before；没有更早的为 null" },
+                        },
+                        required: ["entries", "next"],
                       },
-                      required: ["at", "action", "actor", "siteId", "before", "after"],
                     },
+                    required: ["success", "data"],
                   },
-                },
-                required: ["success", "data"],
+                  ref("Failure"),
+                ],
               }),
             },
             "401": UNAUTHORIZED,

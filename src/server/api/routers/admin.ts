@@ -1,7 +1,14 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { clearOperatorCookie, setOperatorCookie } from "../../admin/cookie";
-import { OperatorError, auditLog, operatorPasswordSet, operatorSignIn, operatorSignOut } from "../../admin/operator";
+import {
+  AUDIT_ACTIONS,
+  OperatorError,
+  auditLog,
+  operatorPasswordSet,
+  operatorSignIn,
+  operatorSignOut,
+} from "../../admin/operator";
 import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
 import { parseParams } from "../../accounts/schemas";
 import { failure } from "../../core/messages";
@@ -18,7 +25,7 @@ async function signIn(ctx: Context, body: { password?: unknown } | undefined) {
     const { token } = await operatorSignIn(ctx.db, {
       password,
       clientAddress: ctx.clientAddress,
-      perMinute: ctx.loginRateLimit,
+      perMinute: ctx.adminLoginRateLimit,
     });
     setOperatorCookie(ctx.resHeaders, token, ctx.secure);
     ctx.resHeaders.set("Cache-Control", "no-store");
@@ -35,6 +42,19 @@ async function signIn(ctx: Context, body: { password?: unknown } | undefined) {
 }
 
 const siteId = z.preprocess((v) => parseSiteId(v) ?? v, z.number().int().positive());
+const positiveInt = z.preprocess(
+  (v) => (typeof v === "string" && /^\d{1,10}$/.test(v) ? Number(v) : v),
+  z.number().int().positive(),
+);
+const auditInput = z.object({
+  /** `siteAdd,siteEdit` in a query string, or an array. */
+  actions: z
+    .preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.enum(AUDIT_ACTIONS)).min(1))
+    .optional(),
+  siteId: siteId.optional(),
+  before: positiveInt.optional(),
+  limit: positiveInt.pipe(z.number().max(200)).optional(),
+});
 const budget = z.preprocess(
   (v) => (v === "" ? null : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v),
   z.number().int().min(1).max(100_000).nullable().optional(),
@@ -141,6 +161,13 @@ export const adminRouter = router({
     return { success: true as const, data: await probeSites(ctx.db, ids, probeOpts(ctx)) };
   }),
 
-  /** Every operator sign-in, failed sign-in and change, newest first. */
-  audit: operatorProcedure.query(async ({ ctx }) => ({ success: true as const, data: await auditLog(ctx.db) })),
+  /**
+   * Operator sign-ins, failed sign-ins (one entry per address and ten minutes, counted) and
+   * changes, newest first, a page at a time; filtered by action and site.
+   */
+  audit: operatorProcedure.input(anyInput).query(async ({ ctx, input }) => {
+    const p = parseParams(auditInput, input);
+    if (!p.ok) return failure(p.message);
+    return { success: true as const, data: await auditLog(ctx.db, p.value) };
+  }),
 });
