@@ -579,7 +579,9 @@ test("/admin: the operator signs in, adds sites of two families and an unreachab
   const moved = page.getByRole("listitem", { name: "管理测试 one-hub" });
   await expect(moved).toContainText("one-hub");
   await expect(moved).toContainText("30");
-  await expect(moved.getByRole("status")).toContainText("已迁移到新地址：结束了旧地址的 0 个会话；原账本（0 条）已另行保存");
+  await expect(moved.getByRole("status")).toContainText(
+    "已迁移到新地址：结束了旧地址的 0 个会话；原账本（0 条）已另行保存",
+  );
   await shot(page, "32-admin-sites");
 
   // Remove both, each after saying how many live sessions it has.

@@ -49,7 +49,10 @@ const positiveInt = z.preprocess(
 const auditInput = z.object({
   /** `siteAdd,siteEdit` in a query string, or an array. */
   actions: z
-    .preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.enum(AUDIT_ACTIONS)).min(1))
+    .preprocess(
+      (v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v),
+      z.array(z.enum(AUDIT_ACTIONS)).min(1),
+    )
     .optional(),
   siteId: siteId.optional(),
   before: positiveInt.optional(),
