@@ -12,11 +12,12 @@
  * where it stopped. One sync per account at a time, across instances: a lease row with an expiry,
  * checked in every commit.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "../db/ledger-store";
-import type { LogItem, SelfInfo } from "../gateway/reads";
+import type { SelfInfo } from "../gateway/reads";
+import { LEDGER_LIMITS, REFUSED, bytesOf, entryOf, type Entry } from "./ledger-entries";
 import { SiteDataError, ledgerReader, type Account, type LedgerReader, type SiteDataDeps } from "./site-data";
 
 export const LEDGER_PAGE_SIZE = 100;
@@ -25,77 +26,6 @@ export const LATE_WINDOW_SECONDS = 3600;
 const LEASE_MS = 2 * 60_000;
 const INITIAL_SLICE_SECONDS = 3600;
 const MAX_SLICE_SECONDS = 7 * 86_400;
-
-type Entry = Omit<EntryRow, "ordinal">;
-
-/**
- * What a site may send before the sync refuses it. Quotas and token counts beyond
- * MAX_ENTRY_NUMBER are no real request (and would overflow an hour's sums); a second with more
- * than MAX_SECOND_ENTRIES entries of one account is no real traffic, and holding it would take
- * the server's memory; a run reads at most MAX_RUN_PAGES pages and MAX_RUN_BYTES, then goes on at
- * the next sync from where it stopped; after MAX_RUN_REFUSED_SECONDS refused seconds the run stops.
- */
-export const LEDGER_LIMITS = {
-  MAX_ENTRY_NUMBER: 1e13,
-  MAX_DURATION_MS: 2_147_483_647,
-  MAX_SECOND_ENTRIES: 2000,
-  MAX_RUN_PAGES: 10_000,
-  MAX_RUN_BYTES: 512 * 2 ** 20,
-  MAX_RUN_REFUSED_SECONDS: 5,
-} as const;
-
-export const REFUSED = {
-  time: "日志时间不可能（1970 年以前或 9999 年以后）",
-  number: "日志中的额度或 tokens 超出合理范围",
-  crowded: `同一秒内的日志超过 ${LEDGER_LIMITS.MAX_SECOND_ENTRIES} 条`,
-  tooManySeconds: "站点返回的日志多次超出合理范围，本次同步已停止",
-  runLimit: "本次同步已达单次读取上限，下次同步从此处继续",
-} as const;
-
-/** Roughly what an entry takes in memory and on the wire (its texts and its numbers). */
-const bytesOf = (e: Entry) => 2 * (e.model.length + e.tokenName.length + e.content.length) + 160;
-
-const sane = (n: number) => Number.isSafeInteger(n) && Math.abs(n) <= LEDGER_LIMITS.MAX_ENTRY_NUMBER;
-
-/** The entry as the ledger keeps it, or why it is refused. */
-function entryOf(item: LogItem): Entry | { refused: string } {
-  if (item.createdAt === null) return { refused: REFUSED.time };
-  if (!sane(item.quota) || !sane(item.promptTokens) || !sane(item.completionTokens)) return { refused: REFUSED.number };
-  const durationMs = item.durationMs === null ? null : Math.round(item.durationMs);
-  if (durationMs !== null && !(durationMs >= 0 && durationMs <= LEDGER_LIMITS.MAX_DURATION_MS)) {
-    return { refused: REFUSED.number };
-  }
-  const at = Math.floor(Date.parse(item.createdAt) / 1000);
-  const fingerprint = createHash("sha256")
-    .update(
-      JSON.stringify([
-        item.type,
-        item.model,
-        item.tokenName,
-        item.quota,
-        item.promptTokens,
-        item.completionTokens,
-        item.durationMs,
-        item.stream,
-        item.content,
-      ]),
-    )
-    .digest("hex")
-    .slice(0, 32);
-  return {
-    at,
-    fingerprint,
-    type: item.type,
-    model: item.model,
-    tokenName: item.tokenName,
-    quota: item.quota,
-    promptTokens: item.promptTokens,
-    completionTokens: item.completionTokens,
-    durationMs,
-    stream: item.stream,
-    content: item.content,
-  };
-}
 
 const owner = (account: Account) => ({ siteId: account.siteId, siteUserId: BigInt(account.siteUserId) });
 
