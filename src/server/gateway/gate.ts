@@ -15,10 +15,17 @@ const WINDOW_MS = 60_000;
  */
 const KEPT_WINDOW_MS = WINDOW_MS + 1_000;
 /**
- * A call past the budget waits for its turn; one that waits longer than this is refused. The
- * default, the kept window, means a free slot is waited for (about a minute).
+ * A call past the budget waits for its slot; one whose slot lies further away than this is
+ * refused. The default, the kept window, means a slot is always waited for (about a minute).
  */
 const MAX_BUDGET_WAIT_MS = KEPT_WINDOW_MS;
+/**
+ * A live call's place in line is judged when it joins (the slots of those ahead of it counted);
+ * turns taken in between by other accounts may move it back by this much before it is refused.
+ */
+const TURN_SLACK_MS = 5_000;
+/** Calls ahead in line counted when judging a newcomer's slot (more only refuse it sooner). */
+const MAX_PROJECTED = 1_000;
 const DEFAULT_BACKOFF_MS = 10_000;
 
 /** The site is throttled, or this service's budget for it is spent: try again later. */
@@ -50,6 +57,7 @@ export const backgroundShare = (perMinute: number) => Math.max(1, Math.floor(per
 type Waiter = {
   /** The calls of the window it may count up to: its budget, or background work's share. */
   share: number;
+  /** Past it, a call still waiting for a slot is refused (background work: for anything). */
   deadline: number;
   background: boolean;
   go: () => void;
@@ -168,9 +176,10 @@ function dispatch(state: SiteState): void {
     state.slots.push(now);
     next.go();
   }
-  // Whoever could not go within its wait is told now; the rest are woken at their deadline.
+  // Whoever could not get a slot within its wait is told now (waiting for a place in flight is
+  // not the budget's wait; background work waits for live calls within its wait too).
   for (const w of waiters(state)) {
-    if (w.deadline <= now) {
+    if (w.deadline <= now && (w.background || nextSlot(state.slots, w.share, now) > now)) {
       w.fail(new SiteBusy(Math.max(0, nextSlot(state.slots, w.share, now) - now)));
       remove(state, w);
     } else wake = Math.min(wake, w.deadline);
@@ -182,9 +191,23 @@ function dispatch(state: SiteState): void {
 }
 
 /**
+ * When a call that joins the line now could be sent, the slots of the `ahead` calls before it
+ * taken first.
+ */
+function projectedSlot(state: SiteState, share: number, ahead: number, now: number): number {
+  const slots = state.slots.filter((t) => t > now - KEPT_WINDOW_MS);
+  let at = now;
+  for (let i = 0; i <= Math.min(ahead, MAX_PROJECTED); i++) {
+    at = nextSlot(slots, share, now);
+    slots.push(at);
+  }
+  return at;
+}
+
+/**
  * Runs one call to the site inside its in-flight limit and its budget, when its turn comes. The
  * slot is taken when the call is sent, so the site never sees more than the budget in any minute.
- * A call whose slot lies beyond `maxWaitMs` even at the head of the line is refused at once.
+ * A call whose slot, counting the calls ahead of it, lies beyond `maxWaitMs` is refused at once.
  */
 export async function throughGate<T>(siteId: number, budget: Budget, call: () => Promise<T>): Promise<T> {
   const state = stateOf(siteId);
@@ -193,10 +216,13 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
   const background = budget.background === true;
   const share = background ? backgroundShare(budget.perMinute) : budget.perMinute;
   const maxWaitMs = budget.maxWaitMs ?? MAX_BUDGET_WAIT_MS;
-  const at = nextSlot(state.slots, share, now);
+  const liveAhead = [...state.live.values()].reduce((n, q) => n + q.length, 0);
+  const ahead = state.signIns.length + (budget.signIn ? 0 : liveAhead + (background ? state.background.length : 0));
+  const at = projectedSlot(state, share, ahead, now);
   if (at - now > maxWaitMs) throw new SiteBusy(at - now);
+  const deadline = now + maxWaitMs + (background ? 0 : TURN_SLACK_MS);
   await new Promise<void>((go, fail) => {
-    const waiter: Waiter = { share, deadline: now + maxWaitMs, background, go, fail };
+    const waiter: Waiter = { share, deadline, background, go, fail };
     if (budget.signIn) state.signIns.push(waiter);
     else if (background) state.background.push(waiter);
     else {

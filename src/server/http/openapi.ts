@@ -307,6 +307,7 @@ function siteDataFailures() {
     badParam: failureExample(`${MSG.badParamPrefix}pageSize`),
     refused: failureExample(MSG.siteRefused),
     busy: failureExample(MSG.siteBusy),
+    accountBusy: failureExample(MSG.accountBusy),
     failed: failureExample(`${MSG.siteFailedPrefix}${REASON.timeout}`),
     siteMessage: failureExample(`${MSG.siteFailedPrefix}查询日志失败`),
     removed: failureExample(MSG.siteRemoved),
@@ -326,7 +327,8 @@ function siteDataRoute(
       summary,
       description:
         `${description} 通过该账户所在站点、以其（加密保存的）访问令牌实时读取；答案按账户缓存片刻，` +
-        "同一站点的请求受每分钟预算（SITE_REQUESTS_PER_MINUTE）与并发上限保护。",
+        "同一站点的请求受每分钟预算（SITE_REQUESTS_PER_MINUTE，登录也计入）与并发上限保护，等待的账户轮流发出；" +
+        "一个账户每分钟最多用站点预算的一半（该账户的站点请求过于频繁，请稍后再试）。",
       security: SESSION_SECURITY,
       parameters,
       responses: {
@@ -511,7 +513,9 @@ export function openApiDocument(): object {
         "exportStatementPdf",
         "月度对账单 PDF",
         "某月的 A4 对账单：每个账户的站点与用户、当月消费（美元与站点货币）、期初与期末余额（有同步记录时）、按模型与按令牌的消费表、" +
-          "每日消费图、充值，以及生成时间与账本覆盖范围（未完全同步的月份会注明）；多个账户时首页为汇总。中文以文字嵌入，可搜索、可复制。",
+          "每日消费图、充值，以及生成时间与账本覆盖范围（未完全同步的月份会注明）；多个账户时首页为汇总。中文以文字嵌入，可搜索、可复制。" +
+          "按模型与按令牌的表只列最大的 29 行，其余合为「其他（N 项）」。每个实例同时生成 2 份、排队 4 份，" +
+          "再多时答复 HTTP 503（对账单生成繁忙，请稍后再试）并带 Retry-After。",
         "application/pdf",
         [
           {
