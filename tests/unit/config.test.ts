@@ -11,7 +11,7 @@ describe("parseEnv", () => {
       DATABASE_URL: "file:./data/dashboard.db",
       SITE_TIMEOUT_MS: 10_000,
       LOGIN_RATE_LIMIT: 20,
-      ADMIN_LOGIN_RATE_LIMIT: 10,
+      ADMIN_LOGIN_RATE_LIMIT: 5,
       ACCOUNT_READS_PER_MINUTE: 120,
       TRUST_PROXY: [],
     });

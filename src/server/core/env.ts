@@ -42,7 +42,7 @@ const envSchema = z.object({
   SITE_TIMEOUT_MS: intFrom(10_000, 1, 600_000),
   LOGIN_RATE_LIMIT: intFrom(20, 0, 1_000_000),
   /** The operator's own sign-in limit per address and minute: never off. */
-  ADMIN_LOGIN_RATE_LIMIT: intFrom(10, 1, 1000),
+  ADMIN_LOGIN_RATE_LIMIT: intFrom(5, 1, 1000),
   SITE_REQUESTS_PER_MINUTE: intFrom(60, 1, 100_000),
   ACCOUNT_READS_PER_MINUTE: intFrom(120, 1, 100_000),
   LEDGER_BACKFILL_DAYS: intFrom(30, 1, 180),
