@@ -2,28 +2,34 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 /**
- * The layers of design.md "Shape", one way down:
- *   app/ → http/ (adapters) → api/ (routers) → auth/, accounts/ → session/ → sites/ (domain) → gateway/, db/ → core/ → net/
- *   jobs/ (background work, started by the server entry) → domain
- *   admin/ (the operator, beside the accounts) → session/ (it ends the sessions of a moved site), sites/ and below
+ * The layers of design.md "Shape", one way down, a folder per capability:
+ *   app/ → http/ (adapters) → api/ (routers, wire schemas), jobs/ (background work, started by the
+ *   server entry) → exports/ → ledger/ → accounts/, auth/, admin/ → site-data/ → session/ → sites/
+ *   → gateway/, db/ → core/ → net/
  * Each folder of src/server names the folders it must never import; crossing one fails lint.
  */
-const SERVER = ["net", "core", "db", "gateway", "sites", "session", "auth", "accounts", "admin", "jobs", "api", "http"];
-const DOMAIN = ["sites", "session", "auth", "accounts", "admin"];
-const forbidden = {
-  net: SERVER.filter((f) => f !== "net"),
-  core: SERVER.filter((f) => f !== "core" && f !== "net"),
-  db: [...DOMAIN, "gateway", "jobs", "api", "http"],
-  gateway: [...DOMAIN, "db", "jobs", "api", "http"],
-  sites: ["session", "auth", "accounts", "admin", "jobs", "api", "http"],
-  session: ["auth", "accounts", "admin", "jobs", "api", "http", "gateway"],
-  auth: ["accounts", "admin", "jobs", "api", "http"],
-  accounts: ["auth", "admin", "jobs", "api", "http"],
-  admin: ["auth", "accounts", "jobs", "api", "http"],
-  jobs: ["api", "http"],
-  api: ["http", "jobs"],
-  http: ["jobs"],
-};
+const ORDER = [
+  ["net"],
+  ["core"],
+  ["db", "gateway"],
+  ["sites"],
+  ["session"],
+  ["site-data"],
+  ["accounts", "auth", "admin"],
+  ["ledger"],
+  ["exports"],
+  ["jobs", "api"],
+  ["http"],
+];
+const SERVER = ORDER.flat();
+const levelOf = (folder) => ORDER.findIndex((level) => level.includes(folder));
+/** Everything above a folder, and its siblings on the same level (they stay apart too). */
+const forbidden = Object.fromEntries(
+  SERVER.map((folder) => [folder, SERVER.filter((f) => f !== folder && levelOf(f) >= levelOf(folder))]),
+);
+// Two more: the session store never calls a site, and only the server entry starts the jobs.
+forbidden.session.push("gateway");
+forbidden.http.push("jobs");
 
 /** Matches an import of one of `folders` inside src/server, however the path is written. */
 function importOf(folders) {
@@ -47,6 +53,63 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
     ],
   },
 }));
+
+/**
+ * One owner per table: only ledger/ reads or writes the ledger tables, only session/ the sessions,
+ * only admin/ the operator's rows; the others ask the owner. (Prisma delegates by name, on `db`,
+ * `tx` or `….db`.)
+ */
+const OWNERS = {
+  ledger: ["ledgerEntry", "ledgerHour", "ledgerHourTotal", "balanceSnapshot", "ledgerSync", "ledgerArchive"],
+  session: ["session"],
+  admin: ["operator", "operatorSession", "auditEntry"],
+};
+const delegate = (names) =>
+  `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"])`;
+const ownerRules = {
+  files: ["src/server/**/*.ts"],
+  rules: {
+    "no-restricted-syntax": [
+      "error",
+      ...Object.entries(OWNERS).map(([owner, tables]) => ({
+        selector: delegate(tables),
+        message: `Only src/server/${owner} reads or writes ${tables.join(", ")}: ask it (design.md "Shape": one owner per table).`,
+      })),
+    ],
+  },
+};
+/** Each owner may touch its own tables (and no one else's). */
+const ownRules = Object.keys(OWNERS).map((owner) => ({
+  files: [`src/server/${owner}/**/*.ts`],
+  rules: {
+    "no-restricted-syntax": [
+      "error",
+      ...Object.entries(OWNERS)
+        .filter(([other]) => other !== owner)
+        .map(([other, tables]) => ({
+          selector: delegate(tables),
+          message: `Only src/server/${other} reads or writes ${tables.join(", ")}: ask it.`,
+        })),
+    ],
+  },
+}));
+
+/** A router never imports another router: what two share lives in a domain folder. */
+const routerRules = {
+  files: ["src/server/api/routers/**/*.ts"],
+  rules: {
+    "no-restricted-imports": [
+      "error",
+      {
+        patterns: [
+          { regex: "^\\./", message: "A router imports no other router: move what they share to a domain folder." },
+          // The layer rule of api/ too: this entry replaces it for the routers.
+          { regex: importOf(forbidden.api), message: `src/server/api must not import ${forbidden.api.join(", ")}.` },
+        ],
+      },
+    ],
+  },
+};
 
 /** Components and the browser client see the server only through the router's inferred types. */
 const uiRules = {
@@ -87,6 +150,9 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  ownerRules,
+  ...ownRules,
+  routerRules,
   uiRules,
   {
     files: ["**/*.mjs", "**/*.js"],

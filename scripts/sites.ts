@@ -12,6 +12,7 @@ import { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { OperatorError, setOperatorPassword } from "../src/server/admin/operator";
 import { addSite, editSite, removeSite } from "../src/server/admin/sites";
+import { siteLedger } from "../src/server/ledger/sites";
 import { closeDb, db } from "../src/server/db/client";
 import { EnvError, env } from "../src/server/core/env";
 import { probeSite } from "../src/server/sites/probe";
@@ -88,7 +89,12 @@ async function run(argv: string[]): Promise<unknown> {
   if (values.help || command === undefined) throw new UsageError("");
   const sites = siteRegistry(db());
   // Changes go through the same audited operations as the admin page, without probing first.
-  const opts = { timeoutMs: env().SITE_TIMEOUT_MS, perMinute: env().SITE_REQUESTS_PER_MINUTE, probe: false };
+  const opts = {
+    timeoutMs: env().SITE_TIMEOUT_MS,
+    perMinute: env().SITE_REQUESTS_PER_MINUTE,
+    probe: false,
+    ledger: siteLedger(db()),
+  };
   const plain = ({ site }: { site: { id: number; name: string; url: string } }) => ({
     id: site.id,
     name: site.name,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dayIn } from "../../src/server/accounts/time";
-import { ledgerStore, type EntryRow } from "../../src/server/db/ledger-store";
+import { dayIn } from "../../src/server/core/time";
+import { ledgerStore, type EntryRow } from "../../src/server/ledger/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { tempSqlite, type TempDb } from "../support/db";
 import { startFamilySite, type FamilySite } from "../support/families";

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type RunningGateway } from "../../src/demo/gateway";
-import { ledgerStore, type EntryRow } from "../../src/server/db/ledger-store";
+import { ledgerStore, type EntryRow } from "../../src/server/ledger/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { request, signInOverHttp } from "../support/http";
 import { startApp, type RunningApp } from "../support/server";

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LedgerBusy, ledgerStatus, syncLedger } from "../../src/server/accounts/ledger";
+import { LedgerBusy, ledgerStatus, syncLedger } from "../../src/server/ledger/sync";
 import { accountOf } from "../../src/server/accounts/overview";
-import { clearSiteDataCache } from "../../src/server/accounts/site-data";
+import { clearSiteDataCache } from "../../src/server/site-data/site-data";
 import { resetGates } from "../../src/server/gateway/gate";
 import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
@@ -12,7 +12,8 @@ import { tempStore, type TempDb } from "../support/db";
 import { FAMILY_LIST, startFamilySite, type FamilySite } from "../support/families";
 import type { HistoryOptions } from "../../src/demo/history";
 import { createDb, closeDb } from "../../src/server/db/client";
-import { pruneLedgers, syncDueLedgers } from "../../src/server/jobs/ledger";
+import { syncDueLedgers } from "../../src/server/jobs/ledger";
+import { pruneLedgers } from "../../src/server/ledger/sync";
 
 /**
  * The ledger against a stand-in whose log is a known truth: its sums equal the truth exactly after

@@ -135,7 +135,7 @@ describe("GET /api/accounts/overview", () => {
   });
 
   it("warns when the balance would last under 3 days at today's pace", async () => {
-    const { daysLeftAt } = await import("../../src/server/accounts/site-data");
+    const { daysLeftAt } = await import("../../src/server/site-data/site-data");
     const midnight = Date.parse("2026-11-22T00:00:00Z");
     // Half the day gone, 10 spent: 20 a day; 50 left lasts 2.5 days.
     expect(daysLeftAt(50, 10, midnight, midnight + 12 * 3_600_000)).toBe(2.5);

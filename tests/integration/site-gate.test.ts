@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { clearSiteDataCache } from "../../src/server/accounts/site-data";
+import { clearSiteDataCache } from "../../src/server/site-data/site-data";
 import { SiteBusy, nextSlot, pauseSite, resetGates, throughGate } from "../../src/server/gateway/gate";
 import { siteRegistry } from "../../src/server/sites/registry";
-import { syncLedger } from "../../src/server/accounts/ledger";
+import { syncLedger } from "../../src/server/ledger/sync";
 import { accountOf } from "../../src/server/accounts/overview";
 import { sessionStore } from "../../src/server/session/store";
 import { newApiUser, startGateway, type GatewayOptions, type RunningGateway } from "../../src/demo/gateway";

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editSite } from "../../src/server/admin/sites";
-import { clearSiteDataCache } from "../../src/server/accounts/site-data";
+import { clearSiteDataCache } from "../../src/server/site-data/site-data";
 import { resetGates } from "../../src/server/gateway/gate";
 import { syncDueLedgers } from "../../src/server/jobs/ledger";
+import { siteLedger } from "../../src/server/ledger/sites";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { RunningGateway, StandInFamily } from "../../src/demo/gateway";
 import { bearer, callerFor } from "../support/caller";
@@ -20,6 +21,7 @@ let store: TempDb;
 const open: FamilySite[] = [];
 const NOW = Math.floor(Date.now() / 1000);
 const OPTS = { timeoutMs: 5000, perMinute: 100_000 };
+const opts = () => ({ ...OPTS, ledger: siteLedger(store.db) });
 const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 const RANGE = { from: day(NOW - 20 * 86_400), to: day(NOW), tz: "UTC" };
 
@@ -59,7 +61,7 @@ describe("moving a site to another address", () => {
     const next = await gateway("new-api", 101);
     const { id } = await siteRegistry(store.db).add({ name: "搬家站点", url: old.gateway.url });
     const alice = await signInAndSync(store.db, id, old.user, NOW);
-    const move = await editSite(store.db, id, { url: next.gateway.url }, "test", OPTS);
+    const move = await editSite(store.db, id, { url: next.gateway.url }, "test", opts());
     expect(move.move).toMatchObject({ endedSessions: 1, ledger: "archived" });
 
     // The session is gone: every read is refused, and nothing carrying the token reached the new address.
@@ -94,7 +96,7 @@ describe("moving a site to another address", () => {
     const kept = await ledgerCount(before.token);
     expect(kept).toBeGreaterThan(0);
 
-    const result = await editSite(store.db, id, { url: next.gateway.url }, "test", OPTS);
+    const result = await editSite(store.db, id, { url: next.gateway.url }, "test", opts());
     expect(result.move).toEqual({ endedSessions: 1, ledger: "archived", archivedEntries: kept });
     const newcomer = await callerFor(store.db).api.auth.login({
       userId: 201,
@@ -122,7 +124,7 @@ describe("moving a site to another address", () => {
     const kept = await ledgerCount(before.token);
 
     // Another gateway (one-hub) is not the same one: refused, nothing changed.
-    await expect(editSite(store.db, id, { url: other.gateway.url, sameGateway: true }, "test", OPTS)).rejects.toThrow(
+    await expect(editSite(store.db, id, { url: other.gateway.url, sameGateway: true }, "test", opts())).rejects.toThrow(
       /不是同一网关/,
     );
     expect((await siteRegistry(store.db).find(id))?.url).toBe(old.gateway.url);
@@ -130,7 +132,7 @@ describe("moving a site to another address", () => {
 
     // The same gateway at a second address of its own: kept.
     const sameUrl = (await gateway("new-api", 100)).gateway.url;
-    const result = await editSite(store.db, id, { url: sameUrl, sameGateway: true }, "test", OPTS);
+    const result = await editSite(store.db, id, { url: sameUrl, sameGateway: true }, "test", opts());
     expect(result.move).toEqual({ endedSessions: 1, ledger: "kept", archivedEntries: 0 });
     const again = await callerFor(store.db).api.auth.login({ userId: 201, accessToken: old.user.token, siteId: id });
     if (!again.success) throw new Error(again.message);

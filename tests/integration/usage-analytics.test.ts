@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { clearSiteDataCache } from "../../src/server/accounts/site-data";
-import { dayIn } from "../../src/server/accounts/time";
+import { clearSiteDataCache } from "../../src/server/site-data/site-data";
+import { dayIn } from "../../src/server/core/time";
 import { resetGates } from "../../src/server/gateway/gate";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily, StandInLog } from "../../src/demo/gateway";

@@ -1,4 +1,4 @@
-import { syncLedger } from "../../src/server/accounts/ledger";
+import { syncLedger } from "../../src/server/ledger/sync";
 import { accountOf } from "../../src/server/accounts/overview";
 import type { Db } from "../../src/server/db/client";
 import { sessionStore } from "../../src/server/session/store";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayIn, dayStart, dayStarts, isTimeZone, localMidnight, nextDay } from "../../src/server/accounts/time";
+import { dayIn, dayStart, dayStarts, isTimeZone, localMidnight, nextDay } from "../../src/server/core/time";
 import { detectFamily, moneyFrom } from "../../src/server/gateway/families";
 import { maskKey, pageOf, paging } from "../../src/server/gateway/reads";
 

@@ -7,7 +7,7 @@ import type { Db } from "../db/client";
 import type { BrowserAccounts } from "../session/cookie";
 import type { LiveSession } from "../session/store";
 import { listAccounts, listed, type ListedAccount } from "./browser-accounts";
-import { overviewRow, type Account, type OverviewRow, type SiteDataDeps } from "./site-data";
+import { overviewRow, type Account, type OverviewRow, type SiteDataDeps } from "../site-data/site-data";
 
 export type AccountRow = ListedAccount & OverviewRow;
 

@@ -5,7 +5,6 @@
  * in the audit log with what it was before and after.
  */
 import type { Db } from "../db/client";
-import { archiveSiteLedger } from "../db/ledger-store";
 import { sessionStore } from "../session/store";
 import { probeSite, probeUrl, type ProbeOptions, type ProbeResult } from "../sites/probe";
 import { SiteError, normalizeSiteUrl, siteRegistry, type ProfiledSite } from "../sites/registry";
@@ -67,16 +66,25 @@ const snapshot = (s: { name: string; url: string; requestsPerMinute?: number | n
   requestsPerMinute: s.requestsPerMinute ?? null,
 });
 
-export async function listSites(db: Db, now = new Date()): Promise<SiteRow[]> {
+/**
+ * What site administration needs of the ledger, which lives above it (ledger/sites.ts provides
+ * it): each site's entries, and setting a moved site's history apart.
+ */
+export type SiteLedger = {
+  /** Entries kept per site id. */
+  entriesBySite(): Promise<Map<number, number>>;
+  /** Sets the site's ledger apart (it moved to another gateway); how many entries went with it. */
+  archive(siteId: number, url: string): Promise<{ archiveId: number; entries: number }>;
+};
+
+export async function listSites(db: Db, ledger: SiteLedger, now = new Date()): Promise<SiteRow[]> {
   const registry = siteRegistry(db);
   const [sites, health, sessions, entries] = await Promise.all([
     registry.listProfiled(),
     registry.healthById(),
-    db.session.groupBy({ by: ["siteId"], where: { expiresAt: { gt: now } }, _count: { _all: true } }),
-    db.ledgerEntry.groupBy({ by: ["siteId"], _count: { _all: true } }),
+    sessionStore(db).liveCountsBySite(now),
+    ledger.entriesBySite(),
   ]);
-  const live = new Map(sessions.map((s) => [s.siteId, s._count._all]));
-  const kept = new Map(entries.map((e) => [e.siteId, e._count._all]));
   return sites.map((s) => {
     const h = health.get(s.id);
     return {
@@ -90,8 +98,8 @@ export async function listSites(db: Db, now = new Date()): Promise<SiteRow[]> {
       probedAt: s.probedAt?.toISOString() ?? null,
       health: h ? { ...h, at: h.at.toISOString() } : null,
       requestsPerMinute: s.requestsPerMinute,
-      liveSessions: live.get(s.id) ?? 0,
-      ledgerEntries: kept.get(s.id) ?? 0,
+      liveSessions: sessions.get(s.id) ?? 0,
+      ledgerEntries: entries.get(s.id) ?? 0,
     };
   });
 }
@@ -100,7 +108,7 @@ export async function listSites(db: Db, now = new Date()): Promise<SiteRow[]> {
  * How a change is made: `probe: false` saves without asking the address first (the CLI, where the
  * operator is at the server; the service probes the site when it first needs its profile).
  */
-export type ChangeOptions = ProbeOptions & { probe?: boolean };
+export type ChangeOptions = ProbeOptions & { probe?: boolean; ledger: SiteLedger };
 
 /** Probes a URL before it is saved: what is there, or NeedsConfirmation unless `confirmed`; null when not probing. */
 async function probed(url: string, confirmed: boolean, opts: ChangeOptions): Promise<ProbeResult | null> {
@@ -130,7 +138,7 @@ export async function addSite(
     siteId: site.id,
     after: snapshot({ ...site, requestsPerMinute: input.requestsPerMinute }),
   });
-  return { site: await rowOf(db, site.id), probe: result && findingOf(result) };
+  return { site: await rowOf(db, site.id, opts.ledger), probe: result && findingOf(result) };
 }
 
 /** Stores what a probe found: the site's health, and its profile when it answered. */
@@ -197,7 +205,7 @@ export async function editSite(
   if (moved) {
     // Tokens were given for the old address: those sessions end, their users sign in again.
     const endedSessions = await sessionStore(db).endMovedAway(id, url);
-    const archived = sameGateway ? null : await archiveSiteLedger(db, id, before.url);
+    const archived = sameGateway ? null : await opts.ledger.archive(id, before.url);
     move = { endedSessions, ledger: archived ? "archived" : "kept", archivedEntries: archived?.entries ?? 0 };
   }
   if (input.requestsPerMinute !== undefined) await registry.setBudget(id, input.requestsPerMinute);
@@ -210,7 +218,7 @@ export async function editSite(
     before: snapshot(before),
     after: after && { ...snapshot(after), ...(move ?? {}) },
   });
-  return { site: await rowOf(db, id), probe: result && findingOf(result), move };
+  return { site: await rowOf(db, id, opts.ledger), probe: result && findingOf(result), move };
 }
 
 /** Removes a site once confirmed; its sessions go on (`me` then answers without `site`). */
@@ -223,7 +231,7 @@ export async function removeSite(
   const registry = siteRegistry(db);
   const before = await registry.profiled(id);
   if (!before) throw new SiteError(`站点不存在: ${id}`);
-  const liveSessions = await db.session.count({ where: { siteId: id, expiresAt: { gt: new Date() } } });
+  const liveSessions = (await sessionStore(db).liveCountsBySite()).get(id) ?? 0;
   if (!confirmed) return { removed: false, liveSessions };
   await registry.remove(id);
   await audit(db, { action: "siteRemove", actor, siteId: id, before: snapshot(before) });
@@ -231,7 +239,7 @@ export async function removeSite(
 }
 
 /** Probes saved sites now (one, or all side by side); each site's health is stored. */
-export async function probeSites(db: Db, ids: number[], opts: ProbeOptions): Promise<SiteRow[]> {
+export async function probeSites(db: Db, ids: number[], opts: ChangeOptions): Promise<SiteRow[]> {
   await Promise.all(
     ids.map(async (id) => {
       try {
@@ -242,12 +250,12 @@ export async function probeSites(db: Db, ids: number[], opts: ProbeOptions): Pro
       }
     }),
   );
-  const rows = await listSites(db);
+  const rows = await listSites(db, opts.ledger);
   return rows.filter((r) => ids.includes(r.id));
 }
 
-async function rowOf(db: Db, id: number): Promise<SiteRow> {
-  const row = (await listSites(db)).find((r) => r.id === id);
+async function rowOf(db: Db, id: number, ledger: SiteLedger): Promise<SiteRow> {
+  const row = (await listSites(db, ledger)).find((r) => r.id === id);
   if (!row) throw new SiteError(`站点不存在: ${id}`);
   return row;
 }

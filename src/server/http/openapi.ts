@@ -23,7 +23,7 @@ import {
   tokensSuccess,
   topupItemSchema,
   topupsSuccess,
-} from "../accounts/schemas";
+} from "../api/schemas/accounts";
 import { loginInput } from "../auth/login-input";
 import { loginSuccessSchema, logoutSuccessSchema, meSuccessSchema, userInfoSchema } from "../auth/schemas";
 import { MSG, failureSchema } from "../core/messages";

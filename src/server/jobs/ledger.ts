@@ -4,11 +4,12 @@
  * in), and entries older than LEDGER_KEEP_DAYS are dropped, their hourly totals kept.
  */
 import pLimit from "p-limit";
-import { LedgerBusy, syncLedger } from "../accounts/ledger";
+import { LedgerBusy, lastSyncs, pruneLedgers, syncLedger } from "../ledger/sync";
 import { env } from "../core/env";
 import { logError, logEvent } from "../core/log";
 import { db as defaultDb, type Db } from "../db/client";
-import { ledgerStore } from "../db/ledger-store";
+import { sessionStore } from "../session/store";
+import { siteRegistry } from "../sites/registry";
 
 const TICK_MS = 60_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -32,14 +33,9 @@ const attempted = new Map<string, number>();
  * many syncs ran.
  */
 export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.now()): Promise<number> {
-  const sessions = await db.session.findMany({
-    where: { expiresAt: { gt: new Date(now) } },
-    select: { id: true, siteId: true, siteUrl: true, siteUserId: true, userId: true, expiresAt: true },
-    orderBy: { expiresAt: "desc" },
-  });
-  const sites = new Map((await db.site.findMany({ select: { id: true, url: true } })).map((s) => [s.id, s.url]));
-  const states = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true, syncedAt: true } });
-  const syncedAt = new Map(states.map((s) => [`${s.siteId}:${s.siteUserId}`, s.syncedAt?.getTime() ?? 0]));
+  const sessions = await sessionStore(db).listLive(new Date(now));
+  const sites = new Map((await siteRegistry(db).list()).map((s) => [s.id, s.url]));
+  const syncedAt = await lastSyncs(db);
   const due = new Map<string, (typeof sessions)[number]>();
   const interval = opts.syncMinutes * 60_000;
   for (const s of sessions) {
@@ -59,8 +55,8 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
           sessionId: s.id,
           siteId: s.siteId,
           siteUrl: s.siteUrl,
-          siteUserId: Number(s.siteUserId),
-          userId: JSON.parse(s.userId) as number | string,
+          siteUserId: s.siteUserId,
+          userId: s.userId,
         };
         try {
           await syncLedger(db, account, deps, { backfillDays: opts.backfillDays });
@@ -73,17 +69,6 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
   );
   for (const [key, at] of attempted) if (now - at > 2 * interval) attempted.delete(key);
   return due.size;
-}
-
-/** Drops entries older than `keepDays` (their hourly totals stay), account by account; returns how many went. */
-export async function pruneLedgers(db: Db, keepDays: number, now = Date.now()): Promise<number> {
-  const cutoff = Math.floor(now / 1000) - keepDays * 86_400;
-  const owners = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true } });
-  let pruned = 0;
-  for (const o of owners) {
-    pruned += await ledgerStore(db).pruneBefore({ siteId: o.siteId, siteUserId: Number(o.siteUserId) }, cutoff);
-  }
-  return pruned;
 }
 
 let timer: NodeJS.Timeout | undefined;

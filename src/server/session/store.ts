@@ -170,6 +170,26 @@ export function sessionStore(db: Db) {
       return count;
     },
 
+    /** Every live session, the latest to expire first (the background syncs pick one per account). */
+    async listLive(now = new Date()): Promise<StoredSession[]> {
+      const rows = await db.session.findMany({
+        where: { expiresAt: { gt: now } },
+        select: sessionSelect,
+        orderBy: { expiresAt: "desc" },
+      });
+      return rows.map(fromRow);
+    },
+
+    /** Live sessions per site id. */
+    async liveCountsBySite(now = new Date()): Promise<Map<number, number>> {
+      const rows = await db.session.groupBy({
+        by: ["siteId"],
+        where: { expiresAt: { gt: now } },
+        _count: { _all: true },
+      });
+      return new Map(rows.map((r) => [r.siteId, r._count._all]));
+    },
+
     /** Ends the sessions of a site signed in at another address than `url` (it moved); returns how many. */
     async endMovedAway(siteId: number, url: string): Promise<number> {
       const { count } = await db.session.deleteMany({ where: { siteId, siteUrl: { not: url } } });

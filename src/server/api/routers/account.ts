@@ -9,7 +9,7 @@ import {
   pageInput,
   parseParams,
   summaryInput,
-} from "../../accounts/schemas";
+} from "../schemas/accounts";
 import {
   SiteDataError,
   logs,
@@ -18,8 +18,8 @@ import {
   topups,
   type Account,
   type SiteDataDeps,
-} from "../../accounts/site-data";
-import { serverTimeZone } from "../../accounts/time";
+} from "../../site-data/site-data";
+import { serverTimeZone } from "../../core/time";
 import {
   AccountError,
   listAccounts,
@@ -32,20 +32,10 @@ import {
 import { clearSessionCookie, setBrowserAccounts, type BrowserAccounts } from "../../session/cookie";
 import type { LiveSession } from "../../session/store";
 import type { Context } from "../context";
+import { siteDepsOf } from "../site-deps";
 import { anyInput, authedProcedure, router } from "../trpc";
 
 type Ok<T> = { success: true; data: T };
-
-function depsOf(ctx: Context, refresh: boolean): SiteDataDeps {
-  return {
-    db: ctx.db,
-    timeoutMs: ctx.timeoutMs,
-    perMinute: ctx.siteRequestsPerMinute,
-    maxWaitMs: ctx.siteBudgetWaitMs,
-    acceptLanguage: ctx.headers.get("accept-language"),
-    refresh,
-  };
-}
 
 /**
  * Runs one site-data operation for the signed-in account: bad parameters and site failures are
@@ -62,7 +52,7 @@ async function run<S extends z.ZodType, T>(
   const { session } = ctx;
   if (!session.site) return failure(MSG.siteRemoved);
   const account = accountOf(session);
-  const deps = depsOf(ctx, (params.value as { refresh?: boolean }).refresh === true);
+  const deps = siteDepsOf(ctx, (params.value as { refresh?: boolean }).refresh === true);
   try {
     return { success: true, data: await op(account, params.value, deps) };
   } catch (error) {
@@ -129,7 +119,7 @@ export const accountRouter = router({
     const params = parseParams(summaryInput, input);
     if (!params.ok) return failure(params.message);
     const tz = params.value.tz ?? serverTimeZone();
-    const result = await overview(ctx.db, ctx.browser, ctx.session, tz, depsOf(ctx, params.value.refresh === true));
+    const result = await overview(ctx.db, ctx.browser, ctx.session, tz, siteDepsOf(ctx, params.value.refresh === true));
     if (result.cookie && result.rows.some((r) => r.state === "expired")) {
       await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
     }
@@ -151,7 +141,7 @@ export const accountRouter = router({
         daysLeft: null,
       };
     }
-    return rowOf(session, tz ?? serverTimeZone(), depsOf(ctx, refresh === true));
+    return rowOf(session, tz ?? serverTimeZone(), siteDepsOf(ctx, refresh === true));
   }),
 
   signOutAll: authedProcedure.mutation(async ({ ctx }) => {

@@ -10,8 +10,9 @@ import {
   operatorSignOut,
 } from "../../admin/operator";
 import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
-import { parseParams } from "../../accounts/schemas";
+import { parseParams } from "../schemas/accounts";
 import { failure } from "../../core/messages";
+import { siteLedger } from "../../ledger/sites";
 import { SiteError, parseSiteId } from "../../sites/registry";
 import type { Context } from "../context";
 import { anyInput, operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
@@ -92,7 +93,11 @@ async function change<T>(op: () => Promise<T>) {
 }
 
 const actorOf = (ctx: Context) => ctx.clientAddress ?? "unknown";
-const probeOpts = (ctx: Context) => ({ timeoutMs: ctx.timeoutMs, perMinute: ctx.siteRequestsPerMinute });
+const probeOpts = (ctx: Context) => ({
+  timeoutMs: ctx.timeoutMs,
+  perMinute: ctx.siteRequestsPerMinute,
+  ledger: siteLedger(ctx.db),
+});
 
 /** Site administration (design.md 15): the operator's sign-in, the sites, and what operators did. */
 export const adminRouter = router({
@@ -127,7 +132,10 @@ export const adminRouter = router({
   }),
 
   /** Every site with its profile, health, budget, live sessions and ledger entries. */
-  sites: operatorProcedure.query(async ({ ctx }) => ({ success: true as const, data: await listSites(ctx.db) })),
+  sites: operatorProcedure.query(async ({ ctx }) => ({
+    success: true as const,
+    data: await listSites(ctx.db, siteLedger(ctx.db)),
+  })),
 
   /** Adds a site after probing it (an unreachable one only with confirmUnreachable). */
   addSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
@@ -158,7 +166,7 @@ export const adminRouter = router({
   probe: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
     const p = parseParams(z.object({ id: siteId.optional() }), input);
     if (!p.ok) return failure(p.message);
-    const all = (await listSites(ctx.db)).map((s) => s.id);
+    const all = (await listSites(ctx.db, siteLedger(ctx.db))).map((s) => s.id);
     const ids = p.value.id === undefined ? all : all.filter((id) => id === p.value.id);
     if (p.value.id !== undefined && ids.length === 0) return failure(`站点不存在: ${p.value.id}`);
     return { success: true as const, data: await probeSites(ctx.db, ids, probeOpts(ctx)) };

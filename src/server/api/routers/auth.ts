@@ -17,7 +17,7 @@ import { clearSessionCookie, setBrowserAccounts } from "../../session/cookie";
 import { browserAccounts } from "../../session/request";
 import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
-import { startLedgerSync } from "./usage";
+import { startLedgerSync } from "../site-deps";
 import { authedProcedure, router, signInProcedure } from "../trpc";
 
 /** Login takes any JSON value: the contract answers bad bodies with a message, not a 400. */

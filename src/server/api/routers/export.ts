@@ -1,15 +1,15 @@
 import { TRPCError } from "@trpc/server";
 import { MSG, failure } from "../../core/messages";
 import { logEvent } from "../../core/log";
-import { readersOf, type Reader } from "../../accounts/analytics";
-import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../accounts/export-csv";
-import { exportCsvInput, parseParams, statementInput, usageRange } from "../../accounts/schemas";
-import { StatementBusy, statementFileName, statementPdf } from "../../accounts/statement";
-import { dayIn, serverTimeZone } from "../../accounts/time";
+import { readersOf, type Reader } from "../../ledger/analytics";
+import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../exports/csv";
+import { exportCsvInput, parseParams, statementInput, usageRange } from "../schemas/accounts";
+import { StatementBusy, statementFileName, statementPdf } from "../../exports/statement";
+import { dayIn, serverTimeZone } from "../../core/time";
 import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
 import { anyInput, authedProcedure, router } from "../trpc";
-import { sessionsFor } from "./usage";
+import { sessionsFor } from "../site-deps";
 
 /** A file to download: REST writes it as the response body (the tRPC endpoint cannot carry it). */
 export type FileData = { filename: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array };

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { MSG } from "../core/messages";
-import { DISPLAY_TYPES, FAMILIES } from "../gateway/families";
-import { LOG_TYPES, TOKEN_STATUSES } from "../gateway/reads";
-import { isTimeZone } from "./time";
+import { MSG } from "../../core/messages";
+import { DISPLAY_TYPES, FAMILIES } from "../../gateway/families";
+import { LOG_TYPES, TOKEN_STATUSES } from "../../gateway/reads";
+import { isTimeZone } from "../../core/time";
 
 /**
  * Parameters and answers of the site-data operations. Parameters arrive as JSON (tRPC) or as query

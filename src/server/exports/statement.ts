@@ -13,8 +13,16 @@ import { Readable } from "node:stream";
 import PDFDocument from "pdfkit";
 import type { Db } from "../db/client";
 import type { Money } from "../gateway/families";
-import { coverageOf, summaryOf, type LedgerCoverage, type Reader, type UsageSummary } from "./analytics";
-import { dayStart, nextDay, offsetAt } from "./time";
+import {
+  coverageOf,
+  openingAndClosing,
+  summaryOf,
+  topupsIn,
+  type LedgerCoverage,
+  type Reader,
+  type UsageSummary,
+} from "../ledger/analytics";
+import { dayStart, nextDay, offsetAt } from "../core/time";
 
 const FONT_FILES = {
   regular: "@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf",
@@ -78,23 +86,14 @@ async function partOf(db: Db, reader: Reader, month: string, tz: string, now: nu
   const start = dayStart(tz, first) / 1000;
   const end = dayStart(tz, nextDay(last)) / 1000;
   const q = { from: first, to: last, tz };
-  const who = { siteId: reader.siteId, siteUserId: BigInt(reader.siteUserId) };
-  const [days, models, tokens, [coverage], before, inMonth, topups] = await Promise.all([
+  const [days, models, tokens, [coverage], balances, topups] = await Promise.all([
     summaryOf(db, [reader], { ...q, groupBy: "day" }),
     summaryOf(db, [reader], { ...q, groupBy: "model" }),
     summaryOf(db, [reader], { ...q, groupBy: "token" }),
     coverageOf(db, [reader]),
-    db.balanceSnapshot.findFirst({ where: { ...who, at: { lte: start } }, orderBy: { at: "desc" } }),
-    db.balanceSnapshot.findMany({ where: { ...who, at: { gt: start, lt: end } }, orderBy: { at: "asc" } }),
-    db.ledgerEntry.findMany({
-      where: { ...who, type: "topup", at: { gte: start, lt: end } },
-      orderBy: { at: "asc" },
-      select: { at: true, quota: true, content: true },
-      take: 200,
-    }),
+    openingAndClosing(db, reader, start, end),
+    topupsIn(db, reader, start, end, 200),
   ]);
-  const snap = (s: { at: number; quota: bigint } | null | undefined) =>
-    s ? { at: s.at, quota: Number(s.quota) } : null;
   const state = coverage as LedgerCoverage;
   const oldest = state.oldest ? Date.parse(state.oldest) / 1000 : null;
   const newest = state.newest ? Date.parse(state.newest) / 1000 : null;
@@ -105,9 +104,9 @@ async function partOf(db: Db, reader: Reader, month: string, tz: string, now: nu
     days,
     models,
     tokens,
-    opening: snap(before),
-    closing: snap(inMonth[inMonth.length - 1] ?? null),
-    topups: topups.map((x) => ({ ...x, quota: Number(x.quota) })),
+    opening: balances.opening,
+    closing: balances.closing,
+    topups,
     complete: oldest !== null && newest !== null && oldest <= start && newest >= needUntil - 3600,
   };
 }

@@ -5,12 +5,12 @@
  * a whole number of hours from UTC split exactly; others at the hour).
  */
 import type { Db } from "../db/client";
-import { ledgerStore, type Hourly, type Owner, type Sums } from "../db/ledger-store";
+import { ledgerStore, type Hourly, type Owner, type Sums } from "./store";
 import { UNPROBED, type Money } from "../gateway/families";
 import type { LiveSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
-import { listed } from "./browser-accounts";
-import { dayIn, dayStart, dayStarts, nextDay } from "./time";
+import { listed } from "../accounts/browser-accounts";
+import { dayIn, dayStart, dayStarts, nextDay } from "../core/time";
 
 export type GroupBy = "day" | "model" | "token" | "type";
 
@@ -283,4 +283,35 @@ export async function usageBalance(
       daysLeft: daysLeftOf(accounts.some((a) => a.balanceUsd !== null) ? balanceUsd : null, burnRateUsd),
     },
   };
+}
+
+/** A balance the site reported at a sync: when, and how much (quota units). */
+export type BalanceAt = { at: number; quota: number };
+
+/** The last balance noted at or before `start`, and the last one noted inside [start, end). */
+export async function openingAndClosing(
+  db: Db,
+  owner: Owner,
+  start: number,
+  end: number,
+): Promise<{ opening: BalanceAt | null; closing: BalanceAt | null }> {
+  const who = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
+  const select = { at: true, quota: true } as const;
+  const [before, last] = await Promise.all([
+    db.balanceSnapshot.findFirst({ where: { ...who, at: { lte: start } }, orderBy: { at: "desc" }, select }),
+    db.balanceSnapshot.findFirst({ where: { ...who, at: { gt: start, lt: end } }, orderBy: { at: "desc" }, select }),
+  ]);
+  const of = (s: { at: number; quota: bigint } | null) => (s ? { at: s.at, quota: Number(s.quota) } : null);
+  return { opening: of(before), closing: of(last) };
+}
+
+/** The top-up entries in [start, end), oldest first, at most `take`. */
+export async function topupsIn(db: Db, owner: Owner, start: number, end: number, take: number) {
+  const rows = await db.ledgerEntry.findMany({
+    where: { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId), type: "topup", at: { gte: start, lt: end } },
+    orderBy: { at: "asc" },
+    select: { at: true, quota: true, content: true },
+    take,
+  });
+  return rows.map((r) => ({ at: r.at, quota: Number(r.quota), content: r.content }));
 }

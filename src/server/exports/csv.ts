@@ -6,10 +6,10 @@
  * leave at once, and a client that goes away stops the reading.
  */
 import type { Db } from "../db/client";
-import { ledgerStore, type EntryCursor, type EntryFilter, type EntryRow } from "../db/ledger-store";
+import { ledgerStore, type EntryCursor, type EntryFilter, type EntryRow } from "../ledger/store";
 import type { LogType } from "../gateway/reads";
-import type { Reader } from "./analytics";
-import { dayStart, nextDay, offsetAt } from "./time";
+import type { Reader } from "../ledger/analytics";
+import { dayStart, nextDay, offsetAt } from "../core/time";
 
 /** Rows read from the store per pull. */
 const PAGE = 500;

@@ -40,7 +40,7 @@ import {
 import { freshProfile } from "../sites/probe";
 import type { ProfiledSite } from "../sites/registry";
 import { sessionStore } from "../session/store";
-import { localMidnight } from "./time";
+import { localMidnight } from "../core/time";
 
 /** Why a site's data could not be read, as the overview shows it. */
 export type FailureKind = "refused" | "unreachable" | "busy" | "removed";

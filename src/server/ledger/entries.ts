@@ -3,7 +3,7 @@
  * fingerprint of its content; and what a site may send before the sync refuses it.
  */
 import { createHash } from "node:crypto";
-import type { EntryRow } from "../db/ledger-store";
+import type { EntryRow } from "./store";
 import type { LogItem } from "../gateway/reads";
 
 export type Entry = Omit<EntryRow, "ordinal">;

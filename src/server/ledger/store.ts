@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import { driverOf, type Db } from "./driver";
+import { driverOf, type Db } from "../db/driver";
 
 /**
  * The usage ledger's bulk statements, on the driver under the client: a page of entries with
@@ -459,31 +459,4 @@ export function ledgerStore(db: Db): LedgerStore {
     stores.set(db, store);
   }
   return store;
-}
-
-/**
- * Sets a site's ledger apart (the site moved to an address that is another gateway): its rows move
- * to `site_id = -archive id` in one transaction, so nobody signed in at the new address reads the
- * previous gateway's history. Returns the archive's id and how many entries it holds.
- */
-export async function archiveSiteLedger(
-  db: Db,
-  siteId: number,
-  url: string,
-  now = new Date(),
-): Promise<{ archiveId: number; entries: number }> {
-  return db.$transaction(async (tx) => {
-    const entries = await tx.ledgerEntry.count({ where: { siteId } });
-    const archive = await tx.ledgerArchive.create({
-      data: { siteId, url, archivedAt: now, entries },
-      select: { id: true },
-    });
-    const moved = { where: { siteId }, data: { siteId: -archive.id } };
-    await tx.ledgerEntry.updateMany(moved);
-    await tx.ledgerHour.updateMany(moved);
-    await tx.ledgerHourTotal.updateMany(moved);
-    await tx.balanceSnapshot.updateMany(moved);
-    await tx.ledgerSync.updateMany(moved);
-    return { archiveId: archive.id, entries };
-  });
 }

@@ -15,10 +15,16 @@
 import { randomUUID } from "node:crypto";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
-import { ledgerStore, type EntryRow } from "../db/ledger-store";
+import { ledgerStore, type EntryRow } from "./store";
 import type { SelfInfo } from "../gateway/reads";
-import { LEDGER_LIMITS, REFUSED, bytesOf, entryOf, type Entry } from "./ledger-entries";
-import { SiteDataError, ledgerReader, type Account, type LedgerReader, type SiteDataDeps } from "./site-data";
+import { LEDGER_LIMITS, REFUSED, bytesOf, entryOf, type Entry } from "./entries";
+import {
+  SiteDataError,
+  ledgerReader,
+  type Account,
+  type LedgerReader,
+  type SiteDataDeps,
+} from "../site-data/site-data";
 
 export const LEDGER_PAGE_SIZE = 100;
 /** Entries a site writes late (a slow request logged when it ends) are looked for this far back. */
@@ -397,4 +403,21 @@ export async function ledgerStatus(db: Db, account: Account): Promise<LedgerStat
     lastError: state?.lastError ?? null,
     skipped: { count: state?.skipped ?? 0, reason: state?.skipReason ?? null },
   };
+}
+
+/** When each account's ledger was last synced (ms; 0 for never), by `siteId:siteUserId`. */
+export async function lastSyncs(db: Db): Promise<Map<string, number>> {
+  const states = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true, syncedAt: true } });
+  return new Map(states.map((s) => [`${s.siteId}:${s.siteUserId}`, s.syncedAt?.getTime() ?? 0]));
+}
+
+/** Drops entries older than `keepDays` (their hourly totals stay), account by account; returns how many went. */
+export async function pruneLedgers(db: Db, keepDays: number, now = Date.now()): Promise<number> {
+  const cutoff = Math.floor(now / 1000) - keepDays * 86_400;
+  const owners = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true } });
+  let pruned = 0;
+  for (const o of owners) {
+    pruned += await ledgerStore(db).pruneBefore({ siteId: o.siteId, siteUserId: Number(o.siteUserId) }, cutoff);
+  }
+  return pruned;
 }
