@@ -111,6 +111,24 @@ const routerRules = {
   },
 };
 
+/** What the server and the browser both use stands on its own. */
+const sharedRules = {
+  files: ["src/shared/**/*.ts"],
+  rules: {
+    "no-restricted-imports": [
+      "error",
+      {
+        patterns: [
+          {
+            regex: "^(?:(?:\\.\\./)+|@/src/)(?:server|components|trpc|client|demo)(?:/|$)",
+            message: "src/shared is used by the server and the browser alike: it imports neither.",
+          },
+        ],
+      },
+    ],
+  },
+};
+
 /** Components and the browser client see the server only through the router's inferred types. */
 const uiRules = {
   files: ["src/components/**/*.{ts,tsx}", "app/**/*.tsx"],
@@ -153,6 +171,7 @@ export default tseslint.config(
   ownerRules,
   ...ownRules,
   routerRules,
+  sharedRules,
   uiRules,
   {
     files: ["**/*.mjs", "**/*.js"],

@@ -1,21 +1,13 @@
 "use client";
 
 import { useRouter, useSearchParams } from "next/navigation";
+import { LOG_TYPE_NAMES, logTypeName } from "@/src/shared/log-types";
 import { trpc } from "@/src/trpc/react";
 import { formatDuration, formatLocal, formatMoney, formatNumber } from "./format";
 import { Pager, pageParam, useHrefWith } from "./pager";
 import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
 import { useMoney } from "./summary-panel";
 
-export const LOG_TYPE_NAMES: Record<string, string> = {
-  consume: "消费",
-  topup: "充值",
-  manage: "管理",
-  system: "系统",
-  error: "错误",
-  refund: "退款",
-  other: "其他",
-};
 
 const PAGE_SIZE = 20;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -171,7 +163,7 @@ export function LogsPanel() {
                   <tr key={`${item.createdAt}-${i}`} title={item.content}>
                     <td className="nowrap">{formatLocal(item.createdAt)}</td>
                     <td>
-                      <span className={`tag tag-${item.type}`}>{LOG_TYPE_NAMES[item.type] ?? item.type}</span>
+                      <span className={`tag tag-${item.type}`}>{logTypeName(item.type)}</span>
                     </td>
                     <td>{item.model || <span className="muted">{item.content.slice(0, 40) || "—"}</span>}</td>
                     <td>{item.tokenName || "—"}</td>

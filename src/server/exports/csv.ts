@@ -8,6 +8,7 @@
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryCursor, type EntryFilter, type EntryRow } from "../ledger/store";
 import type { LogType } from "../gateway/reads";
+import { logTypeName } from "../../shared/log-types";
 import type { Reader } from "../ledger/analytics";
 import { dayStart, nextDay, offsetAt } from "../core/time";
 
@@ -30,15 +31,6 @@ export const CSV_HEADER = [
   "说明",
 ];
 
-export const TYPE_NAMES: Record<LogType, string> = {
-  consume: "消费",
-  topup: "充值",
-  manage: "管理",
-  system: "系统",
-  error: "错误",
-  refund: "退款",
-  other: "其他",
-};
 
 /**
  * One record, RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes
@@ -137,7 +129,7 @@ export function usageCsv(
   const line = (r: Reader, e: EntryRow) => [
     time(e.at),
     ...(names.get(r) as string[]),
-    TYPE_NAMES[e.type as LogType] ?? e.type,
+    logTypeName(e.type),
     neutralize(e.model),
     neutralize(e.tokenName),
     e.promptTokens,

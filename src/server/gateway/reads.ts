@@ -3,9 +3,9 @@
  * parameters to send, and one normalized shape per kind of answer, whatever the family sent.
  */
 import type { Family, Money } from "./families";
+import { LOG_TYPES, type LogType } from "../../shared/log-types";
 
-export const LOG_TYPES = ["topup", "consume", "manage", "system", "error", "refund", "other"] as const;
-export type LogType = (typeof LOG_TYPES)[number];
+export { LOG_TYPES, type LogType };
 export const TOKEN_STATUSES = ["enabled", "disabled", "expired", "exhausted"] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
