@@ -31,7 +31,6 @@ export const CSV_HEADER = [
   "说明",
 ];
 
-
 /**
  * One record, RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes
  * doubled; records end with CRLF. (A library's per-record overhead was half the export's time for

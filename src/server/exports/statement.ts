@@ -1,5 +1,6 @@
 /**
- * A month's statement as PDF (design.md 14), built on the server with pdfkit: per account the
+ * A month's statement as PDF (design.md 14), rendered on the server with pdfkit from what
+ * statement-data.ts gathers: per account the
  * site and user, the month's spend in USD and in the site's own currency, the opening and closing
  * balance where syncs noted them, spend by model and by token, spend per day as a chart, the
  * top-ups, and the range the ledger covered (a month not fully synced says so); a summary page
@@ -13,16 +14,9 @@ import { Readable } from "node:stream";
 import PDFDocument from "pdfkit";
 import type { Db } from "../db/client";
 import type { Money } from "../gateway/families";
-import {
-  coverageOf,
-  openingAndClosing,
-  summaryOf,
-  topupsIn,
-  type LedgerCoverage,
-  type Reader,
-  type UsageSummary,
-} from "../ledger/analytics";
-import { dayStart, nextDay, offsetAt } from "../core/time";
+import type { Reader, UsageSummary } from "../ledger/analytics";
+import { offsetAt } from "../core/time";
+import { partOf, type Part } from "./statement-data";
 
 const FONT_FILES = {
   regular: "@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf",
@@ -65,50 +59,6 @@ function siteMoney(quota: number, money: Money): string {
 /** `2026-11-23 08:57` in the zone. */
 function localTime(tz: string, ms: number): string {
   return new Date(ms + offsetAt(tz, ms)).toISOString().slice(0, 16).replace("T", " ");
-}
-
-type Part = {
-  reader: Reader;
-  coverage: LedgerCoverage;
-  days: UsageSummary;
-  models: UsageSummary;
-  tokens: UsageSummary;
-  opening: { at: number; quota: number } | null;
-  closing: { at: number; quota: number } | null;
-  topups: Array<{ at: number; quota: number; content: string }>;
-  complete: boolean;
-};
-
-async function partOf(db: Db, reader: Reader, month: string, tz: string, now: number): Promise<Part> {
-  const first = `${month}-01`;
-  const [y, m] = month.split("-").map(Number) as [number, number];
-  const last = new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
-  const start = dayStart(tz, first) / 1000;
-  const end = dayStart(tz, nextDay(last)) / 1000;
-  const q = { from: first, to: last, tz };
-  const [days, models, tokens, [coverage], balances, topups] = await Promise.all([
-    summaryOf(db, [reader], { ...q, groupBy: "day" }),
-    summaryOf(db, [reader], { ...q, groupBy: "model" }),
-    summaryOf(db, [reader], { ...q, groupBy: "token" }),
-    coverageOf(db, [reader]),
-    openingAndClosing(db, reader, start, end),
-    topupsIn(db, reader, start, end, 200),
-  ]);
-  const state = coverage as LedgerCoverage;
-  const oldest = state.oldest ? Date.parse(state.oldest) / 1000 : null;
-  const newest = state.newest ? Date.parse(state.newest) / 1000 : null;
-  const needUntil = Math.min(end, Math.floor(now / 1000));
-  return {
-    reader,
-    coverage: state,
-    days,
-    models,
-    tokens,
-    opening: balances.opening,
-    closing: balances.closing,
-    topups,
-    complete: oldest !== null && newest !== null && oldest <= start && newest >= needUntil - 3600,
-  };
 }
 
 type Doc = PDFKit.PDFDocument;
