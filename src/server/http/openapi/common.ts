@@ -1,0 +1,357 @@
+import { z } from "zod";
+import {
+  logItemSchema,
+  logsPageSchema,
+  logsSuccess,
+  moneySchema,
+  ledgerStatusSchema,
+  ledgerStatusSuccess,
+  usageBalanceSchema,
+  usageBalanceSuccess,
+  exportCountSchema,
+  exportCountSuccess,
+  usageSummarySchema,
+  usageSummarySuccess,
+  overviewRowSchema,
+  overviewSchema,
+  overviewSuccess,
+  summarySchema,
+  tokensPageSchema,
+  topupsPageSchema,
+  summarySuccess,
+  tokenItemSchema,
+  tokensSuccess,
+  topupItemSchema,
+  topupsSuccess,
+} from "../../api/schemas/accounts";
+import { loginInput } from "../../auth/login-input";
+import { loginSuccessSchema, logoutSuccessSchema, meSuccessSchema, userInfoSchema } from "../../auth/schemas";
+import { MSG, failureSchema } from "../../core/messages";
+import { REASON } from "../../gateway/client";
+import { siteSchema } from "../../sites/registry";
+
+/** What the OpenAPI document's parts share: schemas, answers, parameters and route shapes. */
+export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+export const json = (schema: object, examples?: Record<string, { summary: string; value: unknown }>) => ({
+  "application/json": { schema, ...(examples ? { examples } : {}) },
+});
+export const failureExample = (message: string) => ({ summary: message, value: { success: false, message } });
+
+export function components() {
+  const registry = z.registry<{ id: string }>();
+  for (const s of [
+    loginInput,
+    siteSchema,
+    userInfoSchema,
+    loginSuccessSchema,
+    meSuccessSchema,
+    logoutSuccessSchema,
+    failureSchema,
+    summarySuccess,
+    logsSuccess,
+    tokensSuccess,
+    topupsSuccess,
+    logItemSchema,
+    tokenItemSchema,
+    topupItemSchema,
+    summarySchema,
+    logsPageSchema,
+    tokensPageSchema,
+    topupsPageSchema,
+    moneySchema,
+    overviewSchema,
+    overviewSuccess,
+    overviewRowSchema,
+    ledgerStatusSchema,
+    ledgerStatusSuccess,
+    usageSummarySchema,
+    usageSummarySuccess,
+    usageBalanceSchema,
+    usageBalanceSuccess,
+    exportCountSchema,
+    exportCountSuccess,
+  ]) {
+    const id = (s.meta() as { id?: string } | undefined)?.id;
+    if (!id) throw new Error("schema without id");
+    registry.add(s, { id });
+  }
+  const { schemas } = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io: "output",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  // Each component is embedded in the document: drop the per-schema dialect and id markers.
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, s]) => {
+      const copy: Record<string, unknown> = { ...s };
+      delete copy.$schema;
+      delete copy.$id;
+      // Clients may send more fields than these; only responses are closed.
+      if (id === "LoginRequest") delete copy.additionalProperties;
+      return [id, copy];
+    }),
+  );
+}
+
+/** Every message login can answer with HTTP 200 (besides a site's own), as named examples. */
+export function loginExamples() {
+  const reasons = Object.entries(REASON).map(([key, r]) => [key, typeof r === "function" ? r(200) : r] as const);
+  return {
+    success: {
+      summary: "登录成功",
+      value: {
+        success: true,
+        data: {
+          sessionToken: "3f0c9a4e-8b8d-4c2e-9f4a-2b6d7c1e5a90",
+          userInfo: { id: 1, username: "demo", display_name: "演示用户", group: "default", quota: 500000 },
+          site: { id: 1, name: "演示站点", url: "https://api.example.com" },
+        },
+      },
+    },
+    bodyNotObject: failureExample(MSG.bodyNotObject),
+    incomplete: failureExample(MSG.incomplete),
+    siteNotFound: failureExample(MSG.siteNotFound),
+    siteMessage: failureExample("无权进行此操作，access token 无效"),
+    authFailed: failureExample(MSG.authFailed),
+    userMismatch: failureExample(MSG.userMismatch),
+    ...Object.fromEntries(
+      reasons.map(([key, r]) => [`unreachable_${key}`, failureExample(`${MSG.siteUnreachablePrefix}${r}`)]),
+    ),
+  };
+}
+
+export const UNAUTHORIZED = {
+  description: "未携带会话、会话无效或已过期",
+  content: json(ref("Failure"), { unauthenticated: failureExample(MSG.unauthenticated) }),
+};
+export const FORBIDDEN = {
+  description: "以 Cookie 认证、且 Origin 指向其他来源的 POST（CSRF 防护）",
+  content: json(ref("Failure"), { badOrigin: failureExample(MSG.badOrigin) }),
+};
+export const UNAVAILABLE = {
+  description: "数据库暂时不可用",
+  content: json(ref("Failure"), { dbUnavailable: failureExample(MSG.dbUnavailable) }),
+};
+export const INTERNAL = {
+  description: "服务器内部错误",
+  content: json(ref("Failure"), { internal: failureExample(MSG.internal) }),
+};
+export const SESSION_SECURITY = [{ bearerAuth: [] }, { cookieAuth: [] }];
+export const ADMIN_SECURITY = [{ bearerAuth: [] }, { adminCookieAuth: [] }];
+
+export const intQuery = (name: string, description: string, min: number, max: number, dflt?: number) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema: { type: "integer", minimum: min, maximum: max, ...(dflt !== undefined ? { default: dflt } : {}) },
+});
+export const stringQuery = (
+  name: string,
+  description: string,
+  schema: object = { type: "string", maxLength: 128 },
+) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+});
+export const REFRESH = stringQuery("refresh", "1 或 true：不用缓存，立即向站点取数（仍受站点请求预算限制）", {
+  type: "string",
+  enum: ["1", "0", "true", "false"],
+});
+export const PAGING = [
+  intQuery("page", "页码，从 1 开始", 1, 10_000, 1),
+  intQuery("pageSize", "每页条数（one-api 站点固定 10）", 1, 100, 20),
+  REFRESH,
+];
+
+export const RANGE_PARAMS = [
+  stringQuery("from", "起始日 YYYY-MM-DD（含，tz 时区）；默认 to 之前 29 天", { type: "string", maxLength: 10 }),
+  stringQuery("to", "结束日 YYYY-MM-DD（含）；默认今天；不得早于 from", { type: "string", maxLength: 10 }),
+  stringQuery("accounts", "active：当前账户（默认）；all：本浏览器 Cookie 中的全部账户（Bearer 时只有该会话的账户）", {
+    type: "string",
+    enum: ["active", "all"],
+  }),
+  stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认服务器时区", { type: "string", maxLength: 64 }),
+];
+
+export const EXPORT_FILTERS = [
+  stringQuery("type", "日志类型", {
+    type: "string",
+    enum: ["topup", "consume", "manage", "system", "error", "refund"],
+  }),
+  stringQuery("model", "模型名（精确匹配）"),
+  stringQuery("token", "令牌名（精确匹配）"),
+];
+
+/** A download: the file on success; a bad parameter is the JSON failure, never a broken file. */
+export function fileRoute(
+  operationId: string,
+  summary: string,
+  description: string,
+  mime: string,
+  parameters: object[],
+) {
+  return {
+    get: {
+      operationId,
+      summary,
+      description: `${description} 每次导出记一行日志（谁、范围、行数），不含令牌。`,
+      security: SESSION_SECURITY,
+      parameters,
+      responses: {
+        "200": {
+          description: "成功时为文件（Content-Disposition: attachment，文件名含范围）；参数无效时为 JSON 失败答复",
+          content: {
+            [mime]: { schema: { type: "string", format: "binary" } },
+            ...json(ref("Failure"), { badParam: failureExample(`${MSG.badParamPrefix}from`) }),
+          },
+        },
+        "401": UNAUTHORIZED,
+        "500": INTERNAL,
+        "503": UNAVAILABLE,
+      },
+    },
+  };
+}
+
+export const SITE_ID = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "站点 id",
+  schema: { type: "integer", minimum: 1 },
+};
+export const SITE_BODY = {
+  type: "object",
+  properties: {
+    name: { type: "string", maxLength: 200 },
+    url: { type: "string", maxLength: 2048 },
+    requestsPerMinute: { type: ["integer", "null"], minimum: 1, maximum: 100000 },
+    confirmUnreachable: { type: "boolean" },
+    sameGateway: {
+      type: "boolean",
+      description: "仅修改地址时：新地址是同一网关（账本保留）；须新地址可访问且探测到的类型与系统名称与原站点一致",
+    },
+  },
+};
+
+/** An operator's site operation: the envelope, a refusal (bad address, unknown id, unconfirmed) as its message. */
+export function adminOperation(
+  operationId: string,
+  summary: string,
+  description: string,
+  parameters: object[],
+  body?: object,
+) {
+  return {
+    operationId,
+    summary,
+    description: `${description} 需要管理员会话（Bearer 或管理员 Cookie）；每次变更记入审计日志。`,
+    security: ADMIN_SECURITY,
+    parameters,
+    ...(body ? { requestBody: { required: true, content: json(body) } } : {}),
+    responses: {
+      "200": {
+        description: "成功时 success 为 true；地址无效、站点不存在或需要确认时 success 为 false，message 说明原因",
+        content: json({
+          oneOf: [
+            { type: "object", properties: { success: { const: true }, data: {} }, required: ["success", "data"] },
+            {
+              type: "object",
+              properties: {
+                success: { const: false },
+                message: { type: "string" },
+                needsConfirmation: { type: "boolean" },
+                probe: { type: "object" },
+              },
+              required: ["success", "message"],
+            },
+          ],
+        }),
+      },
+      "401": UNAUTHORIZED,
+      "403": FORBIDDEN,
+      "500": INTERNAL,
+      "503": UNAVAILABLE,
+    },
+  };
+}
+
+/** A ledger analytics route: the range, the accounts and the time zone, answered from our store. */
+export function ledgerRoute(
+  operationId: string,
+  summary: string,
+  description: string,
+  success: string,
+  extra: object[],
+) {
+  return {
+    get: {
+      operationId,
+      summary,
+      description: `${description} 只能读取有有效会话的账户的账本。`,
+      security: SESSION_SECURITY,
+      parameters: [...RANGE_PARAMS, ...extra],
+      responses: {
+        "200": {
+          description: "成功时 success 为 true；参数无效时 success 为 false，message 为「请求参数无效: <参数>」",
+          content: json(
+            { oneOf: [ref(success), ref("Failure")] },
+            {
+              badParam: failureExample(`${MSG.badParamPrefix}from`),
+            },
+          ),
+        },
+        "401": UNAUTHORIZED,
+        "500": INTERNAL,
+        "503": UNAVAILABLE,
+      },
+    },
+  };
+}
+
+/** Every answer a site-data route can give with HTTP 200 besides success. */
+export function siteDataFailures() {
+  return {
+    badParam: failureExample(`${MSG.badParamPrefix}pageSize`),
+    refused: failureExample(MSG.siteRefused),
+    busy: failureExample(MSG.siteBusy),
+    accountBusy: failureExample(MSG.accountBusy),
+    failed: failureExample(`${MSG.siteFailedPrefix}${REASON.timeout}`),
+    siteMessage: failureExample(`${MSG.siteFailedPrefix}查询日志失败`),
+    removed: failureExample(MSG.siteRemoved),
+  };
+}
+
+export function siteDataRoute(
+  operationId: string,
+  summary: string,
+  description: string,
+  success: string,
+  parameters: object[],
+) {
+  return {
+    get: {
+      operationId,
+      summary,
+      description:
+        `${description} 通过该账户所在站点、以其（加密保存的）访问令牌实时读取；答案按账户缓存片刻，` +
+        "同一站点的请求受每分钟预算（SITE_REQUESTS_PER_MINUTE，登录也计入）与并发上限保护，等待的账户轮流发出；" +
+        "一个账户每分钟最多用站点预算的一半（该账户的站点请求过于频繁，请稍后再试）。",
+      security: SESSION_SECURITY,
+      parameters,
+      responses: {
+        "200": {
+          description: "成功时 success 为 true；参数无效、站点拒绝或失败时 success 为 false，message 说明原因",
+          content: json({ oneOf: [ref(success), ref("Failure")] }, siteDataFailures()),
+        },
+        "401": UNAUTHORIZED,
+        "500": INTERNAL,
+        "503": UNAVAILABLE,
+      },
+    },
+  };
+}
