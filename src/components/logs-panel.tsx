@@ -8,7 +8,6 @@ import { Pager, pageParam, useHrefWith } from "./pager";
 import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
 import { useMoney } from "./summary-panel";
 
-
 const PAGE_SIZE = 20;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -1,0 +1,140 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { errorMessage } from "@/src/trpc/client";
+import { FAMILY_NAMES, formatNumber } from "./format";
+
+export type Finding =
+  | {
+      reachable: true;
+      family: string;
+      version: string | null;
+      systemName: string | null;
+      quotaPerUnit: number;
+      ms: number;
+    }
+  | { reachable: false; error: string; ms: number };
+
+export function FindingText({ finding }: { finding: Finding }) {
+  return finding.reachable ? (
+    <span>
+      可访问（{finding.ms} ms）：{FAMILY_NAMES[finding.family] ?? finding.family}
+      {finding.version ? ` ${finding.version}` : ""}
+      {finding.systemName ? ` · ${finding.systemName}` : ""} · quota_per_unit {formatNumber(finding.quotaPerUnit)}
+    </span>
+  ) : (
+    <span className="failed-text">无法访问：{finding.error}</span>
+  );
+}
+
+export type FormValues = { name: string; url: string; budget: string };
+
+/** The add and edit form: probed on save; an unreachable site needs 仍然保存. */
+export function SiteForm({
+  initial,
+  submitLabel,
+  onSave,
+  onCancel,
+}: {
+  initial: FormValues;
+  submitLabel: string;
+  onSave: (
+    values: FormValues,
+    confirmUnreachable: boolean,
+    sameGateway: boolean,
+  ) => Promise<{ ok: boolean; message?: string; finding?: Finding | null; needsConfirmation?: boolean }>;
+  onCancel?: () => void;
+}) {
+  const [values, setValues] = useState(initial);
+  const [confirm, setConfirm] = useState(false);
+  const [sameGateway, setSameGateway] = useState(false);
+  // Editing a saved site's address is a move (the add form starts empty).
+  const moving = onCancel !== undefined && values.url.trim() !== initial.url;
+  const [pending, setPending] = useState(false);
+  const [message, setMessage] = useState("");
+  const [finding, setFinding] = useState<Finding | null>(null);
+  const [needsConfirmation, setNeedsConfirmation] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setPending(true);
+    setMessage("");
+    try {
+      const result = await onSave(values, confirm, moving && sameGateway);
+      setFinding(result.finding ?? null);
+      setNeedsConfirmation(result.needsConfirmation === true);
+      if (result.ok) {
+        setConfirm(false);
+        if (!onCancel) setValues(initial);
+      }
+      setMessage(result.message ?? "");
+    } catch (e) {
+      setMessage(errorMessage(e));
+    }
+    setPending(false);
+  }
+
+  const field = (key: keyof FormValues, label: string, props: Record<string, string> = {}) => (
+    <label className="field">
+      <span>{label}</span>
+      <input value={values[key]} onChange={(e) => setValues({ ...values, [key]: e.target.value })} {...props} />
+    </label>
+  );
+  return (
+    <form className="site-form" onSubmit={(e) => void submit(e)} aria-label={submitLabel}>
+      {field("name", "名称", { required: "", maxLength: "100" })}
+      {field("url", "地址", { required: "", placeholder: "https://api.example.com", inputMode: "url" })}
+      {field("budget", "每分钟请求数（留空为默认）", { inputMode: "numeric", placeholder: "默认" })}
+      {moving && (
+        <div className="move-note">
+          <p className="muted">
+            换地址后，在旧地址登录的会话全部结束，用户需在新地址重新登录；原账本另行保存，新地址的用户无法读取。
+          </p>
+          <label className="inline">
+            <input type="checkbox" checked={sameGateway} onChange={(e) => setSameGateway(e.target.checked)} />
+            新地址是同一网关（保留账本；须新地址可访问且类型与系统名称一致）
+          </label>
+        </div>
+      )}
+      {needsConfirmation && (
+        <label className="inline">
+          <input type="checkbox" checked={confirm} onChange={(e) => setConfirm(e.target.checked)} />
+          仍然保存（站点现在无法访问）
+        </label>
+      )}
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={pending}>
+          {pending ? "正在探测…" : submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" className="secondary" onClick={onCancel}>
+            取消
+          </button>
+        )}
+      </div>
+      {finding && (
+        <p role="status">
+          探测结果：
+          <FindingText finding={finding} />
+        </p>
+      )}
+      {message && (
+        <p className="error" role="alert">
+          {message}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export const budgetOf = (text: string): number | null => (text.trim() === "" ? null : Number(text.trim()));
+
+/** A refused add or edit as the form shows it: the message, what the probe found, whether to confirm. */
+export function refusal(answer: { message: string }) {
+  return {
+    ok: false,
+    message: answer.message,
+    finding: "probe" in answer ? (answer.probe as Finding) : null,
+    needsConfirmation: "needsConfirmation" in answer,
+  };
+}
