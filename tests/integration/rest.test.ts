@@ -165,6 +165,12 @@ describe("GET /api/auth/me and POST /api/auth/logout over HTTP", () => {
     expect(Object.keys(after.body.data as object)).toEqual(["userInfo"]);
   });
 
+  it("asks search engines to index nothing (robots.txt)", async () => {
+    const res = await fetch(`${app.url}/robots.txt`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("User-agent: *\nDisallow: /\n");
+  });
+
   it("never prints a token, an access token or a cookie in the server output", async () => {
     const { token, cookie } = await signIn({ userId: ALICE.id, accessToken: ALICE.token, siteId: fx.sites.strict });
     await me({ cookie });
