@@ -1,0 +1,88 @@
+/** The stand-in's data and options: a user's log, tokens and top-ups, and how the site behaves. */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+
+export type StandInFamily = "new-api" | "new-api-legacy" | "veloera" | "one-api" | "one-hub" | "done-hub";
+
+/** One usage-log row; `type` is the family's own number (1 top-up, 2 consume, …). */
+export type StandInLog = {
+  createdAt: number;
+  type: number;
+  model: string;
+  tokenName: string;
+  tokenId: number;
+  quota: number;
+  promptTokens: number;
+  completionTokens: number;
+  durationMs: number;
+  stream: boolean;
+  content: string;
+  group?: string;
+};
+
+export type StandInToken = {
+  id: number;
+  name: string;
+  /** The full key as stored (48 characters for new-api, one-api and Veloera). */
+  key: string;
+  status: 1 | 2 | 3 | 4;
+  createdTime: number;
+  accessedTime: number;
+  /** -1: never. */
+  expiredTime: number;
+  remainQuota: number;
+  unlimited: boolean;
+  usedQuota: number;
+  group: string;
+};
+
+export type StandInTopup = {
+  id: number;
+  amount: number;
+  money: number;
+  tradeNo: string;
+  paymentMethod: string;
+  createTime: number;
+  completeTime: number;
+  status: "pending" | "success" | "failed" | "expired";
+};
+
+export type GatewayUser = {
+  accessToken: string;
+  data: Record<string, unknown>;
+  logs?: StandInLog[];
+  tokens?: StandInToken[];
+  topups?: StandInTopup[];
+};
+
+export type GatewayOptions = {
+  users: GatewayUser[];
+  /** Which gateway to be; new-api when `requireUserHeader`, else one-api (the sign-in stand-ins). */
+  family?: StandInFamily;
+  /** Refuse tokens without a matching user-id header (new-api from 2024-07, Veloera). */
+  requireUserHeader?: boolean;
+  /** HTTP status of failure answers: 200 like older builds, 401 like current new-api. */
+  failureStatus?: 200 | 401;
+  /** Extra or replaced `/api/status` fields (money settings, version). */
+  status?: Record<string, unknown>;
+  /** The global API limit: at most `max` requests per `windowMs` per client, then 429 with an empty body. */
+  rateLimit?: { max: number; windowMs: number };
+  /** Delay before every answer, as a distant site has. */
+  latencyMs?: number;
+  /** Lets a test take over a request before the contract answers it; return true when handled. */
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  host?: string;
+  port?: number;
+};
+
+export type RunningGateway = {
+  url: string;
+  server: Server;
+  family: StandInFamily;
+  /** Requests seen, newest last (method, path, query, headers, arrival in ms since the epoch). */
+  requests: { method: string; path: string; query: string; headers: IncomingMessage["headers"]; at: number }[];
+  /** Requests answered 429. */
+  throttled: () => number;
+  /** Most requests in flight at once so far. */
+  peakInFlight: () => number;
+  close: () => Promise<void>;
+};
