@@ -5,237 +5,15 @@
  * charted with recharts. This module (and recharts with it) is loaded only on this tab.
  */
 import { useEffect, useMemo, useState } from "react";
-import {
-  Bar,
-  BarChart,
-  CartesianGrid,
-  Legend,
-  Line,
-  LineChart,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from "recharts";
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { trpc } from "@/src/trpc/react";
-import { errorMessage } from "@/src/trpc/client";
 import { formatLocal, formatNumber } from "./format";
 import { Empty, Failed, Stat, useAnswer } from "./site-data";
-
-const COLORS = ["#2563eb", "#16a34a", "#f59e0b", "#dc2626", "#7c3aed", "#0891b2", "#db2777", "#65a30d", "#9ca3af"];
-/** The lines of the requests-and-tokens chart: requests on the left axis, tokens on the right. */
-const VOLUME_LINES = [
-  { key: "requests", name: "请求", axis: "requests" },
-  { key: "promptTokens", name: "提示 tokens", axis: "tokens" },
-  { key: "completionTokens", name: "补全 tokens", axis: "tokens" },
-] as const;
-/** Models past this many are summed as 其他 in the daily chart. */
-const TOP_MODELS = 8;
-
-const zone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-
-/** The calendar day (YYYY-MM-DD) in the browser's zone, `offset` days from today. */
-function day(offset = 0, base = new Date()): string {
-  const d = new Date(base.getFullYear(), base.getMonth(), base.getDate() + offset);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-}
-
-type Range = { from: string; to: string };
-
-const PRESETS: Array<{ key: string; label: string; range: () => Range }> = [
-  { key: "today", label: "今天", range: () => ({ from: day(), to: day() }) },
-  { key: "7d", label: "7 天", range: () => ({ from: day(-6), to: day() }) },
-  { key: "30d", label: "30 天", range: () => ({ from: day(-29), to: day() }) },
-  {
-    key: "month",
-    label: "本月",
-    range: () => {
-      const now = new Date();
-      return { from: day(0, new Date(now.getFullYear(), now.getMonth(), 1)), to: day() };
-    },
-  },
-  {
-    key: "last-month",
-    label: "上月",
-    range: () => {
-      const now = new Date();
-      return {
-        from: day(0, new Date(now.getFullYear(), now.getMonth() - 1, 1)),
-        to: day(0, new Date(now.getFullYear(), now.getMonth(), 0)),
-      };
-    },
-  },
-];
-
-const usd = (n: number) =>
-  `$${n.toLocaleString("en-US", Math.abs(n) < 1 && n !== 0 ? { maximumFractionDigits: 4 } : { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-const tokens = (n: number) =>
-  n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}K` : formatNumber(n);
-
-function Chart({ children, height = 280 }: { children: React.ReactElement; height?: number }) {
-  return (
-    <div className="chart" style={{ height }}>
-      <ResponsiveContainer width="100%" height="100%">
-        {children}
-      </ResponsiveContainer>
-    </div>
-  );
-}
-
-type Row = { key: string; requests: number; usd: number; promptTokens: number; completionTokens: number };
-
-/** The table under a chart: one row per group, with totals. */
-function SumsTable({ rows, label, total }: { rows: Row[]; label: string; total: Row }) {
-  return (
-    <div className="table-wrap chart-table">
-      <table className="table">
-        <thead>
-          <tr>
-            <th>{label}</th>
-            <th className="num">请求</th>
-            <th className="num">提示 tokens</th>
-            <th className="num">补全 tokens</th>
-            <th className="num">消费</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.key}>
-              <td>{r.key || "（未命名）"}</td>
-              <td className="num">{formatNumber(r.requests)}</td>
-              <td className="num">{formatNumber(r.promptTokens)}</td>
-              <td className="num">{formatNumber(r.completionTokens)}</td>
-              <td className="num">{usd(r.usd)}</td>
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            <th>合计</th>
-            <th className="num">{formatNumber(total.requests)}</th>
-            <th className="num">{formatNumber(total.promptTokens)}</th>
-            <th className="num">{formatNumber(total.completionTokens)}</th>
-            <th className="num">{usd(total.usd)}</th>
-          </tr>
-        </tfoot>
-      </table>
-    </div>
-  );
-}
-
-/** The active account's ledger: how far it is synced, a sync under way with its progress, the last error. */
-function SyncStatus() {
-  const utils = trpc.useUtils();
-  const status = trpc.usage.status.useQuery(undefined, {
-    refetchInterval: (q) => (q.state.data?.running ? 1500 : false),
-  });
-  const sync = trpc.usage.sync.useMutation({
-    onSuccess: async () => {
-      await utils.usage.status.invalidate();
-    },
-  });
-  const wasRunning = useMemo(() => ({ current: false }), []);
-  const running = status.data?.running ?? false;
-  useEffect(() => {
-    // A sync just ended: the analytics read the ledger again.
-    if (wasRunning.current && !running) void utils.usage.summary.invalidate();
-    wasRunning.current = running;
-  }, [running, utils, wasRunning]);
-  if (status.isPending) return <p className="state">正在读取账本状态…</p>;
-  if (!status.data) return <Failed message={errorMessage(status.error)} onRetry={() => void status.refetch()} />;
-  const s = status.data;
-  return (
-    <div className="sync" aria-label="账本同步">
-      <div className="sync-line">
-        <span>
-          当前账户的账本：<strong>{formatNumber(s.entries)}</strong> 条
-          {s.oldest && s.newest && (
-            <span className="muted">
-              （{formatLocal(s.oldest).slice(0, 10)} 至 {formatLocal(s.newest).slice(0, 16)}）
-            </span>
-          )}
-        </span>
-        <span className="muted">{s.syncedAt ? `上次同步 ${formatLocal(s.syncedAt)}` : "尚未同步"}</span>
-        <button
-          type="button"
-          className="secondary"
-          disabled={s.running || sync.isPending}
-          onClick={() => sync.mutate()}
-        >
-          {s.running ? "正在同步…" : "立即同步"}
-        </button>
-      </div>
-      {s.running && (
-        <div
-          className="progress"
-          role="progressbar"
-          aria-label="同步进度"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={Math.round((s.progress ?? 0) * 100)}
-        >
-          <span style={{ width: `${Math.round((s.progress ?? 0) * 100)}%` }} />
-        </div>
-      )}
-      {s.lastError && (
-        <p className="state failed" role="alert">
-          上次同步未完成：{s.lastError}
-        </p>
-      )}
-      {s.skipped.count > 0 && (
-        <p className="state">
-          已拒收 {s.skipped.count.toLocaleString("zh-CN")} 条超出合理范围的日志
-          {s.skipped.reason ? `（${s.skipped.reason}）` : ""}
-        </p>
-      )}
-      {sync.error && <p className="state failed">{errorMessage(sync.error)}</p>}
-    </div>
-  );
-}
-
-/** Downloads of the ledger: the range's CSV (its row count first) and a month's PDF statement. */
-function Exports({ range, tz, accounts }: { range: Range; tz: string; accounts: "active" | "all" }) {
-  const [month, setMonth] = useState(() => range.to.slice(0, 7));
-  const countQuery = trpc.export.count.useQuery({ ...range, tz, accounts });
-  const count = useAnswer(countQuery);
-  const csv = `/api/export/usage.csv?${new URLSearchParams({ ...range, tz, accounts })}`;
-  const pdf = `/api/export/statement.pdf?${new URLSearchParams({ month, tz, accounts })}`;
-  return (
-    <div className="exports" aria-label="导出">
-      <span className="exports-line">
-        {count.loading ? (
-          <span className="muted">正在统计行数…</span>
-        ) : count.data ? (
-          <>
-            <span>
-              所选范围共 <strong>{formatNumber(count.data.rows)}</strong> 行
-            </span>
-            <a className="button secondary" href={csv} download={count.data.filename}>
-              下载 CSV
-            </a>
-          </>
-        ) : (
-          <span className="failed-text">{count.message}</span>
-        )}
-      </span>
-      <span className="exports-line">
-        <label className="inline">
-          月份
-          <input
-            type="month"
-            value={month}
-            aria-label="对账单月份"
-            onChange={(e) => e.target.value && setMonth(e.target.value)}
-          />
-        </label>
-        <a className="button secondary" href={pdf} download={`statement_${month}.pdf`}>
-          下载月度对账单 PDF
-        </a>
-      </span>
-    </div>
-  );
-}
+import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens, usd } from "./usage-charts";
+import { Exports } from "./usage-exports";
+import { PRESETS, zone, type Range } from "./usage-range";
+import { balanceSeries, dailySeries } from "./usage-series";
+import { SyncStatus } from "./usage-sync";
 
 /** Whether the window is phone-narrow (the category axes get less room). */
 function useNarrow(): boolean {
@@ -266,35 +44,16 @@ export default function UsagePanel() {
   const tokenRows = useAnswer(tokensQuery);
   const balance = useAnswer(balanceQuery);
 
-  const top = (models.data?.rows ?? []).slice(0, TOP_MODELS).map((r) => r.key);
-  const daily = (days.data?.rows ?? []).map((r) => {
-    const point: Record<string, number | string> = {
-      day: r.key.slice(5),
-      requests: r.requests,
-      promptTokens: r.promptTokens,
-      completionTokens: r.completionTokens,
-    };
-    let rest = 0;
-    for (const [model, spent] of Object.entries(r.split ?? {})) {
-      if (top.includes(model)) point[model] = spent;
-      else rest += spent;
-    }
-    if (rest > 0) point["其他"] = Math.round(rest * 1e6) / 1e6;
-    return point;
-  });
-  const stacked = [...top, ...(daily.some((p) => "其他" in p) ? ["其他"] : [])];
+  const { points: daily, stacked } = useMemo(
+    () =>
+      dailySeries(
+        days.data?.rows ?? [],
+        (models.data?.rows ?? []).map((r) => r.key),
+      ),
+    [days.data, models.data],
+  );
   const totals = days.data?.totals;
-  const balanceSeries = useMemo(() => {
-    const byDay = new Map<string, Record<string, number | string>>();
-    for (const [i, a] of (balance.data?.accounts ?? []).entries()) {
-      for (const p of a.series) {
-        const point = byDay.get(p.day) ?? { day: p.day.slice(5) };
-        point[`a${i}`] = p.usd;
-        byDay.set(p.day, point);
-      }
-    }
-    return [...byDay.entries()].sort(([x], [y]) => (x < y ? -1 : 1)).map(([, p]) => p);
-  }, [balance.data]);
+  const balancePoints = useMemo(() => balanceSeries(balance.data?.accounts ?? []), [balance.data]);
   const invalid = range.from > range.to;
 
   return (
@@ -505,13 +264,13 @@ export default function UsagePanel() {
                 note="按日均消费"
               />
             </div>
-            {balanceSeries.length === 0 ? (
+            {balancePoints.length === 0 ? (
               <Empty>这段时间没有余额记录（每次同步时记录一次）</Empty>
             ) : (
               <>
                 <p className="muted">每次同步时记录站点报告的余额，图中为每天最后一次。</p>
                 <Chart height={220}>
-                  <LineChart data={balanceSeries} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+                  <LineChart data={balancePoints} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                     <CartesianGrid strokeDasharray="3 3" vertical={false} />
                     <XAxis dataKey="day" tick={{ fontSize: 12 }} />
                     <YAxis tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} width={56} />

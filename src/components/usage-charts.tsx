@@ -1,0 +1,79 @@
+"use client";
+
+/** The charts' frame and colours, the sums table under them, and their number formats. */
+import { ResponsiveContainer } from "recharts";
+import { formatNumber } from "./format";
+
+export const COLORS = [
+  "#2563eb",
+  "#16a34a",
+  "#f59e0b",
+  "#dc2626",
+  "#7c3aed",
+  "#0891b2",
+  "#db2777",
+  "#65a30d",
+  "#9ca3af",
+];
+/** The lines of the requests-and-tokens chart: requests on the left axis, tokens on the right. */
+export const VOLUME_LINES = [
+  { key: "requests", name: "请求", axis: "requests" },
+  { key: "promptTokens", name: "提示 tokens", axis: "tokens" },
+  { key: "completionTokens", name: "补全 tokens", axis: "tokens" },
+] as const;
+
+export const usd = (n: number) =>
+  `$${n.toLocaleString("en-US", Math.abs(n) < 1 && n !== 0 ? { maximumFractionDigits: 4 } : { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+export const tokens = (n: number) =>
+  n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}K` : formatNumber(n);
+
+export function Chart({ children, height = 280 }: { children: React.ReactElement; height?: number }) {
+  return (
+    <div className="chart" style={{ height }}>
+      <ResponsiveContainer width="100%" height="100%">
+        {children}
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export type Row = { key: string; requests: number; usd: number; promptTokens: number; completionTokens: number };
+
+/** The table under a chart: one row per group, with totals. */
+export function SumsTable({ rows, label, total }: { rows: Row[]; label: string; total: Row }) {
+  return (
+    <div className="table-wrap chart-table">
+      <table className="table">
+        <thead>
+          <tr>
+            <th>{label}</th>
+            <th className="num">请求</th>
+            <th className="num">提示 tokens</th>
+            <th className="num">补全 tokens</th>
+            <th className="num">消费</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.key}>
+              <td>{r.key || "（未命名）"}</td>
+              <td className="num">{formatNumber(r.requests)}</td>
+              <td className="num">{formatNumber(r.promptTokens)}</td>
+              <td className="num">{formatNumber(r.completionTokens)}</td>
+              <td className="num">{usd(r.usd)}</td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th>合计</th>
+            <th className="num">{formatNumber(total.requests)}</th>
+            <th className="num">{formatNumber(total.promptTokens)}</th>
+            <th className="num">{formatNumber(total.completionTokens)}</th>
+            <th className="num">{usd(total.usd)}</th>
+          </tr>
+        </tfoot>
+      </table>
+    </div>
+  );
+}

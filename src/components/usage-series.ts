@@ -1,0 +1,50 @@
+/** The chart series of 用量分析, built from the ledger's answers: pure functions of the data. */
+
+/** Models past this many are summed as 其他 in the daily chart. */
+export const TOP_MODELS = 8;
+
+type DayRow = {
+  key: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  split?: Record<string, number>;
+};
+
+/**
+ * One point per day: requests and tokens, and the spend of each of the top models (the rest summed
+ * as 其他); `stacked` names the bars in order.
+ */
+export function dailySeries(days: DayRow[], topModels: string[]) {
+  const top = topModels.slice(0, TOP_MODELS);
+  const points = days.map((r) => {
+    const point: Record<string, number | string> = {
+      day: r.key.slice(5),
+      requests: r.requests,
+      promptTokens: r.promptTokens,
+      completionTokens: r.completionTokens,
+    };
+    let rest = 0;
+    for (const [model, spent] of Object.entries(r.split ?? {})) {
+      if (top.includes(model)) point[model] = spent;
+      else rest += spent;
+    }
+    if (rest > 0) point["其他"] = Math.round(rest * 1e6) / 1e6;
+    return point;
+  });
+  const stacked = [...top, ...(points.some((p) => "其他" in p) ? ["其他"] : [])];
+  return { points, stacked };
+}
+
+/** One point per day with a balance, each account's as `a<index>`, oldest first. */
+export function balanceSeries(accounts: Array<{ series: Array<{ day: string; usd: number }> }>) {
+  const byDay = new Map<string, Record<string, number | string>>();
+  for (const [i, a] of accounts.entries()) {
+    for (const p of a.series) {
+      const point = byDay.get(p.day) ?? { day: p.day.slice(5) };
+      point[`a${i}`] = p.usd;
+      byDay.set(p.day, point);
+    }
+  }
+  return [...byDay.entries()].sort(([x], [y]) => (x < y ? -1 : 1)).map(([, p]) => p);
+}
