@@ -1,0 +1,182 @@
+/** The ledger store's types and the SQL both databases share: columns, hourly totals, clauses, keyset pages. */
+
+export type Owner = { siteId: number; siteUserId: number };
+
+export type EntryRow = {
+  at: number;
+  fingerprint: string;
+  ordinal: number;
+  type: string;
+  model: string;
+  tokenName: string;
+  quota: number;
+  promptTokens: number;
+  completionTokens: number;
+  durationMs: number | null;
+  stream: boolean;
+  content: string;
+};
+
+/** Sums of a group of entries. */
+export type Sums = { requests: number; quota: number; promptTokens: number; completionTokens: number };
+export type Grouped = Sums & { key: string };
+export type Hourly = Sums & { hour: number };
+
+export type GroupBy = "model" | "token" | "type";
+/** Seconds, `from` inclusive, `to` exclusive; `consumeOnly` leaves out every type but consume. */
+export type Range = { from: number; to: number; consumeOnly: boolean };
+
+/** Which entries an export reads: seconds `from` inclusive to `to` exclusive, and exact filters. */
+export type EntryFilter = { from: number; to: number; type?: string; model?: string; token?: string };
+/** Where a page of entries ended: the next one starts after it (the unique key's order). */
+export type EntryKey = { at: number; fingerprint: string; ordinal: number };
+
+/** A read through an account's entries in order, a batch at a time; close it to stop early. */
+export type EntryCursor = { next(limit: number): Promise<EntryRow[]>; close(): void };
+
+export type LedgerStore = {
+  /** Entries in the key's order (second, fingerprint, copy), at most `limit`, after `after`. */
+  entries(owner: Owner, filter: EntryFilter, after: EntryKey | null, limit: number): Promise<EntryRow[]>;
+  /** All the filter's entries in the key's order, read as they are asked for. */
+  openEntries(owner: Owner, filter: EntryFilter): EntryCursor;
+  /** How many entries the filter holds. */
+  countEntries(owner: Owner, filter: EntryFilter): Promise<number>;
+  /** How many copies of each (second, fingerprint) the ledger keeps in [from, to]. */
+  keptCopies(owner: Owner, from: number, to: number): Promise<Map<string, number>>;
+  /**
+   * Stores the rows and adds them to the hourly totals, and moves the sync's cursor, in one
+   * transaction; false (nothing stored) when `holder` no longer holds the account's lease.
+   */
+  commit(owner: Owner, rows: EntryRow[], holder: string, cursor: number): Promise<boolean>;
+  /** Totals per model, token or type over the range, largest spend first. */
+  grouped(owners: Owner[], range: Range, by: GroupBy): Promise<Grouped[]>;
+  /** Totals per hour over the range, oldest first. */
+  hourly(owners: Owner[], range: Range): Promise<Hourly[]>;
+  /** Deletes an account's entries before `at` (their hourly totals stay); returns how many. */
+  pruneBefore(owner: Owner, at: number): Promise<number>;
+  /** Totals per hour and model, token or type over the range, oldest first. */
+  hourlyBy(owners: Owner[], range: Range, by: GroupBy): Promise<Array<Hourly & { key: string }>>;
+};
+
+export const COLUMN: Record<GroupBy, string> = { model: "model", token: "token_name", type: "type" };
+
+export const SUMS =
+  "SUM(requests) AS requests, SUM(quota) AS quota, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens";
+
+export type RawSums = {
+  requests: number | string | bigint | null;
+  quota: number | string | bigint | null;
+  prompt_tokens: number | string | bigint | null;
+  completion_tokens: number | string | bigint | null;
+};
+export const sumsOf = (r: RawSums): Sums => ({
+  requests: Number(r.requests ?? 0),
+  quota: Number(r.quota ?? 0),
+  promptTokens: Number(r.prompt_tokens ?? 0),
+  completionTokens: Number(r.completion_tokens ?? 0),
+});
+
+/** The hourly totals a page of rows adds, one per (hour, type, model, token). */
+export function hoursOf(rows: EntryRow[]): Array<[number, string, string, string, number, number, number, number]> {
+  const hours = new Map<string, [number, string, string, string, number, number, number, number]>();
+  for (const r of rows) {
+    const hour = r.at - (r.at % 3600);
+    const key = JSON.stringify([hour, r.type, r.model, r.tokenName]);
+    const h = hours.get(key);
+    if (h) {
+      h[4] += 1;
+      h[5] += r.quota;
+      h[6] += r.promptTokens;
+      h[7] += r.completionTokens;
+    } else {
+      hours.set(key, [hour, r.type, r.model, r.tokenName, 1, r.quota, r.promptTokens, r.completionTokens]);
+    }
+  }
+  return [...hours.values()];
+}
+
+/** The hourly totals summed over models and tokens, one per (hour, type). */
+export function totalsOf(hours: ReturnType<typeof hoursOf>): Array<[number, string, number, number, number, number]> {
+  const totals = new Map<string, [number, string, number, number, number, number]>();
+  for (const [hour, type, , , requests, quota, prompt, completion] of hours) {
+    const key = `${hour} ${type}`;
+    const t = totals.get(key);
+    if (t) {
+      t[2] += requests;
+      t[3] += quota;
+      t[4] += prompt;
+      t[5] += completion;
+    } else {
+      totals.set(key, [hour, type, requests, quota, prompt, completion]);
+    }
+  }
+  return [...totals.values()];
+}
+
+export const ENTRY_COLUMNS =
+  "site_id, site_user_id, at, fingerprint, ordinal, type, model, token_name, quota, prompt_tokens, completion_tokens, duration_ms, stream, content";
+export const HOUR_COLUMNS =
+  "site_id, site_user_id, hour, type, model, token_name, requests, quota, prompt_tokens, completion_tokens";
+export const TOTAL_COLUMNS = "site_id, site_user_id, hour, type, requests, quota, prompt_tokens, completion_tokens";
+export const SUM_UPDATE = (
+  table: string,
+) => `requests = ${table}.requests + excluded.requests, quota = ${table}.quota + excluded.quota,
+  prompt_tokens = ${table}.prompt_tokens + excluded.prompt_tokens,
+  completion_tokens = ${table}.completion_tokens + excluded.completion_tokens`;
+export const TOTAL_UPSERT = `ON CONFLICT (site_id, site_user_id, hour, type) DO UPDATE SET ${SUM_UPDATE("ledger_hour_totals")}`;
+export const HOUR_UPSERT = `ON CONFLICT (site_id, site_user_id, hour, type, model, token_name) DO UPDATE SET ${SUM_UPDATE("ledger_hours")}`;
+
+/** `(site_id, site_user_id) IN (...)` for a list of owners, with its parameters from `first`. */
+export function ownersClause(owners: Owner[], placeholder: (i: number) => string, first: number) {
+  const parts = owners.map(
+    (_, i) => `(site_id = ${placeholder(first + 2 * i)} AND site_user_id = ${placeholder(first + 2 * i + 1)})`,
+  );
+  return { sql: `(${parts.join(" OR ")})`, values: owners.flatMap((o) => [o.siteId, o.siteUserId]) };
+}
+
+/** The WHERE of an export's entries, with placeholders from `p`. */
+export function filterClause(owner: Owner, f: EntryFilter, after: EntryKey | null, p: (i: number) => string) {
+  // After a key, the range starts at its second: one lower bound, which SQLite starts the index
+  // range at (with two, it kept the window's start and scanned from there on every page).
+  const values: unknown[] = [owner.siteId, owner.siteUserId, after ? Math.max(f.from, after.at) : f.from, f.to];
+  const parts = [`site_id = ${p(0)}`, `site_user_id = ${p(1)}`, `at >= ${p(2)}`, `at < ${p(3)}`];
+  const add = (sql: (ph: string) => string, value: unknown) => {
+    parts.push(sql(p(values.length)));
+    values.push(value);
+  };
+  if (f.type !== undefined) add((ph) => `type = ${ph}`, f.type);
+  if (f.model !== undefined) add((ph) => `model = ${ph}`, f.model);
+  if (f.token !== undefined) add((ph) => `token_name = ${ph}`, f.token);
+  if (after) {
+    const [a, b, c] = [p(values.length), p(values.length + 1), p(values.length + 2)];
+    parts.push(`(at, fingerprint, ordinal) > (${a}, ${b}, ${c})`);
+    values.push(after.at, after.fingerprint, after.ordinal);
+  }
+  return { sql: parts.join(" AND "), values };
+}
+
+export const ENTRY_SELECT = `at, fingerprint, ordinal, type, model, token_name AS "tokenName", quota,
+  prompt_tokens AS "promptTokens", completion_tokens AS "completionTokens", duration_ms AS "durationMs", stream, content`;
+
+/**
+ * Keyset pages, each batch a short query of its own: no statement or transaction stays open between
+ * batches, so a slow reader (a download left open) holds no snapshot that session checks or
+ * writers would see the database through.
+ */
+export function keysetCursor(page: (after: EntryKey | null, limit: number) => Promise<EntryRow[]>): EntryCursor {
+  let after: EntryKey | null = null;
+  let done = false;
+  return {
+    async next(limit) {
+      if (done) return [];
+      const rows = await page(after, limit);
+      if (rows.length < limit) done = true;
+      const last = rows[rows.length - 1];
+      if (last) after = { at: last.at, fingerprint: last.fingerprint, ordinal: last.ordinal };
+      return rows;
+    },
+    close() {
+      done = true;
+    },
+  };
+}
