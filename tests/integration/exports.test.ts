@@ -8,15 +8,13 @@ import { CSV_HEADER } from "../../src/server/exports/csv";
 import { readersOf } from "../../src/server/ledger/analytics";
 import { StatementBusy, bytesOf, statementPdf } from "../../src/server/exports/statement";
 import { sessionStore } from "../../src/server/session/store";
-import { clearSiteDataCache } from "../../src/server/site-data/site-data";
 import { dayIn, offsetAt } from "../../src/server/core/time";
-import { resetGates } from "../../src/server/gateway/gate";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInLog } from "../../src/demo/gateway";
 import { bearer, callerFor } from "../support/caller";
 import { signInAndSync } from "../support/ledger";
-import { tempStore, type TempDb } from "../support/db";
-import { startFamilySite, type FamilySite } from "../support/families";
+import { type TempDb } from "../support/db";
+import { freshStorePerTest, startFamilySite, type FamilySite } from "../support/families";
 
 /**
  * Exports read back: the CSV parsed with a CSV parser and compared to the ledger row for row
@@ -28,15 +26,7 @@ const open: FamilySite[] = [];
 const NOW = Math.floor(Date.now() / 1000);
 const TZ = "Asia/Shanghai";
 
-beforeEach(async () => {
-  store = await tempStore();
-  resetGates();
-  clearSiteDataCache();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.gateway.close()));
-  await store.cleanup();
-});
+freshStorePerTest((s) => (store = s), open);
 
 const TRICKY: Array<Partial<StandInLog>> = [
   { content: '模型 "gpt-4o", 倍率 1.5,\n第二行', model: "gpt-4o" },

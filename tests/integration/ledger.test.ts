@@ -1,15 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { LedgerBusy, ledgerStatus, syncLedger } from "../../src/server/ledger/sync";
 import { accountOf } from "../../src/server/accounts/overview";
-import { clearSiteDataCache } from "../../src/server/site-data/site-data";
 import { resetGates } from "../../src/server/gateway/gate";
 import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily, StandInLog } from "../../src/demo/gateway";
 import { bearer, callerFor, signInWith } from "../support/caller";
-import { tempStore, type TempDb } from "../support/db";
-import { FAMILY_LIST, startFamilySite, type FamilySite } from "../support/families";
+import { type TempDb } from "../support/db";
+import { FAMILY_LIST, freshStorePerTest, startFamilySite, type FamilySite } from "../support/families";
 import type { HistoryOptions } from "../../src/demo/history";
 import { createDb, closeDb } from "../../src/server/db/client";
 import { syncDueLedgers } from "../../src/server/jobs/ledger";
@@ -26,15 +25,7 @@ const open: FamilySite[] = [];
 const DEPS = { timeoutMs: 5000, perMinute: 100_000 };
 const NOW = Math.floor(Date.now() / 1000);
 
-beforeEach(async () => {
-  store = await tempStore();
-  resetGates();
-  clearSiteDataCache();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.gateway.close()));
-  await store.cleanup();
-});
+freshStorePerTest((s) => (store = s), open);
 
 let fault: ((req: IncomingMessage, res: ServerResponse) => boolean) | null = null;
 

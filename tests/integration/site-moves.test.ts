@@ -1,14 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { editSite } from "../../src/server/admin/sites";
-import { clearSiteDataCache } from "../../src/server/site-data/site-data";
-import { resetGates } from "../../src/server/gateway/gate";
 import { syncDueLedgers } from "../../src/server/jobs/ledger";
 import { siteLedger } from "../../src/server/ledger/sites";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { RunningGateway, StandInFamily } from "../../src/demo/gateway";
 import { bearer, callerFor } from "../support/caller";
-import { tempStore, type TempDb } from "../support/db";
-import { startFamilySite, type FamilySite } from "../support/families";
+import { type TempDb } from "../support/db";
+import { freshStorePerTest, startFamilySite, type FamilySite } from "../support/families";
 import { signInAndSync } from "../support/ledger";
 
 /**
@@ -25,15 +23,7 @@ const opts = () => ({ ...OPTS, ledger: siteLedger(store.db) });
 const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 const RANGE = { from: day(NOW - 20 * 86_400), to: day(NOW), tz: "UTC" };
 
-beforeEach(async () => {
-  store = await tempStore();
-  resetGates();
-  clearSiteDataCache();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.gateway.close()));
-  await store.cleanup();
-});
+freshStorePerTest((s) => (store = s), open);
 
 /**
  * A stand-in of a family whose user 201 has the history `seed` makes: two gateways of different

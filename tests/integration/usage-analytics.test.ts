@@ -1,13 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { clearSiteDataCache } from "../../src/server/site-data/site-data";
+import { describe, expect, it } from "vitest";
 import { dayIn } from "../../src/server/core/time";
-import { resetGates } from "../../src/server/gateway/gate";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily, StandInLog } from "../../src/demo/gateway";
 import { bearer, callerFor } from "../support/caller";
 import { signInAndSync } from "../support/ledger";
-import { tempStore, type TempDb } from "../support/db";
-import { startFamilySite, type FamilySite } from "../support/families";
+import { type TempDb } from "../support/db";
+import { freshStorePerTest, startFamilySite, type FamilySite } from "../support/families";
 
 /**
  * The ledger's analytics against the truth of the stand-in's log: every group, every day of the
@@ -20,15 +18,7 @@ const open: FamilySite[] = [];
 const NOW = Math.floor(Date.now() / 1000);
 const QUOTA_PER_USD = 500_000;
 
-beforeEach(async () => {
-  store = await tempStore();
-  resetGates();
-  clearSiteDataCache();
-});
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.gateway.close()));
-  await store.cleanup();
-});
+freshStorePerTest((s) => (store = s), open);
 
 /** A site of the family with 40 days of history, a user signed in (adding to `cookie`), its ledger synced. */
 async function synced(family: StandInFamily, index: number, cookie = "") {

@@ -1,3 +1,7 @@
+import { afterEach, beforeEach } from "vitest";
+import { clearSiteDataCache } from "../../src/server/site-data/site-data";
+import { resetGates } from "../../src/server/gateway/gate";
+import { tempStore, type TempDb } from "./db";
 import { demoHistory, type History, type HistoryOptions } from "../../src/demo/history";
 import { newApiUser, startGateway, type RunningGateway, type StandInFamily } from "../../src/demo/gateway";
 
@@ -36,4 +40,23 @@ export async function startFamilySite(
     ...extra,
   });
   return { family, gateway, user: { id, token, data }, history };
+}
+
+/**
+ * Each test of the file on a fresh store (handed to `use`), with the site gates and the site-data
+ * cache cleared (site ids start at 1 in every store); the family sites pushed onto `sites` close
+ * after the test.
+ */
+export function freshStorePerTest(use: (store: TempDb) => void, sites: FamilySite[]): void {
+  let store: TempDb | undefined;
+  beforeEach(async () => {
+    store = await tempStore();
+    use(store);
+    resetGates();
+    clearSiteDataCache();
+  });
+  afterEach(async () => {
+    await Promise.all(sites.splice(0).map((s) => s.gateway.close()));
+    await store?.cleanup();
+  });
 }
