@@ -4,6 +4,7 @@
  * older gateways leak are dropped; the rest is bounded in depth, length and size, and an object
  * still too large keeps only the fields the dashboard and the contract use.
  */
+import { cutText } from "../core/text";
 import type { UserInfo } from "./schemas";
 
 /** Fields older gateways leak in their user object; never stored nor returned. */
@@ -38,12 +39,8 @@ const KNOWN_FIELDS = [
   "inviter_id",
 ];
 
-/** A cut string copied out, so it holds no view of the site's whole one. */
-const cut = (text: string, max: number) =>
-  text.length <= max ? text : Buffer.from(text.slice(0, max), "utf16le").toString("utf16le");
-
 function bounded(value: unknown, depth: number): unknown {
-  if (typeof value === "string") return cut(value, USER_INFO_LIMITS.text);
+  if (typeof value === "string") return cutText(value, USER_INFO_LIMITS.text);
   if (value === null || typeof value !== "object") return value;
   if (depth >= USER_INFO_LIMITS.depth) return undefined;
   if (Array.isArray(value)) {
@@ -59,7 +56,7 @@ function bounded(value: unknown, depth: number): unknown {
     if (depth === 0 && SECRET_USER_FIELDS.has(key)) continue;
     const kept = bounded(v, depth + 1);
     if (kept === undefined) continue;
-    out[cut(key, 100)] = kept;
+    out[cutText(key, 100)] = kept;
     keys++;
   }
   return out;
@@ -73,7 +70,7 @@ export function keptUserInfo(info: UserInfo): UserInfo {
   for (const key of KNOWN_FIELDS) {
     const v = info[key];
     if (typeof v === "number" || typeof v === "boolean") known[key] = v;
-    else if (typeof v === "string") known[key] = cut(v, 256);
+    else if (typeof v === "string") known[key] = cutText(v, 256);
   }
   return known;
 }

@@ -2,6 +2,7 @@
  * What a signed-in user can read from a site, per family (gateway-user-api.md): which path and
  * parameters to send, and one normalized shape per kind of answer, whatever the family sent.
  */
+import { cutText } from "../core/text";
 import type { Family, Money } from "./families";
 import { LOG_TYPES, type LogType } from "../../shared/log-types";
 
@@ -83,14 +84,8 @@ export const CONTENT_MAX = 2000;
 const LAST_SECOND = 253_402_300_799;
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-/**
- * A text of the site's, at most `max` characters. A cut one is copied out: V8 keeps a slice as a
- * view of the whole string, so a kept 200-character name would hold a 1 MB one alive.
- */
-const str = (v: unknown, max = NAME_MAX): string => {
-  if (typeof v !== "string") return "";
-  return v.length <= max ? v : Buffer.from(v.slice(0, max), "utf16le").toString("utf16le");
-};
+/** A text of the site's, at most `max` characters (cut ones copied out). */
+const str = (v: unknown, max = NAME_MAX): string => (typeof v === "string" ? cutText(v, max) : "");
 const iso = (seconds: unknown): string | null =>
   typeof seconds === "number" && seconds > 0 && seconds <= LAST_SECOND ? new Date(seconds * 1000).toISOString() : null;
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
