@@ -9,7 +9,8 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import path from "node:path";
 import { readersOf, usageSummary } from "../src/server/ledger/analytics";
-import { bytesOf, statementPdf } from "../src/server/exports/statement";
+import { statementPdf } from "../src/server/exports/statement";
+import { streamBytes } from "../tests/support/http";
 import { syncLedger } from "../src/server/ledger/sync";
 import { accountOf } from "../src/server/accounts/overview";
 import { ledgerReader } from "../src/server/site-data/site-data";
@@ -133,7 +134,7 @@ export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFi
     let pdfEntries = 0;
     const statementMs = await timedRuns(3, async () => {
       const pdf = await statementPdf(db, readers, { month: months[0] as string, tz: "UTC" });
-      await bytesOf(pdf.body);
+      await streamBytes(pdf.body);
       pdfEntries = pdf.entries;
     });
 

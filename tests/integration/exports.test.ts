@@ -6,7 +6,8 @@ import { parse } from "csv-parse/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CSV_HEADER } from "../../src/server/exports/csv";
 import { readersOf } from "../../src/server/ledger/analytics";
-import { StatementBusy, bytesOf, statementPdf } from "../../src/server/exports/statement";
+import { StatementBusy, statementPdf } from "../../src/server/exports/statement";
+import { streamBytes } from "../support/http";
 import { sessionStore } from "../../src/server/session/store";
 import { dayIn, offsetAt } from "../../src/server/core/time";
 import { siteRegistry } from "../../src/server/sites/registry";
@@ -155,7 +156,7 @@ describe("the PDF statement", () => {
 
   const pdfText = async (body: unknown) => {
     const file = path.join(dir, "s.pdf");
-    writeFileSync(file, await bytesOf(body as ReadableStream<Uint8Array>));
+    writeFileSync(file, await streamBytes(body as ReadableStream<Uint8Array>));
     const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync("pdfinfo", [file]).toString())?.[1]);
     return { text: execFileSync("pdftotext", ["-layout", file, "-"]).toString(), pages };
   };
@@ -214,6 +215,6 @@ describe("the PDF statement", () => {
       Array.from({ length: 6 }, () => statementPdf(store.db, readers, { month, tz: TZ })),
     );
     expect(again.every((r) => r.status === "fulfilled")).toBe(true);
-    for (const r of again) if (r.status === "fulfilled") await bytesOf(r.value.body);
+    for (const r of again) if (r.status === "fulfilled") await streamBytes(r.value.body);
   });
 });

@@ -1,3 +1,8 @@
+/** A whole stream's bytes (a statement read back). */
+export async function streamBytes(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  return new Uint8Array(await new Response(body).arrayBuffer());
+}
+
 /** A session made over HTTP: the token from the body and the cookie as a browser would send it back. */
 export type HttpSession = { token: string; cookie: string };
 

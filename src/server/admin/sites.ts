@@ -231,7 +231,7 @@ export async function removeSite(
   const registry = siteRegistry(db);
   const before = await registry.profiled(id);
   if (!before) throw new SiteError(`站点不存在: ${id}`);
-  const liveSessions = (await sessionStore(db).liveCountsBySite()).get(id) ?? 0;
+  const liveSessions = await sessionStore(db).liveCount(id);
   if (!confirmed) return { removed: false, liveSessions };
   await registry.remove(id);
   await audit(db, { action: "siteRemove", actor, siteId: id, before: snapshot(before) });

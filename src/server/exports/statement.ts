@@ -392,8 +392,3 @@ export async function statementPdf(
     release();
   }
 }
-
-/** A whole stream's bytes (tests and the benchmark read a statement back). */
-export async function bytesOf(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  return new Uint8Array(await new Response(body).arrayBuffer());
-}

@@ -33,7 +33,7 @@ export const REFUSED = {
 } as const;
 
 /** Roughly what an entry takes in memory and on the wire (its texts and its numbers). */
-export const bytesOf = (e: Entry) => 2 * (e.model.length + e.tokenName.length + e.content.length) + 160;
+export const entryBytes = (e: Entry) => 2 * (e.model.length + e.tokenName.length + e.content.length) + 160;
 
 const sane = (n: number) => Number.isSafeInteger(n) && Math.abs(n) <= LEDGER_LIMITS.MAX_ENTRY_NUMBER;
 

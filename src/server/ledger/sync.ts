@@ -17,7 +17,7 @@ import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "./store";
 import type { SelfInfo } from "../gateway/reads";
-import { LEDGER_LIMITS, REFUSED, bytesOf, entryOf, type Entry } from "./entries";
+import { LEDGER_LIMITS, REFUSED, entryBytes, entryOf, type Entry } from "./entries";
 import {
   SiteDataError,
   ledgerReader,
@@ -156,7 +156,7 @@ async function readSlice(sync: Sync, lo: number, hi: number): Promise<Slice> {
         refused.count++;
         refused.reason = e.refused;
       } else if (e.at >= lo && e.at <= hi) {
-        sync.bytes += bytesOf(e);
+        sync.bytes += entryBytes(e);
         entries.push(e);
       }
     }
@@ -249,7 +249,7 @@ export type SyncResult = { added: number; from: number; to: number; complete: bo
 
 /** The balance as a snapshot row, or null when the site reports numbers no account has. */
 function snapshotOf(balance: Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">) {
-  const ok = (n: number) => Number.isSafeInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER;
+  const ok = (n: number) => Number.isSafeInteger(n);
   if (!ok(balance.quota) || !ok(balance.usedQuota) || !ok(balance.requestCount)) return null;
   return {
     quota: BigInt(balance.quota),

@@ -180,6 +180,11 @@ export function sessionStore(db: Db) {
       return rows.map(fromRow);
     },
 
+    /** Live sessions of one site. */
+    liveCount(siteId: number, now = new Date()): Promise<number> {
+      return db.session.count({ where: { siteId, expiresAt: { gt: now } } });
+    },
+
     /** Live sessions per site id. */
     async liveCountsBySite(now = new Date()): Promise<Map<number, number>> {
       const rows = await db.session.groupBy({
