@@ -179,8 +179,9 @@ function dispatch(state: SiteState): void {
   // Whoever could not get a slot within its wait is told now (waiting for a place in flight is
   // not the budget's wait; background work waits for live calls within its wait too).
   for (const w of waiters(state)) {
-    if (w.deadline <= now && (w.background || nextSlot(state.slots, w.share, now) > now)) {
-      w.fail(new SiteBusy(Math.max(0, nextSlot(state.slots, w.share, now) - now)));
+    const slotIn = w.deadline <= now ? nextSlot(state.slots, w.share, now) - now : 0;
+    if (w.deadline <= now && (w.background || slotIn > 0)) {
+      w.fail(new SiteBusy(Math.max(0, slotIn)));
       remove(state, w);
     } else wake = Math.min(wake, w.deadline);
   }
