@@ -6,6 +6,7 @@ import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatNumber } from "./format";
 import { Empty, Failed, Loading, Stat } from "./site-data";
+import { zone } from "./usage-range";
 
 type Listed = RouterOutputs["account"]["list"]["accounts"][number];
 
@@ -18,10 +19,6 @@ const STATE: Record<string, string> = {
 
 const usd = (n: number) => `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
-function browserTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-}
-
 type Sort = "balance" | "today" | "name";
 
 /**
@@ -31,7 +28,7 @@ type Sort = "balance" | "today" | "name";
 export function AccountsOverview() {
   const router = useRouter();
   const utils = trpc.useUtils();
-  const [tz] = useState(browserTimeZone);
+  const [tz] = useState(zone);
   const [sort, setSort] = useState<Sort>("balance");
   const [refreshing, setRefreshing] = useState(false);
   const [opening, setOpening] = useState<string | null>(null);

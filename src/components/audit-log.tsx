@@ -37,9 +37,8 @@ export function AuditLog() {
   const [pages, setPages] = useState<Array<number | undefined>>([undefined]);
   const before = pages[pages.length - 1];
   const audit = trpc.admin.audit.useQuery({ actions: FILTERS[filter]?.actions, before, limit: PAGE });
-  const answer = audit.data;
-  const entries = answer?.success ? answer.data.entries : [];
-  const next = answer?.success ? answer.data.next : null;
+  const entries = audit.data?.data.entries ?? [];
+  const next = audit.data?.data.next ?? null;
 
   return (
     <section className="card" aria-labelledby="audit-title">
@@ -63,7 +62,6 @@ export function AuditLog() {
         </label>
       </div>
       {audit.error && <p className="error">{errorMessage(audit.error)}</p>}
-      {answer && !answer.success && <p className="error">{answer.message}</p>}
       {entries.length > 0 ? (
         <div className="table-wrap">
           <table className="table">

@@ -1,23 +1,22 @@
 "use client";
 
 import { useRouter, useSearchParams } from "next/navigation";
-import { LOG_TYPE_NAMES, logTypeName } from "@/src/shared/log-types";
+import { LOG_TYPES, LOG_TYPE_NAMES, logTypeName, type LogType } from "@/src/shared/log-types";
 import { trpc } from "@/src/trpc/react";
 import { formatDuration, formatLocal, formatMoney, formatNumber } from "./format";
 import { Pager, pageParam, useHrefWith } from "./pager";
 import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
 import { useMoney } from "./summary-panel";
+import { zone } from "./usage-range";
 
 const PAGE_SIZE = 20;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A `YYYY-MM-DD` of the browser's calendar as an instant: the day's start, or its last second. */
-function dayBound(day: string | null, end: boolean): string | undefined {
-  if (!day || !DATE.test(day)) return undefined;
-  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-  const at = end ? new Date(y, m - 1, d, 23, 59, 59) : new Date(y, m - 1, d);
-  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
-}
+/** A `YYYY-MM-DD` from the URL, sent as a calendar day in the browser's zone. */
+const dayParam = (day: string) => (DATE.test(day) ? day : undefined);
+
+/** A type filter from the URL: one the log has, else none. */
+const typeParam = (type: string) => LOG_TYPES.find((t): t is Exclude<LogType, "other"> => t === type && t !== "other");
 
 /** The usage log, newest first, filtered and paged by the URL's query string. */
 export function LogsPanel() {
@@ -35,11 +34,12 @@ export function LogsPanel() {
   const input = {
     page: pageParam(params.get("page")),
     pageSize: PAGE_SIZE,
-    type: filters.type || undefined,
+    type: typeParam(filters.type),
     model: filters.model || undefined,
     token: filters.token || undefined,
-    from: dayBound(filters.from, false),
-    to: dayBound(filters.to, true),
+    from: dayParam(filters.from),
+    to: dayParam(filters.to),
+    tz: zone(),
   };
   const query = trpc.account.logs.useQuery(input);
   const utils = trpc.useUtils();

@@ -4,14 +4,11 @@ import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
 import { FAMILY_NAMES, formatMoney, formatNumber, type MoneySettings } from "./format";
 import { Failed, Freshness, Loading, Stat, useAnswer, useRefreshing } from "./site-data";
-
-function browserTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-}
+import { zone } from "./usage-range";
 
 /** The summary's input: today is the browser's today. */
 function useSummaryInput() {
-  const [input] = useState(() => ({ tz: browserTimeZone() }));
+  const [input] = useState(() => ({ tz: zone() }));
   return input;
 }
 

@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { createContextInner, type ContextOptions } from "../../src/server/api/context";
 import { createCaller } from "../../src/server/api/root";
 import type { Db } from "../../src/server/db/client";
@@ -27,4 +28,9 @@ export async function signInWith(
   const result = await api.auth.login({ userId: user.id, accessToken: user.token, siteId });
   if (!result.success) throw new Error(`login failed: ${result.message}`);
   return { token: result.data.sessionToken, cookie: cookieFrom(ctx.resHeaders), data: result.data };
+}
+
+/** A parameter the procedure refuses: BAD_REQUEST naming it (REST answers it as HTTP 200 `success:false`). */
+export async function expectBadParam(call: Promise<unknown>, param: string): Promise<void> {
+  await expect(call).rejects.toMatchObject({ code: "BAD_REQUEST", message: `请求参数无效: ${param}` });
 }

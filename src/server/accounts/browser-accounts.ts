@@ -2,13 +2,19 @@
  * The accounts of one browser as the dashboard lists them, and the changes it can make: switch
  * the active one, sign one out, sign all out (design.md 11). Keys are opaque and not tokens.
  */
+import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
 import { accountKey, activated, liveAccounts, without } from "../session/browser";
 import type { BrowserAccounts } from "../session/cookie";
 import { hashToken, sessionStore, type LiveSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 
-export class AccountError extends Error {}
+/** An account key this browser does not hold. */
+export class AccountError extends Refusal {
+  constructor(message: string) {
+    super(message, "NOT_FOUND");
+  }
+}
 
 export type ListedAccount = {
   key: string;

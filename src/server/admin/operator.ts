@@ -5,6 +5,7 @@
  * address and ten minutes) and password change in the audit log.
  */
 import { createHash, randomUUID } from "node:crypto";
+import { Refusal, type RefusalCode } from "../core/errors";
 import type { Db } from "../db/client";
 import { hotPath } from "../db/hot-path";
 import { addressBucket } from "../net/client-address";
@@ -31,13 +32,20 @@ export const OPERATOR_MSG = {
   rateLimited: "登录尝试过于频繁，请稍后再试",
 } as const;
 
-export class OperatorError extends Error {
+const OPERATOR_CODES: Record<OperatorError["kind"], RefusalCode> = {
+  notSet: "PRECONDITION_FAILED",
+  wrong: "UNAUTHORIZED",
+  invalid: "BAD_REQUEST",
+  rateLimited: "TOO_MANY_REQUESTS",
+};
+
+export class OperatorError extends Refusal {
   constructor(
     message: string,
     readonly kind: "notSet" | "wrong" | "invalid" | "rateLimited",
-    readonly retryAfterSeconds = 0,
+    retryAfterSeconds?: number,
   ) {
-    super(message);
+    super(message, OPERATOR_CODES[kind], retryAfterSeconds);
   }
 }
 

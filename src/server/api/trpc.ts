@@ -3,6 +3,8 @@
  * https://trpc.io/docs/server/procedures
  */
 import { TRPCError, initTRPC } from "@trpc/server";
+import { ZodError } from "zod";
+import { Refusal } from "../core/errors";
 import { MSG } from "../core/messages";
 import { isDatabaseUnavailable } from "../db/errors";
 import { clearOperatorCookie, operatorTokenFromCookie } from "../admin/cookie";
@@ -11,6 +13,7 @@ import { isForeignRequest } from "../net/origin";
 import { clearSessionCookie, setBrowserAccounts } from "../session/cookie";
 import { resolveSession } from "../session/request";
 import type { Context } from "./context";
+import { badParamMessage } from "./schemas/params";
 
 /** Calls one batched request may carry (the dashboard's client batches up to this many). */
 export const MAX_BATCH_SIZE = 10;
@@ -35,15 +38,29 @@ const t = initTRPC.context<Context>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Parameters that arrive as JSON or query strings and are checked by the procedure, so a bad one is a message, not a 400. */
-export const anyInput = (raw: unknown) => raw;
-
-/** A store that cannot be reached is a 503 with a plain message, not a 500 or a hang. */
-export const publicProcedure = t.procedure.use(async ({ next }) => {
+/**
+ * The one error map, around every procedure (its input check included):
+ * - a parameter that fails its schema is BAD_REQUEST `请求参数无效: <参数>` (REST answers it as
+ *   HTTP 200 `success:false`, docs/api.md);
+ * - a Refusal thrown by domain code is its code and message (and `Retry-After` when it has one);
+ * - a store that cannot be reached is a 503 with a plain message, not a 500 or a hang.
+ * Everything else stays a fault: INTERNAL_SERVER_ERROR, answered with a fixed sentence.
+ */
+export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
   const result = await next();
-  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && isDatabaseUnavailable(result.error.cause)) {
-    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.dbUnavailable, cause: result.error.cause });
+  if (result.ok) return result;
+  const { error } = result;
+  const cause = error.cause;
+  if (error.code === "BAD_REQUEST" && cause instanceof ZodError) {
+    throw new TRPCError({ code: "BAD_REQUEST", message: badParamMessage(cause), cause });
   }
+  if (error.code !== "INTERNAL_SERVER_ERROR") return result;
+  if (cause instanceof Refusal) {
+    if (cause.retryAfterSeconds !== undefined) ctx.resHeaders.set("Retry-After", String(cause.retryAfterSeconds));
+    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  }
+  if (isDatabaseUnavailable(cause))
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.dbUnavailable, cause });
   return result;
 });
 

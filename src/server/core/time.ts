@@ -1,4 +1,12 @@
-/** Time zones by IANA name, with the platform's Intl (no zone database of our own). */
+/**
+ * Calendar days and midnights in IANA time zones, on `@date-fns/tz` (its offsets come from the
+ * platform's zone database; no hand-written offset arithmetic here).
+ */
+import { TZDate, tzOffset } from "@date-fns/tz";
+import { format, startOfDay } from "date-fns";
+
+/** The zone a range or "today" is read in when the request names none. */
+export const DEFAULT_TIME_ZONE = "UTC";
 
 export function isTimeZone(tz: string): boolean {
   try {
@@ -9,86 +17,32 @@ export function isTimeZone(tz: string): boolean {
   }
 }
 
-export function serverTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-}
-
-const partFormats = new Map<string, Intl.DateTimeFormat>();
-
 /** Milliseconds the zone is ahead of UTC at an instant. */
 export function offsetAt(tz: string, at: number): number {
-  // Building a formatter costs far more than using one: one per zone, kept.
-  let format = partFormats.get(tz);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: tz,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    partFormats.set(tz, format);
-  }
-  const parts = format.formatToParts(new Date(at));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
-  return asUtc - Math.floor(at / 1000) * 1000;
+  return tzOffset(tz, new Date(at)) * 60_000;
 }
 
 /** The instant of the last local midnight in `tz` at or before `now` (Unix ms). */
 export function localMidnight(tz: string, now = Date.now()): number {
-  const local = new Date(now + offsetAt(tz, now));
-  const midnightAsUtc = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
-  // The offset at midnight itself may differ from now's (a daylight-saving change during the day).
-  let guess = midnightAsUtc - offsetAt(tz, midnightAsUtc);
-  guess = midnightAsUtc - offsetAt(tz, guess);
-  return guess;
+  return startOfDay(new TZDate(now, tz)).getTime();
 }
-
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** The calendar day (YYYY-MM-DD) in `tz` at an instant (Unix ms). */
 export function dayIn(tz: string, at: number): string {
-  let format = dayFormats.get(tz);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-CA", { timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit" });
-    dayFormats.set(tz, format);
-  }
-  return format.format(new Date(at));
+  return format(new TZDate(at, tz), "yyyy-MM-dd");
 }
 
-/** The instant (Unix ms) a calendar day (YYYY-MM-DD) begins in `tz`. */
+/** The first instant (Unix ms) of a calendar day (YYYY-MM-DD) in `tz` (after a skipped midnight, the hour it starts). */
 export function dayStart(tz: string, day: string): number {
   const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-  const asUtc = Date.UTC(y, m - 1, d);
-  let guess = asUtc - offsetAt(tz, asUtc);
-  guess = asUtc - offsetAt(tz, guess);
-  return guess;
+  return new TZDate(y, m - 1, d, tz).getTime();
 }
 
-/**
- * The start of each calendar day from..to (inclusive) in `tz`, and of the day after (Unix ms): one
- * offset lookup a day, the previous day's offset the first guess.
- */
+/** The start of each calendar day from..to (inclusive) in `tz`, and of the day after (Unix ms). */
 export function dayStarts(tz: string, from: string, to: string): Array<{ day: string; start: number }> {
   const out: Array<{ day: string; start: number }> = [];
-  let offset: number | null = null;
   for (let day = from; ; day = nextDay(day)) {
-    const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-    const asUtc = Date.UTC(y, m - 1, d);
-    let start: number = asUtc - (offset ?? offsetAt(tz, asUtc));
-    const actual = offsetAt(tz, start);
-    if (actual !== asUtc - start) {
-      // The offset changed (daylight saving): settle it as dayStart does.
-      start = dayStart(tz, day);
-      offset = asUtc - start;
-    } else {
-      offset = actual;
-    }
-    out.push({ day, start });
+    out.push({ day, start: dayStart(tz, day) });
     if (day > to) return out;
   }
 }
@@ -97,4 +51,9 @@ export function dayStarts(tz: string, from: string, to: string): Array<{ day: st
 export function nextDay(day: string): string {
   const [y, m, d] = day.split("-").map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+}
+
+/** Whole calendar days from `from` to `to` (0 for the same day; negative when reversed). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }

@@ -10,7 +10,7 @@ import { ledgerStore, type EntryCursor, type EntryFilter, type EntryRow } from "
 import type { LogType } from "../gateway/reads";
 import { logTypeName } from "../../shared/log-types";
 import type { Reader } from "../ledger/analytics";
-import { dayStart, nextDay, offsetAt } from "../core/time";
+import { offsetAt } from "../core/time";
 
 /** Rows read from the store per pull. */
 const PAGE = 500;
@@ -52,19 +52,23 @@ export function neutralize(text: string): string {
 }
 
 export type CsvQuery = {
+  /** Calendar days in tz (the file's name). */
   from: string;
   to: string;
   tz: string;
+  /** The instants read (Unix seconds, `end` excluded). */
+  start: number;
+  end: number;
   type?: Exclude<LogType, "other">;
   model?: string;
   token?: string;
 };
 
-/** The seconds of the calendar days from..to in tz, with the filters. */
+/** The range's seconds, with the filters. */
 export function filterOf(q: CsvQuery): EntryFilter {
   return {
-    from: dayStart(q.tz, q.from) / 1000,
-    to: dayStart(q.tz, nextDay(q.to)) / 1000,
+    from: q.start,
+    to: q.end,
     type: q.type,
     model: q.model,
     token: q.token,

@@ -12,6 +12,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Readable } from "node:stream";
 import PDFDocument from "pdfkit";
+import { Refusal } from "../core/errors";
+import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import type { Money } from "../gateway/families";
 import type { Reader, UsageSummary } from "../ledger/analytics";
@@ -312,14 +314,16 @@ let rendering = 0;
 const waiting: Array<() => void> = [];
 
 /** Every render slot is taken and the queue is full: try again in a few seconds. */
-export class StatementBusy extends Error {
-  readonly retryAfterSeconds = 5;
+export class StatementBusy extends Refusal {
+  constructor() {
+    super(MSG.statementBusy, "SERVICE_UNAVAILABLE", 5);
+  }
 }
 
 /** A render slot (waited for when the queue has room); the returned function gives it back, once. */
 async function renderSlot(): Promise<() => void> {
   if (rendering >= RENDERS_AT_ONCE) {
-    if (waiting.length >= RENDERS_WAITING) throw new StatementBusy("statement renders busy");
+    if (waiting.length >= RENDERS_WAITING) throw new StatementBusy();
     await new Promise<void>((resolve) => waiting.push(resolve));
   } else {
     rendering++;

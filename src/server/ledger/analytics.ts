@@ -128,6 +128,24 @@ export async function usageSummary(
   return summaryOf(db, await readersOf(db, sessions), q);
 }
 
+const negated = (s: Sums): Sums => ({
+  requests: -s.requests,
+  quota: -s.quota,
+  promptTokens: -s.promptTokens,
+  completionTokens: -s.completionTokens,
+});
+
+/**
+ * The edges of the range's days that fall inside an hour (a zone whose midnight is not on the
+ * hour, such as +05:30): the hourly totals put such an hour wholly on one side, so the entries of
+ * the part after the edge, up to the hour's end, are moved across. `index` is the day that starts
+ * at the edge (days.length for the range's end).
+ */
+function edgesInsideHours(days: Array<{ start: number; end: number }>) {
+  const edges = [...days.map((d, index) => ({ at: d.start, index })), { at: days.at(-1)!.end, index: days.length }];
+  return edges.filter((e) => e.at % 3600 !== 0).map((e) => ({ ...e, hourEnd: e.at - (e.at % 3600) + 3600 }));
+}
+
 /** usageSummary for accounts already resolved (the statement reads each account on its own). */
 export async function summaryOf(
   db: Db,
@@ -155,11 +173,22 @@ export async function summaryOf(
   await Promise.all(
     readers.map(async (r) => {
       const usd = (quota: number) => quota / r.quotaPerUnit;
+      const edges = edgesInsideHours(days);
       if (q.groupBy !== "day") {
-        for (const g of await store.grouped([r], range, q.groupBy)) {
-          add(rowOf(g.key), g, usd(g.quota));
-          add(totals, g, usd(g.quota));
+        const parts = [{ sums: await store.grouped([r], range, q.groupBy), sign: 1 }];
+        // The hourly totals start at the first whole hour and end with the hour the range ends in.
+        for (const e of edges.filter((e) => e.index === 0 || e.index === days.length)) {
+          const sums = await store.entrySums([r], { ...range, from: e.at, to: e.hourEnd }, q.groupBy);
+          parts.push({ sums, sign: e.index === 0 ? 1 : -1 });
         }
+        for (const { sums, sign } of parts) {
+          for (const g of sums) {
+            const s = sign === 1 ? g : negated(g);
+            add(rowOf(g.key), s, usd(s.quota));
+            add(totals, s, usd(s.quota));
+          }
+        }
+        for (const [key, row] of rows) if (row.requests === 0 && row.quota === 0) rows.delete(key);
         return;
       }
       const hours: Array<Hourly & { key?: string }> = q.split
@@ -175,6 +204,26 @@ export async function summaryOf(
         if (h.key !== undefined) {
           row.split ??= {};
           row.split[h.key] = (row.split[h.key] ?? 0) + spent;
+        }
+      }
+      for (const e of edges) {
+        const part = { ...range, from: e.at, to: e.hourEnd };
+        for (const s of await store.entrySums([r], part, q.split ?? null)) {
+          // Out of the day the hour was counted in, into the day that starts at the edge.
+          const moves: Array<[UsageRow | undefined, Sums]> = [
+            [e.index > 0 ? rowOf((days[e.index - 1] as { day: string }).day) : undefined, negated(s)],
+            [e.index < days.length ? rowOf((days[e.index] as { day: string }).day) : undefined, s],
+          ];
+          for (const [row, sums] of moves) {
+            if (!row) continue;
+            const spent = usd(sums.quota);
+            add(row, sums, spent);
+            add(totals, sums, spent);
+            if (q.split) {
+              row.split ??= {};
+              row.split[s.key] = (row.split[s.key] ?? 0) + spent;
+            }
+          }
         }
       }
     }),

@@ -12,6 +12,7 @@ import {
   TOTAL_UPSERT,
   HOUR_UPSERT,
   ownersClause,
+  entrySumsSql,
   filterClause,
   ENTRY_SELECT,
   keysetCursor,
@@ -138,6 +139,14 @@ export function postgresStore(pool: pg.Pool): LedgerStore {
          ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY ${COLUMN[by]} ORDER BY SUM(quota) DESC, ${COLUMN[by]}`,
         [...o.values, range.from, range.to],
       );
+      return rows.map((r) => ({ key: r.key, ...sumsOf(r) }));
+    },
+    async entrySums(owners, range, by) {
+      if (owners.length === 0) return [];
+      const o = ownersClause(owners, (i) => `$${i + 1}`, 0);
+      const n = o.values.length;
+      const sql = entrySumsSql(o.sql, `$${n + 1}`, `$${n + 2}`, range, by);
+      const rows = await query<RawSums & { key: string }>(sql, [...o.values, range.from, range.to]);
       return rows.map((r) => ({ key: r.key, ...sumsOf(r) }));
     },
     async hourly(owners, range) {

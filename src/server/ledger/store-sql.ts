@@ -56,7 +56,21 @@ export type LedgerStore = {
   pruneBefore(owner: Owner, at: number): Promise<number>;
   /** Totals per hour and model, token or type over the range, oldest first. */
   hourlyBy(owners: Owner[], range: Range, by: GroupBy): Promise<Array<Hourly & { key: string }>>;
+  /**
+   * Totals of the entries themselves (not the hourly totals) over a range inside one hour, per
+   * model, token or type, or one row (key "") when `by` is null: the part of an hour on the other
+   * side of a day's edge in a zone whose midnight is not on the hour (+05:30, +05:45).
+   */
+  entrySums(owners: Owner[], range: Range, by: GroupBy | null): Promise<Grouped[]>;
 };
+
+/** The statement of entrySums, with the placeholders of the owners, then the range's two. */
+export function entrySumsSql(owners: string, from: string, to: string, range: Range, by: GroupBy | null): string {
+  const key = by === null ? "''" : COLUMN[by];
+  return `SELECT ${key} AS key, COUNT(*) AS requests, SUM(quota) AS quota, SUM(prompt_tokens) AS prompt_tokens,
+    SUM(completion_tokens) AS completion_tokens FROM ledger_entries WHERE ${owners} AND at >= ${from} AND at < ${to}
+    ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY ${key}`;
+}
 
 export const COLUMN: Record<GroupBy, string> = { model: "model", token: "token_name", type: "type" };
 

@@ -12,6 +12,7 @@ import {
   TOTAL_UPSERT,
   HOUR_UPSERT,
   ownersClause,
+  entrySumsSql,
   filterClause,
   ENTRY_SELECT,
   keysetCursor,
@@ -121,6 +122,16 @@ export function sqliteStore(conn: () => Database.Database): LedgerStore {
         [...o.values, range.from, range.to],
       );
       return Promise.resolve(rows.map((r) => ({ hour: r.hour, ...sumsOf(r) })));
+    },
+    entrySums(owners, range, by) {
+      if (owners.length === 0) return Promise.resolve([]);
+      const o = ownersClause(owners, () => "?", 0);
+      const rows = query<RawSums & { key: string }>(entrySumsSql(o.sql, "?", "?", range, by), [
+        ...o.values,
+        range.from,
+        range.to,
+      ]);
+      return Promise.resolve(rows.map((r) => ({ key: r.key, ...sumsOf(r) })));
     },
     hourlyBy(owners, range, by) {
       if (owners.length === 0) return Promise.resolve([]);

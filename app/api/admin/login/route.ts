@@ -3,5 +3,5 @@ import { restCall } from "@/src/server/http/rest";
 export const dynamic = "force-dynamic";
 
 export function POST(req: Request): Promise<Response> {
-  return restCall(req, (caller, body) => caller.admin.login(body as { password?: unknown }), { readBody: true });
+  return restCall(req, (caller, body) => caller.admin.login(body), { readBody: true });
 }

@@ -1,8 +1,8 @@
-import type { LoginInput } from "@/src/server/auth/login-input";
+
 import { restCall } from "@/src/server/http/rest";
 
 export const dynamic = "force-dynamic";
 
 export function POST(req: Request): Promise<Response> {
-  return restCall(req, (caller, body) => caller.auth.login(body as LoginInput), { readBody: true });
+  return restCall(req, (caller, body) => caller.auth.login(body), { readBody: true });
 }

@@ -2,14 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { failure, MSG, type Failure } from "../../core/messages";
 import { accountOf, overview, rowOf } from "../../accounts/overview";
-import {
-  accountKeySchema,
-  logsInput,
-  overviewRowInput,
-  pageInput,
-  parseParams,
-  summaryInput,
-} from "../schemas/accounts";
+import { accountKeySchema, logsInput, overviewRowInput, pageInput, summaryInput } from "../schemas/accounts";
 import {
   SiteDataError,
   logs,
@@ -19,7 +12,6 @@ import {
   type Account,
   type SiteDataDeps,
 } from "../../site-data/site-data";
-import { serverTimeZone } from "../../core/time";
 import {
   AccountError,
   listAccounts,
@@ -33,28 +25,23 @@ import { clearSessionCookie, setBrowserAccounts, type BrowserAccounts } from "..
 import type { LiveSession } from "../../session/store";
 import type { Context } from "../context";
 import { siteDepsOf } from "../site-deps";
-import { anyInput, authedProcedure, router } from "../trpc";
+import { authedProcedure, router } from "../trpc";
 
 type Ok<T> = { success: true; data: T };
 
 /**
- * Runs one site-data operation for the signed-in account: bad parameters and site failures are
- * answers (`{success:false,message}`), nothing reaches the site for a bad parameter.
+ * Runs one site-data operation for the signed-in account: a site's failure is an answer
+ * (`{success:false,message}`, as docs/api.md says), never an error.
  */
-async function run<S extends z.ZodType, T>(
+async function run<T>(
   ctx: Context & { session: LiveSession },
-  schema: S,
-  raw: unknown,
-  op: (account: Account, params: z.output<S>, deps: SiteDataDeps) => Promise<T>,
+  refresh: boolean | undefined,
+  op: (account: Account, deps: SiteDataDeps) => Promise<T>,
 ): Promise<Ok<T> | Failure> {
-  const params = parseParams(schema, raw);
-  if (!params.ok) return failure(params.message);
   const { session } = ctx;
   if (!session.site) return failure(MSG.siteRemoved);
-  const account = accountOf(session);
-  const deps = siteDepsOf(ctx, (params.value as { refresh?: boolean }).refresh === true);
   try {
-    return { success: true, data: await op(account, params.value, deps) };
+    return { success: true, data: await op(accountOf(session), siteDepsOf(ctx, refresh === true)) };
   } catch (error) {
     if (error instanceof SiteDataError) return failure(error.message);
     throw error;
@@ -74,16 +61,6 @@ function browserOf(ctx: { browser: BrowserAccounts | null }): BrowserAccounts {
   return ctx.browser;
 }
 
-/** Runs an account change; an unknown key is a NOT_FOUND with the reason, and changes nothing. */
-async function change<T>(op: () => Promise<T>): Promise<T> {
-  try {
-    return await op();
-  } catch (error) {
-    if (error instanceof AccountError) throw new TRPCError({ code: "NOT_FOUND", message: error.message });
-    throw error;
-  }
-}
-
 /**
  * The accounts of this browser (design.md 11) and the live data of the active one's site
  * (design.md 12); REST /api/account/* wraps the site-data procedures.
@@ -100,13 +77,13 @@ export const accountRouter = router({
   }),
 
   switch: authedProcedure.input(keyInput).mutation(async ({ ctx, input }) => {
-    const next = await change(() => switchAccount(ctx.db, browserOf(ctx), input.key));
+    const next = await switchAccount(ctx.db, browserOf(ctx), input.key);
     await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
     return { success: true as const };
   }),
 
   signOut: authedProcedure.input(keyInput).mutation(async ({ ctx, input }) => {
-    const next = await change(() => signOutAccount(ctx.db, browserOf(ctx), input.key));
+    const next = await signOutAccount(ctx.db, browserOf(ctx), input.key);
     await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
     return { success: true as const, remaining: next.a.length };
   }),
@@ -115,11 +92,8 @@ export const accountRouter = router({
    * Every account of this browser with its live summary (sites asked side by side) and totals in
    * USD; REST GET /api/accounts/overview. Accounts that dropped out appear once as expired rows.
    */
-  overview: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
-    const params = parseParams(summaryInput, input);
-    if (!params.ok) return failure(params.message);
-    const tz = params.value.tz ?? serverTimeZone();
-    const result = await overview(ctx.db, ctx.browser, ctx.session, tz, siteDepsOf(ctx, params.value.refresh === true));
+  overview: authedProcedure.input(summaryInput).query(async ({ ctx, input }) => {
+    const result = await overview(ctx.db, ctx.browser, ctx.session, input.tz, siteDepsOf(ctx, input.refresh === true));
     if (result.cookie && result.rows.some((r) => r.state === "expired")) {
       await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
     }
@@ -127,12 +101,10 @@ export const accountRouter = router({
   }),
 
   /** One account's row of the overview, by key: the dashboard fills the rows in as each site answers. */
-  overviewRow: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
-    const params = parseParams(overviewRowInput, input);
-    if (!params.ok) throw new TRPCError({ code: "BAD_REQUEST", message: params.message });
-    const { key, tz, refresh } = params.value;
+  overviewRow: authedProcedure.input(overviewRowInput).query(async ({ ctx, input }) => {
+    const { key, tz, refresh } = input;
     const session = await sessionByKey(ctx.db, ctx.browser, ctx.session, key);
-    if (session === undefined) throw new TRPCError({ code: "NOT_FOUND", message: "账户不存在或已退出，请刷新后重试" });
+    if (session === undefined) throw new AccountError("账户不存在或已退出，请刷新后重试");
     if (session === null) {
       return {
         state: "expired" as const,
@@ -141,7 +113,7 @@ export const accountRouter = router({
         daysLeft: null,
       };
     }
-    return rowOf(session, tz ?? serverTimeZone(), siteDepsOf(ctx, refresh === true));
+    return rowOf(session, tz, siteDepsOf(ctx, refresh === true));
   }),
 
   signOutAll: authedProcedure.mutation(async ({ ctx }) => {
@@ -151,32 +123,32 @@ export const accountRouter = router({
   }),
 
   summary: authedProcedure
-    .input(anyInput)
-    .query(({ ctx, input }) =>
-      run(ctx, summaryInput, input, (account, p, deps) => summary(account, p.tz ?? serverTimeZone(), deps)),
-    ),
+    .input(summaryInput)
+    .query(({ ctx, input }) => run(ctx, input.refresh, (account, deps) => summary(account, input.tz, deps))),
 
-  logs: authedProcedure
-    .input(anyInput)
-    .query(({ ctx, input }) =>
-      run(ctx, logsInput, input, (account, p, deps) =>
-        logs(
-          account,
-          { page: p.page, pageSize: p.pageSize, type: p.type, model: p.model, token: p.token, from: p.from, to: p.to },
-          deps,
-        ),
+  logs: authedProcedure.input(logsInput).query(({ ctx, input: p }) =>
+    run(ctx, p.refresh, (account, deps) =>
+      logs(
+        account,
+        {
+          page: p.page,
+          pageSize: p.pageSize,
+          type: p.type,
+          model: p.model,
+          token: p.token,
+          from: p.start,
+          to: p.end === undefined ? undefined : p.end - 1,
+        },
+        deps,
       ),
     ),
+  ),
 
   tokens: authedProcedure
-    .input(anyInput)
-    .query(({ ctx, input }) =>
-      run(ctx, pageInput, input, (account, p, deps) => tokens(account, { page: p.page, pageSize: p.pageSize }, deps)),
-    ),
+    .input(pageInput)
+    .query(({ ctx, input: p }) => run(ctx, p.refresh, (account, deps) => tokens(account, p, deps))),
 
   topups: authedProcedure
-    .input(anyInput)
-    .query(({ ctx, input }) =>
-      run(ctx, pageInput, input, (account, p, deps) => topups(account, { page: p.page, pageSize: p.pageSize }, deps)),
-    ),
+    .input(pageInput)
+    .query(({ ctx, input: p }) => run(ctx, p.refresh, (account, deps) => topups(account, p, deps))),
 });

@@ -10,12 +10,12 @@ import {
   operatorSignOut,
 } from "../../admin/operator";
 import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
-import { parseParams } from "../schemas/accounts";
+import { intParam, optionalParam } from "../schemas/params";
 import { failure } from "../../core/messages";
 import { siteLedger } from "../../ledger/sites";
 import { SiteError, parseSiteId } from "../../sites/registry";
 import type { Context } from "../context";
-import { anyInput, operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
+import { operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
 
 /** The body as it came: a missing or wrong password is the uniform 401, not a 400. */
 const loginBody = z.custom<{ password?: unknown } | undefined>(() => true);
@@ -42,28 +42,30 @@ async function signIn(ctx: Context, body: { password?: unknown } | undefined) {
   }
 }
 
-const siteId = z.preprocess((v) => parseSiteId(v) ?? v, z.number().int().positive());
-const positiveInt = z.preprocess(
-  (v) => (typeof v === "string" && /^\d{1,10}$/.test(v) ? Number(v) : v),
-  z.number().int().positive(),
-);
-const auditInput = z.object({
-  /** `siteAdd,siteEdit` in a query string, or an array. */
-  actions: z
-    .preprocess(
-      (v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v),
-      z.array(z.enum(AUDIT_ACTIONS)).min(1),
-    )
-    .optional(),
-  siteId: siteId.optional(),
-  before: positiveInt.optional(),
-  limit: positiveInt.pipe(z.number().max(200)).optional(),
+const siteId = z.union([z.number(), z.string().max(12)]).transform((v, ctx) => {
+  const id = parseSiteId(v);
+  if (id === null) ctx.addIssue({ code: "custom", message: "" });
+  return id ?? 0;
 });
-const budget = z.preprocess(
-  (v) => (v === "" ? null : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v),
-  z.number().int().min(1).max(100_000).nullable().optional(),
-);
-const yes = z.preprocess((v) => v === true || v === "1" || v === "true", z.boolean());
+const auditInput = z
+  .object({
+    /** `siteAdd,siteEdit` in a query string, or an array. */
+    actions: optionalParam(
+      z
+        .union([z.string().transform((v) => v.split(",").filter(Boolean)), z.array(z.string())])
+        .pipe(z.array(z.enum(AUDIT_ACTIONS)).min(1)),
+    ),
+    siteId: optionalParam(siteId),
+    before: optionalParam(intParam(1, 999_999_999)),
+    limit: optionalParam(intParam(1, 200)),
+  })
+  .prefault({});
+/** A budget: a number, or "" / null to use the default. */
+const budget = z
+  .union([z.literal("").transform(() => null), z.null(), z.number(), z.string().regex(/^\d+$/).transform(Number)])
+  .pipe(z.number().int().min(1).max(100_000).nullable())
+  .optional();
+const yes = z.union([z.boolean(), z.string()]).transform((v) => v === true || v === "1" || v === "true");
 const siteInput = {
   name: z.string().max(200),
   url: z.string().max(2048),
@@ -138,47 +140,40 @@ export const adminRouter = router({
   })),
 
   /** Adds a site after probing it (an unreachable one only with confirmUnreachable). */
-  addSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
-    const p = parseParams(addInput, input);
-    if (!p.ok) return failure(p.message);
-    return change(() => addSite(ctx.db, p.value, actorOf(ctx), probeOpts(ctx)));
-  }),
+  addSite: operatorProcedure
+    .input(addInput)
+    .mutation(({ ctx, input }) => change(() => addSite(ctx.db, input, actorOf(ctx), probeOpts(ctx)))),
 
   /**
    * Changes a site's name, address (probed first) or request budget. A move ends the sessions of
    * the old address and sets the ledger apart, unless `sameGateway` and the probe agrees.
    */
-  editSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
-    const p = parseParams(editInput, input);
-    if (!p.ok) return failure(p.message);
-    const { id, ...rest } = p.value;
-    return change(() => editSite(ctx.db, id, rest, actorOf(ctx), probeOpts(ctx)));
-  }),
+  editSite: operatorProcedure
+    .input(editInput)
+    .mutation(({ ctx, input: { id, ...rest } }) =>
+      change(() => editSite(ctx.db, id, rest, actorOf(ctx), probeOpts(ctx))),
+    ),
 
   /** Removes a site when `confirm` is given; without it, says how many live sessions it has. */
-  removeSite: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
-    const p = parseParams(z.object({ id: siteId, confirm: yes.optional() }), input);
-    if (!p.ok) return failure(p.message);
-    return change(() => removeSite(ctx.db, p.value.id, p.value.confirm === true, actorOf(ctx)));
-  }),
+  removeSite: operatorProcedure
+    .input(z.object({ id: siteId, confirm: yes.optional() }))
+    .mutation(({ ctx, input }) => change(() => removeSite(ctx.db, input.id, input.confirm === true, actorOf(ctx)))),
 
   /** Probes one site, or every site when no id is given, now. */
-  probe: operatorProcedure.input(anyInput).mutation(async ({ ctx, input }) => {
-    const p = parseParams(z.object({ id: siteId.optional() }), input);
-    if (!p.ok) return failure(p.message);
-    const all = (await listSites(ctx.db, siteLedger(ctx.db))).map((s) => s.id);
-    const ids = p.value.id === undefined ? all : all.filter((id) => id === p.value.id);
-    if (p.value.id !== undefined && ids.length === 0) return failure(`站点不存在: ${p.value.id}`);
-    return { success: true as const, data: await probeSites(ctx.db, ids, probeOpts(ctx)) };
-  }),
+  probe: operatorProcedure
+    .input(z.object({ id: optionalParam(siteId) }).prefault({}))
+    .mutation(async ({ ctx, input }) => {
+      const all = (await listSites(ctx.db, siteLedger(ctx.db))).map((s) => s.id);
+      const ids = input.id === undefined ? all : all.filter((id) => id === input.id);
+      if (input.id !== undefined && ids.length === 0) return failure(`站点不存在: ${input.id}`);
+      return { success: true as const, data: await probeSites(ctx.db, ids, probeOpts(ctx)) };
+    }),
 
   /**
    * Operator sign-ins, failed sign-ins (one entry per address and ten minutes, counted) and
    * changes, newest first, a page at a time; filtered by action and site.
    */
-  audit: operatorProcedure.input(anyInput).query(async ({ ctx, input }) => {
-    const p = parseParams(auditInput, input);
-    if (!p.ok) return failure(p.message);
-    return { success: true as const, data: await auditLog(ctx.db, p.value) };
-  }),
+  audit: operatorProcedure
+    .input(auditInput)
+    .query(async ({ ctx, input }) => ({ success: true as const, data: await auditLog(ctx.db, input) })),
 });

@@ -1,11 +1,9 @@
-import { failure } from "../../core/messages";
 import { usageBalance, usageSummary } from "../../ledger/analytics";
 import { ledgerStatus } from "../../ledger/sync";
 import { accountOf } from "../../accounts/overview";
-import { parseParams, usageBalanceInput, usageRange, usageSummaryInput } from "../schemas/accounts";
-import { dayIn, serverTimeZone } from "../../core/time";
+import { usageBalanceInput, usageSummaryInput } from "../schemas/accounts";
 import { sessionsFor, startLedgerSync } from "../site-deps";
-import { anyInput, authedProcedure, router } from "../trpc";
+import { authedProcedure, router } from "../trpc";
 
 /** The usage ledger of the signed-in account(s) (design.md 13). */
 export const usageRouter = router({
@@ -19,25 +17,15 @@ export const usageRouter = router({
   }),
 
   /** Spend, requests and tokens by day, model, token or type; REST GET /api/usage/summary. */
-  summary: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
-    const params = parseParams(usageSummaryInput, input);
-    if (!params.ok) return failure(params.message);
-    const p = params.value;
-    const tz = p.tz ?? serverTimeZone();
-    const range = usageRange(p, dayIn(tz, Date.now()));
+  summary: authedProcedure.input(usageSummaryInput).query(async ({ ctx, input: p }) => {
     const sessions = await sessionsFor(ctx, p.accounts);
-    const data = await usageSummary(ctx.db, sessions, { ...range, tz, groupBy: p.groupBy, split: p.split });
+    const data = await usageSummary(ctx.db, sessions, p);
     return { success: true as const, data };
   }),
 
   /** The balance over time, the burn rate and the days left; REST GET /api/usage/balance. */
-  balance: authedProcedure.input(anyInput).query(async ({ ctx, input }) => {
-    const params = parseParams(usageBalanceInput, input);
-    if (!params.ok) return failure(params.message);
-    const p = params.value;
-    const tz = p.tz ?? serverTimeZone();
-    const range = usageRange(p, dayIn(tz, Date.now()));
+  balance: authedProcedure.input(usageBalanceInput).query(async ({ ctx, input: p }) => {
     const sessions = await sessionsFor(ctx, p.accounts);
-    return { success: true as const, data: await usageBalance(ctx.db, sessions, { ...range, tz }) };
+    return { success: true as const, data: await usageBalance(ctx.db, sessions, p) };
   }),
 });

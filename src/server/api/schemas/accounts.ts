@@ -1,110 +1,35 @@
 import { z } from "zod";
-import { MSG } from "../../core/messages";
 import { DISPLAY_TYPES, FAMILIES } from "../../gateway/families";
 import { LOG_TYPES, TOKEN_STATUSES } from "../../gateway/reads";
-import { isTimeZone } from "../../core/time";
+import { choice, flag, intWithDefault, nameParam, optionalParam } from "./params";
+import { closedRange, openRange, rangeShape, tzParam } from "./range";
 
-/**
- * Parameters and answers of the site-data operations. Parameters arrive as JSON (tRPC) or as query
- * strings (REST), so numbers and flags accept both; an empty query value counts as absent.
- */
+/** Parameters and answers of the site-data operations. */
 
 const MAX_PAGE = 10_000;
-const MAX_RANGE_SECONDS = 366 * 24 * 3600;
-
-const absentIfEmpty = (v: unknown) => (v === "" || v === null ? undefined : v);
-
-const intParam = (min: number, max: number) =>
-  z.preprocess(
-    absentIfEmpty,
-    z
-      .union([
-        z.number(),
-        z
-          .string()
-          .regex(/^\d{1,9}$/)
-          .transform(Number),
-      ])
-      .pipe(z.number().int().min(min).max(max)),
-  );
-
-const flag = z.preprocess(
-  absentIfEmpty,
-  z
-    .union([z.boolean(), z.enum(["1", "0", "true", "false"])])
-    .transform((v) => v === true || v === "1" || v === "true")
-    .optional(),
-);
-
-/** ISO 8601 or Unix seconds, as Unix seconds. */
-const instant = z.preprocess(
-  absentIfEmpty,
-  z
-    .union([z.number(), z.string().max(40)])
-    .transform((v, ctx) => {
-      const seconds =
-        typeof v === "number"
-          ? v
-          : /^\d{1,12}$/.test(v)
-            ? Number(v)
-            : /^\d{4}-\d{2}-\d{2}/.test(v)
-              ? Date.parse(v) / 1000
-              : Number.NaN;
-      if (!Number.isFinite(seconds) || seconds < 0 || seconds > 32_503_680_000) {
-        ctx.addIssue({ code: "custom", message: "invalid" });
-        return z.NEVER;
-      }
-      return Math.floor(seconds);
-    })
-    .optional(),
-);
-
-const name = z.preprocess(absentIfEmpty, z.string().trim().min(1).max(128).optional());
 
 const paged = {
-  page: intParam(1, MAX_PAGE).default(1),
-  pageSize: intParam(1, 100).default(20),
+  page: intWithDefault(1, MAX_PAGE, 1),
+  pageSize: intWithDefault(1, 100, 20),
   refresh: flag,
 };
 
-export const summaryInput = z.object({
-  tz: z.preprocess(absentIfEmpty, z.string().max(64).refine(isTimeZone).optional()),
-  refresh: flag,
-});
+const summaryShape = { tz: tzParam, refresh: flag };
+
+export const summaryInput = z.object(summaryShape).prefault({});
 
 export const accountKeySchema = z.string().regex(/^[A-Za-z0-9_-]{22}$/, "账户标识无效");
 
-export const overviewRowInput = summaryInput.extend({ key: accountKeySchema });
+export const overviewRowInput = z.object({ ...summaryShape, key: accountKeySchema });
+
+const logType = optionalParam(z.enum(LOG_TYPES).exclude(["other"]));
 
 export const logsInput = z
-  .object({
-    ...paged,
-    type: z.preprocess(absentIfEmpty, z.enum(LOG_TYPES).exclude(["other"]).optional()),
-    model: name,
-    token: name,
-    from: instant,
-    to: instant,
-  })
-  .superRefine((q, ctx) => {
-    if (q.from !== undefined && q.to !== undefined) {
-      if (q.to < q.from || q.to - q.from > MAX_RANGE_SECONDS)
-        ctx.addIssue({ code: "custom", path: ["to"], message: "" });
-    }
-  });
+  .object({ ...paged, type: logType, model: nameParam, token: nameParam, ...rangeShape })
+  .prefault({})
+  .transform((q, ctx) => openRange(q, ctx));
 
-export const pageInput = z.object(paged);
-
-/** The parameters, or the message naming the first bad one. */
-export function parseParams<T extends z.ZodType>(
-  schema: T,
-  raw: unknown,
-): { ok: true; value: z.output<T> } | { ok: false; message: string } {
-  const parsed = schema.safeParse(raw ?? {});
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0];
-  const param = issue && issue.path.length > 0 ? String(issue.path[0]) : "参数";
-  return { ok: false, message: `${MSG.badParamPrefix}${param}` };
-}
+export const pageInput = z.object(paged).prefault({});
 
 // Answers (the OpenAPI document's source; the procedures build them in site-data.ts).
 
@@ -266,50 +191,24 @@ export const ledgerStatusSuccess = success(ledgerStatusSchema, "LedgerStatusSucc
 
 // The ledger's analytics.
 
-/** The longest range the analytics read at once (by day: a row per day). */
-export const MAX_USAGE_DAYS = 800;
-export const DEFAULT_USAGE_DAYS = 30;
+const accountsParam = choice(["active", "all"], "active").meta({
+  description: "active：当前账户；all：本浏览器的全部账户",
+});
 
-const calendarDay = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .refine((d) => {
-    const t = Date.parse(`${d}T00:00:00Z`);
-    return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d && d >= "2000-01-01";
-  });
-
-const usageRangeShape = {
-  from: z.preprocess(absentIfEmpty, calendarDay.optional()),
-  to: z.preprocess(absentIfEmpty, calendarDay.optional()),
-  accounts: z.preprocess(absentIfEmpty, z.enum(["active", "all"]).default("active")),
-  tz: z.preprocess(absentIfEmpty, z.string().max(64).refine(isTimeZone).optional()),
-};
-
-const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
-
-function checkRange(q: { from?: string; to?: string }, ctx: z.RefinementCtx) {
-  if (q.from !== undefined && q.to !== undefined) {
-    const span = dayNumber(q.to) - dayNumber(q.from);
-    if (span < 0 || span >= MAX_USAGE_DAYS) ctx.addIssue({ code: "custom", path: ["to"], message: "" });
-  }
-}
-
-export const usageBalanceInput = z.object(usageRangeShape).superRefine(checkRange);
+export const usageBalanceInput = z
+  .object({ ...rangeShape, accounts: accountsParam })
+  .prefault({})
+  .transform((q, ctx) => closedRange(q, ctx));
 
 export const usageSummaryInput = z
   .object({
-    ...usageRangeShape,
-    groupBy: z.preprocess(absentIfEmpty, z.enum(["day", "model", "token", "type"]).default("day")),
-    split: z.preprocess(absentIfEmpty, z.enum(["model"]).optional()),
+    ...rangeShape,
+    accounts: accountsParam,
+    groupBy: choice(["day", "model", "token", "type"], "day"),
+    split: optionalParam(z.enum(["model"])),
   })
-  .superRefine(checkRange);
-
-/** The range asked, with its defaults: to today (in tz), from 30 days before `to`. */
-export function usageRange(q: { from?: string; to?: string }, today: string): { from: string; to: string } {
-  const to = q.to ?? (q.from !== undefined && q.from > today ? q.from : today);
-  const back = new Date((dayNumber(to) - (DEFAULT_USAGE_DAYS - 1)) * 86_400_000).toISOString().slice(0, 10);
-  return { from: q.from ?? back, to };
-}
+  .prefault({})
+  .transform((q, ctx) => closedRange(q, ctx));
 
 const sums = {
   requests: z.number().int().describe("请求数（type 分组时为各类型日志条数）"),
@@ -376,35 +275,18 @@ export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSucc
 
 // Exports.
 
-/** The longest range one export covers. */
-export const MAX_EXPORT_DAYS = 366;
-
-function checkExportRange(q: { from?: string; to?: string }, ctx: z.RefinementCtx) {
-  if (q.from !== undefined && q.to !== undefined) {
-    const span = dayNumber(q.to) - dayNumber(q.from);
-    if (span < 0 || span >= MAX_EXPORT_DAYS) ctx.addIssue({ code: "custom", path: ["to"], message: "" });
-  }
-}
-
 export const exportCsvInput = z
-  .object({
-    ...usageRangeShape,
-    type: z.preprocess(absentIfEmpty, z.enum(LOG_TYPES).exclude(["other"]).optional()),
-    model: name,
-    token: name,
-  })
-  .superRefine(checkExportRange);
+  .object({ ...rangeShape, accounts: accountsParam, type: logType, model: nameParam, token: nameParam })
+  .prefault({})
+  .transform((q, ctx) => closedRange(q, ctx));
 
 export const statementInput = z.object({
-  month: z.preprocess(
-    absentIfEmpty,
-    z
-      .string()
-      .regex(/^\d{4}-(0[1-9]|1[0-2])$/)
-      .refine((m) => m >= "2000-01"),
-  ),
-  accounts: usageRangeShape.accounts,
-  tz: usageRangeShape.tz,
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/)
+    .refine((m) => m >= "2000-01"),
+  accounts: accountsParam,
+  tz: tzParam,
 });
 
 export const exportCountSchema = z

@@ -27,6 +27,7 @@ import {
 import { loginInput } from "../../auth/login-input";
 import { loginSuccessSchema, logoutSuccessSchema, meSuccessSchema, userInfoSchema } from "../../auth/schemas";
 import { MSG, failureSchema } from "../../core/messages";
+import { MAX_RANGE_DAYS } from "../../api/schemas/range";
 import { REASON } from "../../gateway/client";
 import { siteSchema } from "../../sites/registry";
 
@@ -167,14 +168,28 @@ export const PAGING = [
   REFRESH,
 ];
 
+/** A calendar day, or Unix seconds as its alias. */
+const DATE_SCHEMA = { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2}|\\d{1,12})$" };
+
+export const TZ_PARAM = stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认 UTC", { type: "string", maxLength: 64 });
+
+/** The one date format of every ranged route (api/schemas/range.ts). */
+export const DATE_PARAMS = [
+  stringQuery("from", "起始日 YYYY-MM-DD（tz 时区的日历日，含当天）；也可以是 Unix 秒", DATE_SCHEMA),
+  stringQuery(
+    "to",
+    `结束日 YYYY-MM-DD（含当天）；也可以是 Unix 秒（含该秒）。不得早于 from，跨度至多 ${MAX_RANGE_DAYS} 天`,
+    DATE_SCHEMA,
+  ),
+  TZ_PARAM,
+];
+
 export const RANGE_PARAMS = [
-  stringQuery("from", "起始日 YYYY-MM-DD（含，tz 时区）；默认 to 之前 29 天", { type: "string", maxLength: 10 }),
-  stringQuery("to", "结束日 YYYY-MM-DD（含）；默认今天；不得早于 from", { type: "string", maxLength: 10 }),
+  ...DATE_PARAMS,
   stringQuery("accounts", "active：当前账户（默认）；all：本浏览器 Cookie 中的全部账户（Bearer 时只有该会话的账户）", {
     type: "string",
     enum: ["active", "all"],
   }),
-  stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认服务器时区", { type: "string", maxLength: 64 }),
 ];
 
 export const EXPORT_FILTERS = [

@@ -1,10 +1,13 @@
 import { MSG } from "../../core/messages";
+import { MAX_RANGE_DAYS } from "../../api/schemas/range";
 import {
   EXPORT_FILTERS,
   FORBIDDEN,
   INTERNAL,
   PAGING,
   RANGE_PARAMS,
+  DATE_PARAMS,
+  TZ_PARAM,
   REFRESH,
   SESSION_SECURITY,
   UNAUTHORIZED,
@@ -93,12 +96,12 @@ export function userPaths(): Record<string, object> {
       "账户概览",
       "剩余额度、已用额度、请求次数、今日消费（tz 时区零点起）与站点的货币设置。",
       "AccountSummarySuccess",
-      [stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认服务器时区", { type: "string", maxLength: 64 }), REFRESH],
+      [TZ_PARAM, REFRESH],
     ),
     "/api/account/logs": siteDataRoute(
       "accountLogs",
       "使用日志",
-      "按时间倒序分页；可按类型、模型、令牌名与时间范围（最长 366 天）筛选。",
+      `按时间倒序分页；可按类型、模型、令牌名与时间范围（最长 ${MAX_RANGE_DAYS} 天）筛选。`,
       "LogsPageSuccess",
       [
         ...PAGING,
@@ -108,8 +111,7 @@ export function userPaths(): Record<string, object> {
         }),
         stringQuery("model", "模型名（精确匹配）"),
         stringQuery("token", "令牌名（精确匹配）"),
-        stringQuery("from", "起始时间：ISO 8601 或 Unix 秒", { type: "string", maxLength: 40 }),
-        stringQuery("to", "结束时间：ISO 8601 或 Unix 秒；不得早于 from", { type: "string", maxLength: 40 }),
+        ...DATE_PARAMS,
       ],
     ),
     "/api/accounts/overview": siteDataRoute(
@@ -119,7 +121,7 @@ export function userPaths(): Record<string, object> {
         "以及折合美元的合计。各站点并行读取，一个站点挂起或失败只影响它自己那一行（最多等待 SITE_TIMEOUT_MS）。" +
         "以 Bearer 令牌调用时只有该令牌的账户一行。",
       "AccountsOverviewSuccess",
-      [stringQuery("tz", "IANA 时区名；默认服务器时区", { type: "string", maxLength: 64 }), REFRESH],
+      [TZ_PARAM, REFRESH],
     ),
     "/api/usage/status": {
       get: {
@@ -166,7 +168,7 @@ export function userPaths(): Record<string, object> {
       "账本中的日志逐行导出为 CSV：UTF-8 带 BOM、CRLF 换行、RFC 4180 引号规则（Excel 与 WPS 可直接打开）；" +
         "以 = + - @ 制表符或回车开头的文字单元格前加 ' 以防公式注入（数字不变）。" +
         "列：时间（tz 时区）、站点、用户、类型、模型、令牌、提示 tokens、补全 tokens、额度、金额 (USD)、耗时 (ms)、流式、说明。" +
-        "边读边发：内存不随导出大小增长，客户端断开即停止读取。范围最长 366 天。",
+        `边读边发：内存不随导出大小增长，客户端断开即停止读取。范围最长 ${MAX_RANGE_DAYS} 天。`,
       "text/csv",
       [...RANGE_PARAMS, ...EXPORT_FILTERS],
     ),

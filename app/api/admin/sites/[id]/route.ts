@@ -1,4 +1,4 @@
-import { queryOf, restCall } from "@/src/server/http/rest";
+import { restCall } from "@/src/server/http/rest";
 
 export const dynamic = "force-dynamic";
 
@@ -8,7 +8,8 @@ export async function PATCH(req: Request, { params }: Params): Promise<Response>
   const { id } = await params;
   return restCall(
     req,
-    (caller, body) => caller.admin.editSite({ ...(typeof body === "object" && body !== null ? body : {}), id }),
+    (caller, body: unknown) =>
+      caller.admin.editSite({ ...(typeof body === "object" && body !== null ? body : {}), id }),
     { readBody: true },
   );
 }
@@ -16,5 +17,6 @@ export async function PATCH(req: Request, { params }: Params): Promise<Response>
 /** `?confirm=1` removes; without it the answer says how many live sessions the site has. */
 export async function DELETE(req: Request, { params }: Params): Promise<Response> {
   const { id } = await params;
-  return restCall(req, (caller) => caller.admin.removeSite({ id, confirm: queryOf(req).confirm }));
+  const confirm = new URL(req.url).searchParams.get("confirm") ?? undefined;
+  return restCall(req, (caller) => caller.admin.removeSite({ id, confirm }));
 }

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { MSG } from "../../core/messages";
+
+/**
+ * Parameter schemas shared by the procedures. Parameters arrive as JSON (tRPC) or as query strings
+ * (REST), so numbers and flags accept both; an empty value counts as absent. No `preprocess`: the
+ * client's input types are inferred from these.
+ */
+
+/** Optional; "" and null are absent. */
+export const optionalParam = <T extends z.ZodType>(schema: T) =>
+  z
+    .union([z.literal(""), z.null(), schema])
+    .optional()
+    .transform((v) => (v === "" || v === null ? undefined : (v as z.output<T>)));
+
+/** An integer, from a number or its decimal string. */
+export const intParam = (min: number, max: number) =>
+  z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\d{1,9}$/)
+        .transform(Number),
+    ])
+    .pipe(z.number().int().min(min).max(max));
+
+/** An integer with its default when absent. */
+export const intWithDefault = (min: number, max: number, fallback: number) =>
+  optionalParam(intParam(min, max)).transform((v) => v ?? fallback);
+
+/** A yes/no: true/false, or "1"/"0"/"true"/"false" in a query string. */
+export const flag = optionalParam(
+  z.union([z.boolean(), z.enum(["1", "0", "true", "false"])]).transform((v) => v === true || v === "1" || v === "true"),
+);
+
+/** A name to filter by. */
+export const nameParam = optionalParam(z.string().trim().min(1).max(128));
+
+/** One of `values`, with its default when absent. */
+export const choice = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
+  optionalParam(z.enum(values)).transform((v) => v ?? fallback);
+
+/** The name of the first bad parameter of a failed parse, as the answer's message. */
+export function badParamMessage(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const param = issue && issue.path.length > 0 ? String(issue.path[0]) : "参数";
+  return `${MSG.badParamPrefix}${param}`;
+}
+
+/** The parameters, or the message naming the first bad one. */
+export function parseParams<T extends z.ZodType>(
+  schema: T,
+  raw: unknown,
+): { ok: true; value: z.output<T> } | { ok: false; message: string } {
+  const parsed = schema.safeParse(raw ?? {});
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, message: badParamMessage(parsed.error) };
+}
