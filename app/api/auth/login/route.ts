@@ -1,4 +1,3 @@
-
 import { restCall } from "@/src/server/http/rest";
 
 export const dynamic = "force-dynamic";
