@@ -170,25 +170,29 @@ export async function summaryOf(
     return row;
   };
   if (q.groupBy === "day") for (const d of days) rowOf(d.day);
+  const edges = edgesInsideHours(days);
+  const edgeAt = new Map(edges.map((e) => [e.hourEnd - 3600, e]));
+  const windowsOf = (list: typeof edges) => list.map((e) => ({ from: e.at, to: e.hourEnd }));
   await Promise.all(
     readers.map(async (r) => {
-      const usd = (quota: number) => quota / r.quotaPerUnit;
-      const edges = edgesInsideHours(days);
+      /** Adds sums (taken away when sign is -1) to a row and the totals, and to the row's split under splitKey. */
+      const put = (row: UsageRow, s: Sums, sign: 1 | -1, splitKey?: string) => {
+        const sums = sign === 1 ? s : negated(s);
+        const spent = sums.quota / r.quotaPerUnit;
+        add(row, sums, spent);
+        add(totals, sums, spent);
+        if (splitKey !== undefined) {
+          row.split ??= {};
+          row.split[splitKey] = (row.split[splitKey] ?? 0) + spent;
+        }
+      };
       if (q.groupBy !== "day") {
-        const parts = [{ sums: await store.grouped([r], range, q.groupBy), sign: 1 }];
+        for (const g of await store.grouped([r], range, q.groupBy)) put(rowOf(g.key), g, 1);
         // The hourly totals start at the first whole hour and end with the hour the range ends in.
-        for (const e of edges.filter((e) => e.index === 0 || e.index === days.length)) {
-          const sums = await store.entrySums([r], { ...range, from: e.at, to: e.hourEnd }, q.groupBy);
-          parts.push({ sums, sign: e.index === 0 ? 1 : -1 });
+        const ends = edges.filter((e) => e.index === 0 || e.index === days.length);
+        for (const g of await store.entrySums([r], windowsOf(ends), range.consumeOnly, q.groupBy)) {
+          put(rowOf(g.key), g, edgeAt.get(g.hour)!.index === 0 ? 1 : -1);
         }
-        for (const { sums, sign } of parts) {
-          for (const g of sums) {
-            const s = sign === 1 ? g : negated(g);
-            add(rowOf(g.key), s, usd(s.quota));
-            add(totals, s, usd(s.quota));
-          }
-        }
-        for (const [key, row] of rows) if (row.requests === 0 && row.quota === 0) rows.delete(key);
         return;
       }
       const hours: Array<Hourly & { key?: string }> = q.split
@@ -197,37 +201,19 @@ export async function summaryOf(
       let i = 0;
       for (const h of hours) {
         while (i < days.length - 1 && h.hour >= (days[i] as { end: number }).end) i++;
-        const row = rowOf((days[i] as { day: string }).day);
-        const spent = usd(h.quota);
-        add(row, h, spent);
-        add(totals, h, spent);
-        if (h.key !== undefined) {
-          row.split ??= {};
-          row.split[h.key] = (row.split[h.key] ?? 0) + spent;
-        }
+        put(rowOf((days[i] as { day: string }).day), h, 1, h.key);
       }
-      for (const e of edges) {
-        const part = { ...range, from: e.at, to: e.hourEnd };
-        for (const s of await store.entrySums([r], part, q.split ?? null)) {
-          // Out of the day the hour was counted in, into the day that starts at the edge.
-          const moves: Array<[UsageRow | undefined, Sums]> = [
-            [e.index > 0 ? rowOf((days[e.index - 1] as { day: string }).day) : undefined, negated(s)],
-            [e.index < days.length ? rowOf((days[e.index] as { day: string }).day) : undefined, s],
-          ];
-          for (const [row, sums] of moves) {
-            if (!row) continue;
-            const spent = usd(sums.quota);
-            add(row, sums, spent);
-            add(totals, sums, spent);
-            if (q.split) {
-              row.split ??= {};
-              row.split[s.key] = (row.split[s.key] ?? 0) + spent;
-            }
-          }
-        }
+      for (const s of await store.entrySums([r], windowsOf(edges), range.consumeOnly, q.split ?? null)) {
+        const e = edgeAt.get(s.hour)!;
+        const splitKey = q.split ? s.key : undefined;
+        // Out of the day the hour was counted in, into the day that starts at the edge.
+        if (e.index > 0) put(rowOf((days[e.index - 1] as { day: string }).day), s, -1, splitKey);
+        if (e.index < days.length) put(rowOf((days[e.index] as { day: string }).day), s, 1, splitKey);
       }
     }),
   );
+  // A group the edges took everything from is no group.
+  if (q.groupBy !== "day") for (const [key, row] of rows) if (row.requests === 0 && row.quota === 0) rows.delete(key);
   const ordered = [...rows.values()].map((r) => ({
     ...r,
     usd: round6(r.usd),

@@ -12,7 +12,7 @@ import {
   TOTAL_UPSERT,
   HOUR_UPSERT,
   ownersClause,
-  entrySumsSql,
+  entrySumsQuery,
   filterClause,
   ENTRY_SELECT,
   keysetCursor,
@@ -141,13 +141,11 @@ export function postgresStore(pool: pg.Pool): LedgerStore {
       );
       return rows.map((r) => ({ key: r.key, ...sumsOf(r) }));
     },
-    async entrySums(owners, range, by) {
-      if (owners.length === 0) return [];
-      const o = ownersClause(owners, (i) => `$${i + 1}`, 0);
-      const n = o.values.length;
-      const sql = entrySumsSql(o.sql, `$${n + 1}`, `$${n + 2}`, range, by);
-      const rows = await query<RawSums & { key: string }>(sql, [...o.values, range.from, range.to]);
-      return rows.map((r) => ({ key: r.key, ...sumsOf(r) }));
+    async entrySums(owners, windows, consumeOnly, by) {
+      if (owners.length === 0 || windows.length === 0) return [];
+      const { sql, values } = entrySumsQuery(owners, windows, consumeOnly, by, (i) => `$${i + 1}`);
+      const rows = await query<RawSums & { hour: number | string; key: string }>(sql, values);
+      return rows.map((r) => ({ hour: Number(r.hour), key: r.key, ...sumsOf(r) }));
     },
     async hourly(owners, range) {
       if (owners.length === 0) return [];

@@ -57,19 +57,34 @@ export type LedgerStore = {
   /** Totals per hour and model, token or type over the range, oldest first. */
   hourlyBy(owners: Owner[], range: Range, by: GroupBy): Promise<Array<Hourly & { key: string }>>;
   /**
-   * Totals of the entries themselves (not the hourly totals) over a range inside one hour, per
-   * model, token or type, or one row (key "") when `by` is null: the part of an hour on the other
-   * side of a day's edge in a zone whose midnight is not on the hour (+05:30, +05:45).
+   * Totals of the entries themselves (not the hourly totals) in windows that each lie inside one
+   * hour, per hour and model, token or type (key "" when `by` is null), in one query: the parts of
+   * hours on the other side of a day's edge in a zone whose midnight is not on the hour (+05:30).
    */
-  entrySums(owners: Owner[], range: Range, by: GroupBy | null): Promise<Grouped[]>;
+  entrySums(owners: Owner[], windows: Window[], consumeOnly: boolean, by: GroupBy | null): Promise<HourlyKeyed[]>;
 };
 
-/** The statement of entrySums, with the placeholders of the owners, then the range's two. */
-export function entrySumsSql(owners: string, from: string, to: string, range: Range, by: GroupBy | null): string {
+/** [from, to) in Unix seconds. */
+export type Window = { from: number; to: number };
+export type HourlyKeyed = Hourly & { key: string };
+
+/** The statement and values of entrySums, with placeholders from `p`. */
+export function entrySumsQuery(
+  owners: Owner[],
+  windows: Window[],
+  consumeOnly: boolean,
+  by: GroupBy | null,
+  p: (i: number) => string,
+) {
+  const o = ownersClause(owners, p, 0);
+  const first = o.values.length;
+  const inWindows = windows.map((_, i) => `(at >= ${p(first + 2 * i)} AND at < ${p(first + 2 * i + 1)})`).join(" OR ");
   const key = by === null ? "''" : COLUMN[by];
-  return `SELECT ${key} AS key, COUNT(*) AS requests, SUM(quota) AS quota, SUM(prompt_tokens) AS prompt_tokens,
-    SUM(completion_tokens) AS completion_tokens FROM ledger_entries WHERE ${owners} AND at >= ${from} AND at < ${to}
-    ${range.consumeOnly ? "AND type = 'consume'" : ""} GROUP BY ${key}`;
+  const sql = `SELECT at - at % 3600 AS hour, ${key} AS key, COUNT(*) AS requests, SUM(quota) AS quota,
+    SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens
+    FROM ledger_entries WHERE ${o.sql} AND (${inWindows}) ${consumeOnly ? "AND type = 'consume'" : ""}
+    GROUP BY at - at % 3600, ${key}`;
+  return { sql, values: [...o.values, ...windows.flatMap((w) => [w.from, w.to])] };
 }
 
 export const COLUMN: Record<GroupBy, string> = { model: "model", token: "token_name", type: "type" };

@@ -12,7 +12,7 @@ import {
   TOTAL_UPSERT,
   HOUR_UPSERT,
   ownersClause,
-  entrySumsSql,
+  entrySumsQuery,
   filterClause,
   ENTRY_SELECT,
   keysetCursor,
@@ -123,15 +123,11 @@ export function sqliteStore(conn: () => Database.Database): LedgerStore {
       );
       return Promise.resolve(rows.map((r) => ({ hour: r.hour, ...sumsOf(r) })));
     },
-    entrySums(owners, range, by) {
-      if (owners.length === 0) return Promise.resolve([]);
-      const o = ownersClause(owners, () => "?", 0);
-      const rows = query<RawSums & { key: string }>(entrySumsSql(o.sql, "?", "?", range, by), [
-        ...o.values,
-        range.from,
-        range.to,
-      ]);
-      return Promise.resolve(rows.map((r) => ({ key: r.key, ...sumsOf(r) })));
+    entrySums(owners, windows, consumeOnly, by) {
+      if (owners.length === 0 || windows.length === 0) return Promise.resolve([]);
+      const { sql, values } = entrySumsQuery(owners, windows, consumeOnly, by, () => "?");
+      const rows = query<RawSums & { hour: number; key: string }>(sql, values);
+      return Promise.resolve(rows.map((r) => ({ hour: Number(r.hour), key: r.key, ...sumsOf(r) })));
     },
     hourlyBy(owners, range, by) {
       if (owners.length === 0) return Promise.resolve([]);
