@@ -49,8 +49,13 @@ export function dayStarts(tz: string, from: string, to: string): Array<{ day: st
 
 /** The calendar day after `day`. */
 export function nextDay(day: string): string {
+  return addDays(day, 1);
+}
+
+/** The calendar day `n` days after `day` (before it when n is negative). */
+export function addDays(day: string, n: number): string {
   const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
 }
 
 /** Whole calendar days from `from` to `to` (0 for the same day; negative when reversed). */

@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import { logEvent } from "../../core/log";
 import { readersOf, type Reader } from "../../ledger/analytics";
 import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../exports/csv";
@@ -12,17 +11,6 @@ import { sessionsFor } from "../site-deps";
 /** A file to download: REST writes it as the response body (the tRPC endpoint cannot carry it). */
 export type FileData = { filename: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array };
 
-const csvQueryOf = (p: z.output<typeof exportCsvInput>): CsvQuery => ({
-  from: p.from,
-  to: p.to,
-  tz: p.tz,
-  start: p.start,
-  end: p.end,
-  type: p.type,
-  model: p.model,
-  token: p.token,
-});
-
 /** Who an export is for, for the log line (never a token). */
 const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } }) => ({
   site: ctx.session.siteId,
@@ -33,7 +21,7 @@ const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } 
 export const exportRouter = router({
   /** How many rows a CSV export with these filters holds (the dashboard shows it before the download). */
   count: authedProcedure.input(exportCsvInput).query(async ({ ctx, input }) => {
-    const query = csvQueryOf(input);
+    const query: CsvQuery = input;
     const readers = await readersOf(ctx.db, await sessionsFor(ctx, input.accounts));
     const rows = await csvRowCount(ctx.db, readers, query);
     return { success: true as const, data: { rows, from: query.from, to: query.to, filename: csvFileName(query) } };
@@ -41,7 +29,7 @@ export const exportRouter = router({
 
   /** The ledger's entries as CSV, streamed. */
   usageCsv: authedProcedure.input(exportCsvInput).query(async ({ ctx, input }) => {
-    const query = csvQueryOf(input);
+    const query: CsvQuery = input;
     const readers = await readersOf(ctx.db, await sessionsFor(ctx, input.accounts));
     const started = Date.now();
     const sessions = sessionStore(ctx.db);

@@ -48,13 +48,3 @@ export function badParamMessage(error: z.ZodError): string {
   const param = issue && issue.path.length > 0 ? String(issue.path[0]) : "参数";
   return `${MSG.badParamPrefix}${param}`;
 }
-
-/** The parameters, or the message naming the first bad one. */
-export function parseParams<T extends z.ZodType>(
-  schema: T,
-  raw: unknown,
-): { ok: true; value: z.output<T> } | { ok: false; message: string } {
-  const parsed = schema.safeParse(raw ?? {});
-  if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, message: badParamMessage(parsed.error) };
-}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { optionalParam } from "./params";
-import { DEFAULT_TIME_ZONE, dayIn, dayStart, daysBetween, isTimeZone, nextDay } from "../../core/time";
+import { DEFAULT_TIME_ZONE, addDays, dayIn, dayStart, daysBetween, isTimeZone, nextDay } from "../../core/time";
 
 /**
  * The one date format of every range parameter (usage log, analytics, exports): `from` and `to`
@@ -12,7 +12,7 @@ import { DEFAULT_TIME_ZONE, dayIn, dayStart, daysBetween, isTimeZone, nextDay } 
 /** The longest range any endpoint reads at once, in calendar days. */
 export const MAX_RANGE_DAYS = 800;
 /** The range of the analytics and the exports when none is asked: the last 30 days. */
-export const DEFAULT_RANGE_DAYS = 30;
+const DEFAULT_RANGE_DAYS = 30;
 
 /** The last second a date may name (year 2999). */
 const MAX_SECONDS = 32_503_680_000;
@@ -23,7 +23,7 @@ const validDay = (d: string) => {
 };
 
 /** A calendar day, as asked. */
-export const calendarDay = z
+const calendarDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/)
   .refine(validDay);
@@ -100,13 +100,8 @@ export function closedRange<T extends Asked>(q: T, ctx: z.RefinementCtx, now = D
   const today = dayIn(tz, now);
   const toParam: DateParam = q.to ?? (q.from && dayOf(tz, q.from) > today ? q.from : { day: today });
   const to = dayOf(tz, toParam);
-  const fromParam: DateParam = q.from ?? { day: backFrom(to, DEFAULT_RANGE_DAYS - 1) };
+  const fromParam: DateParam = q.from ?? { day: addDays(to, -(DEFAULT_RANGE_DAYS - 1)) };
   const range: Range = { from: dayOf(tz, fromParam), to, tz, start: startOf(tz, fromParam), end: endOf(tz, toParam) };
   checkSpan(range.from, range.to, range.start, range.end, ctx);
   return { ...q, ...range };
-}
-
-function backFrom(day: string, days: number): string {
-  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d - days)).toISOString().slice(0, 10);
 }
