@@ -1,5 +1,5 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { Refusal } from "../../core/errors";
 import { failure, MSG, type Failure } from "../../core/messages";
 import { accountOf, overview, rowOf } from "../../accounts/overview";
 import { accountKeySchema, logsInput, overviewRowInput, pageInput, summaryInput } from "../schemas/accounts";
@@ -53,10 +53,7 @@ const keyInput = z.object({ key: accountKeySchema.meta({ description: "account.l
 /** The browser's accounts, or an error for a client that signed in with a Bearer token. */
 function browserOf(ctx: { browser: BrowserAccounts | null }): BrowserAccounts {
   if (!ctx.browser) {
-    throw new TRPCError({
-      code: "BAD_REQUEST",
-      message: "多账户只适用于浏览器会话（Cookie）；Bearer 令牌只代表一个账户",
-    });
+    throw new Refusal("多账户只适用于浏览器会话（Cookie）；Bearer 令牌只代表一个账户", "BAD_REQUEST");
   }
   return ctx.browser;
 }

@@ -1,4 +1,3 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { clearOperatorCookie, setOperatorCookie } from "../../admin/cookie";
 import {
@@ -20,26 +19,17 @@ import { operatorProcedure, publicProcedure, router, signInProcedure } from "../
 /** The body as it came: a missing or wrong password is the uniform 401, not a 400. */
 const loginBody = z.custom<{ password?: unknown } | undefined>(() => true);
 
+/** Signs the operator in; a refusal (OperatorError) reaches the error map with its code and Retry-After. */
 async function signIn(ctx: Context, body: { password?: unknown } | undefined) {
-  try {
-    const password = typeof body === "object" && body !== null ? body.password : undefined;
-    const { token } = await operatorSignIn(ctx.db, {
-      password,
-      clientAddress: ctx.clientAddress,
-      perMinute: ctx.adminLoginRateLimit,
-    });
-    setOperatorCookie(ctx.resHeaders, token, ctx.secure);
-    ctx.resHeaders.set("Cache-Control", "no-store");
-    return token;
-  } catch (error) {
-    if (!(error instanceof OperatorError)) throw error;
-    if (error.kind === "rateLimited") {
-      ctx.resHeaders.set("Retry-After", String(error.retryAfterSeconds));
-      throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: error.message });
-    }
-    if (error.kind === "notSet") throw new TRPCError({ code: "PRECONDITION_FAILED", message: error.message });
-    throw new TRPCError({ code: "UNAUTHORIZED", message: error.message });
-  }
+  const password = typeof body === "object" && body !== null ? body.password : undefined;
+  const { token } = await operatorSignIn(ctx.db, {
+    password,
+    clientAddress: ctx.clientAddress,
+    perMinute: ctx.adminLoginRateLimit,
+  });
+  setOperatorCookie(ctx.resHeaders, token, ctx.secure);
+  ctx.resHeaders.set("Cache-Control", "no-store");
+  return token;
 }
 
 const siteId = z.union([z.number(), z.string().max(12)]).transform((v, ctx) => {
@@ -119,7 +109,7 @@ export const adminRouter = router({
       return { success: true as const };
     } catch (error) {
       // The page shows the message; HTTP errors are for REST clients (and fill the console).
-      if (error instanceof TRPCError && (error.code === "UNAUTHORIZED" || error.code === "PRECONDITION_FAILED")) {
+      if (error instanceof OperatorError && (error.kind === "wrong" || error.kind === "notSet")) {
         return failure(error.message);
       }
       throw error;
