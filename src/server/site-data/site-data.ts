@@ -67,6 +67,31 @@ function pageOrFail(data: unknown): NonNullable<ReturnType<typeof pageOf>> {
   return page;
 }
 
+/**
+ * Page `page` of `pageSize` rows from a site whose pages hold `sitePage` rows whatever is asked
+ * (one-api: 10): the site pages that hold it, read in turn (each inside the site's budget), cut to
+ * the window. The page's total is the last site page's (one-api has none).
+ */
+async function windowOfPages<T extends { rows: unknown[] }>(
+  page: number,
+  pageSize: number,
+  sitePage: number,
+  readPage: (sitePageNumber: number) => Promise<T>,
+): Promise<T> {
+  if (sitePage === pageSize) return readPage(page);
+  const first = (page - 1) * pageSize;
+  const end = first + pageSize;
+  const rows: Array<T["rows"][number]> = [];
+  let last: T | undefined;
+  for (let p = Math.floor(first / sitePage); p * sitePage < end; p++) {
+    last = await readPage(p + 1);
+    const offset = p * sitePage;
+    rows.push(...last.rows.slice(Math.max(0, first - offset), end - offset));
+    if (last.rows.length < sitePage) break;
+  }
+  return { ...last, rows } as T;
+}
+
 export const CACHE_TTL_MS = { summary: 30_000, page: 15_000 } as const;
 
 /** The signed-in account: its session, site and the user id as sent at sign-in. */
@@ -296,13 +321,16 @@ export async function summary(account: Account, tz: string, deps: SiteDataDeps):
 export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps): Promise<LogsPage> {
   return cached(keyOf(account, "logs", query), CACHE_TTL_MS.page, deps.refresh === true, async () => {
     const site = await openSite(account, deps);
-    const pageSize = effectivePageSize(site.family, query.pageSize);
+    const { pageSize } = query;
     const fetchedAt = new Date().toISOString();
     if (query.type && !familyHasLogType(site.family, query.type)) {
       return { ...paging(query.page, pageSize, 0, 0), items: [], fetchedAt };
     }
-    const data = await read(contextOf(account, site, deps), logsRequest(site.family, query));
-    const page = pageOrFail(data);
+    const ctx = contextOf(account, site, deps);
+    const sitePage = effectivePageSize(site.family, pageSize);
+    const page = await windowOfPages(query.page, pageSize, sitePage, async (p) =>
+      pageOrFail(await read(ctx, logsRequest(site.family, { ...query, page: p }))),
+    );
     return {
       ...paging(query.page, pageSize, page.rows.length, page.total),
       items: page.rows.map((row) => logItem(site.family, row, site.money)),
@@ -322,11 +350,13 @@ export async function tokens(
   return cached(keyOf(account, "tokens", query), CACHE_TTL_MS.page, deps.refresh === true, async () => {
     const site = await openSite(account, deps);
     const ctx = contextOf(account, site, deps);
-    const pageSize = effectivePageSize(site.family, query.pageSize);
+    const { pageSize } = query;
     const fetchedAt = new Date().toISOString();
     const baseKey = `${site.id} ${site.url}`;
     const assumedZero = tokenPageBase.get(baseKey) ?? zeroBasedTokens(site.family);
-    let page = pageOrFail(await read(ctx, tokensRequest(site.family, query.page, pageSize, assumedZero)));
+    let page = await windowOfPages(query.page, pageSize, effectivePageSize(site.family, pageSize), async (p) =>
+      pageOrFail(await read(ctx, tokensRequest(site.family, p, pageSize, assumedZero))),
+    );
     const newApiLike = site.family === "new-api" || site.family === "new-api-legacy" || site.family === "unknown";
     // new-api's plain-array lists are 0-based, its paged ones 1-based: read the shape, ask again if it was the other.
     const actualZero = page.shape === "array";

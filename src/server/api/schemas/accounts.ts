@@ -47,7 +47,7 @@ export const moneySchema = z
 
 const pagingShape = {
   page: z.number().int(),
-  pageSize: z.number().int().describe("实际每页条数（one-api 固定为 10）"),
+  pageSize: z.number().int().describe("每页条数（与请求相同）"),
   total: z.number().int().nullable().describe("总条数；站点不提供时为 null"),
   hasMore: z.boolean(),
   fetchedAt: z.iso.datetime().describe("从站点取得数据的时间"),

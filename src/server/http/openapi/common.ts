@@ -164,7 +164,13 @@ export const REFRESH = stringQuery("refresh", "1 或 true：不用缓存，立�
 });
 export const PAGING = [
   intQuery("page", "页码，从 1 开始", 1, 10_000, 1),
-  intQuery("pageSize", "每页条数（one-api 站点固定 10）", 1, 100, 20),
+  intQuery(
+    "pageSize",
+    "每页条数，各类站点含义相同（one-api 站点每页固定 10 条，更大的页由本服务连续读取多页拼成）",
+    1,
+    100,
+    20,
+  ),
   REFRESH,
 ];
 
