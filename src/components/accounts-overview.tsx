@@ -4,7 +4,8 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
-import { formatMoney, formatNumber } from "./format";
+import { formatMoney, formatUsd } from "@/src/shared/money";
+import { formatNumber } from "./format";
 import { Empty, Failed, Loading, Stat } from "./site-data";
 import { zone } from "./usage-range";
 
@@ -16,8 +17,6 @@ const STATE: Record<string, string> = {
   refused: "令牌被拒绝",
   expired: "会话已过期",
 };
-
-const usd = (n: number) => `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 type Sort = "balance" | "today" | "name";
 
@@ -105,14 +104,14 @@ export function AccountsOverview() {
       <section className="stats" aria-label="合计">
         <Stat
           label="总余额"
-          value={usd(totalBalance)}
+          value={formatUsd(totalBalance)}
           note={
             `${ok.length} 个账户合计（美元）` +
             (converted > 0 ? `，其中 ${converted} 个按站点设置从其他货币折算` : "") +
             (pending > 0 ? `，${pending} 个仍在读取` : "")
           }
         />
-        <Stat label="今日消费" value={usd(totalToday)} note={`今日请求 ${formatNumber(totalRequests)} 次`} />
+        <Stat label="今日消费" value={formatUsd(totalToday)} note={`今日请求 ${formatNumber(totalRequests)} 次`} />
       </section>
 
       {accounts.length === 0 ? (

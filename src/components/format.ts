@@ -21,25 +21,6 @@ export function formatRemaining(iso: string, now = Date.now()): string {
   return rest === 0 ? `${hours} 小时后` : `${hours} 小时 ${rest} 分钟后`;
 }
 
-/** How a site shows money (its `/api/status` settings, as the summary reports them). */
-export type MoneySettings = {
-  quotaPerUnit: number;
-  display: "USD" | "CNY" | "CUSTOM" | "TOKENS";
-  symbol: string;
-  rate: number;
-};
-
-/** An amount of quota the site's way: `$1.25`, `¥9.13`, `€0.0042`, or the raw quota. */
-export function formatMoney(quota: number, money: MoneySettings): string {
-  if (money.display === "TOKENS") return `${formatNumber(quota)} 额度`;
-  const value = (quota / money.quotaPerUnit) * money.rate;
-  const small = value !== 0 && Math.abs(value) < 1;
-  const digits = small
-    ? { minimumFractionDigits: 2, maximumFractionDigits: 4 }
-    : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
-  return `${money.symbol}${value.toLocaleString("en-US", digits)}`;
-}
-
 /** A moment in the browser's own time zone: `2026-11-22 23:05:09`. */
 export function formatLocal(iso: string | null): string {
   if (!iso) return "—";

@@ -2,10 +2,10 @@
 
 import { useRouter, useSearchParams } from "next/navigation";
 import { LOG_TYPES, LOG_TYPE_NAMES, logTypeName, type LogType } from "@/src/shared/log-types";
-import { trpc } from "@/src/trpc/react";
-import { formatDuration, formatLocal, formatMoney, formatNumber } from "./format";
+import { formatMoney } from "@/src/shared/money";
+import { formatDuration, formatLocal, formatNumber } from "./format";
 import { Pager, pageParam, useHrefWith } from "./pager";
-import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
+import { Empty, Failed, Freshness, Loading, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
 import { zone } from "./usage-range";
 
@@ -41,13 +41,7 @@ export function LogsPanel() {
     to: dayParam(filters.to),
     tz: zone(),
   };
-  const query = trpc.account.logs.useQuery(input);
-  const utils = trpc.useUtils();
-  const answer = useAnswer(query);
-  const [refreshing, refresh] = useRefreshing(
-    async () => utils.account.logs.setData(input, await utils.client.account.logs.query({ ...input, refresh: true })),
-    () => query.refetch(),
-  );
+  const { answer, refreshing, refresh } = useSiteData("logs", input);
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
 
   function apply(form: HTMLFormElement) {

@@ -2,7 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { errorMessage, isUnauthorized } from "@/src/trpc/client";
+import { errorMessage, isUnauthorized, type RouterInputs, type RouterOutputs } from "@/src/trpc/client";
+import { trpc } from "@/src/trpc/react";
 import { formatAge, formatLocal } from "./format";
 
 type Answer<T> = { success: true; data: T } | { success: false; message: string };
@@ -23,7 +24,7 @@ export function useAnswer<T>(query: QueryLike<T>): { data?: T; message?: string;
 }
 
 /** A refresh that reads the site now (`run`), falling back to a plain refetch if that fails. */
-export function useRefreshing(run: () => Promise<unknown>, fallback: () => Promise<unknown>) {
+function useRefreshing(run: () => Promise<unknown>, fallback: () => Promise<unknown>) {
   const [busy, setBusy] = useState(false);
   const refresh = async () => {
     setBusy(true);
@@ -35,6 +36,30 @@ export function useRefreshing(run: () => Promise<unknown>, fallback: () => Promi
     setBusy(false);
   };
   return [busy, () => void refresh()] as const;
+}
+
+type Reads = "summary" | "logs" | "tokens" | "topups";
+type DataOf<P extends Reads> = Extract<RouterOutputs["account"][P], { success: true }>["data"];
+
+/**
+ * One live read of the active account's site (the summary, the log, the tokens, the top-ups): its
+ * answer as a state to render, and a refresh that reads the site now into the same cache entry.
+ */
+export function useSiteData<P extends Reads>(name: P, input: RouterInputs["account"][P]) {
+  // The four reads share one shape, but tRPC's hooks cannot be indexed by a union: one cast here.
+  const read = trpc.account[name] as unknown as {
+    useQuery(input: unknown): QueryLike<DataOf<P>> & { refetch(): Promise<unknown> };
+  };
+  const utils = trpc.useUtils();
+  const cached = utils.account[name] as unknown as { setData(input: unknown, data: unknown): void };
+  const client = utils.client.account[name] as unknown as { query(input: unknown): Promise<unknown> };
+  const query = read.useQuery(input);
+  const answer = useAnswer(query);
+  const [refreshing, refresh] = useRefreshing(
+    async () => cached.setData(input, await client.query(Object.assign({}, input, { refresh: true }))),
+    () => query.refetch(),
+  );
+  return { answer, refreshing, refresh };
 }
 
 /** One figure of a stats row: what it is, the figure, and a line under it. */

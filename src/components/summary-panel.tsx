@@ -2,8 +2,9 @@
 
 import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
-import { FAMILY_NAMES, formatMoney, formatNumber, type MoneySettings } from "./format";
-import { Failed, Freshness, Loading, Stat, useAnswer, useRefreshing } from "./site-data";
+import { formatMoney, type MoneySettings } from "@/src/shared/money";
+import { FAMILY_NAMES, formatNumber } from "./format";
+import { Failed, Freshness, Loading, Stat, useSiteData } from "./site-data";
 import { zone } from "./usage-range";
 
 /** The summary's input: today is the browser's today. */
@@ -21,14 +22,7 @@ export function useMoney(): MoneySettings | null {
 /** Live balance, spend and requests, read from the account's site. */
 export function SummaryPanel() {
   const input = useSummaryInput();
-  const query = trpc.account.summary.useQuery(input);
-  const utils = trpc.useUtils();
-  const answer = useAnswer(query);
-  const [refreshing, refresh] = useRefreshing(
-    async () =>
-      utils.account.summary.setData(input, await utils.client.account.summary.query({ ...input, refresh: true })),
-    () => query.refetch(),
-  );
+  const { answer, refreshing, refresh } = useSiteData("summary", input);
 
   if (answer.loading) return <Loading label="余额" />;
   if (!answer.data) return <Failed message={answer.message ?? ""} onRetry={refresh} />;

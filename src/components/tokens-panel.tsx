@@ -1,10 +1,10 @@
 "use client";
 
 import { useSearchParams } from "next/navigation";
-import { trpc } from "@/src/trpc/react";
-import { formatLocal, formatMoney, formatNumber } from "./format";
+import { formatMoney } from "@/src/shared/money";
+import { formatLocal, formatNumber } from "./format";
 import { Pager, pageParam } from "./pager";
-import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
+import { Empty, Failed, Freshness, Loading, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
 
 const STATUS: Record<string, string> = {
@@ -19,14 +19,7 @@ export function TokensPanel() {
   const params = useSearchParams();
   const money = useMoney();
   const input = { page: pageParam(params.get("page")), pageSize: 20 };
-  const query = trpc.account.tokens.useQuery(input);
-  const utils = trpc.useUtils();
-  const answer = useAnswer(query);
-  const [refreshing, refresh] = useRefreshing(
-    async () =>
-      utils.account.tokens.setData(input, await utils.client.account.tokens.query({ ...input, refresh: true })),
-    () => query.refetch(),
-  );
+  const { answer, refreshing, refresh } = useSiteData("tokens", input);
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
 
   return (

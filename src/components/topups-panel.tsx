@@ -2,10 +2,10 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { trpc } from "@/src/trpc/react";
+import { formatUsd } from "@/src/shared/money";
 import { formatLocal } from "./format";
 import { Pager, pageParam } from "./pager";
-import { Empty, Failed, Freshness, Loading, useAnswer, useRefreshing } from "./site-data";
+import { Empty, Failed, Freshness, Loading, useSiteData } from "./site-data";
 
 const STATUS: Record<string, string> = { success: "成功", pending: "待支付", failed: "失败", expired: "已过期" };
 const METHOD: Record<string, string> = { alipay: "支付宝", wxpay: "微信支付", stripe: "Stripe", balance: "余额" };
@@ -14,14 +14,7 @@ const METHOD: Record<string, string> = { alipay: "支付宝", wxpay: "微信支�
 export function TopupsPanel() {
   const params = useSearchParams();
   const input = { page: pageParam(params.get("page")), pageSize: 20 };
-  const query = trpc.account.topups.useQuery(input);
-  const utils = trpc.useUtils();
-  const answer = useAnswer(query);
-  const [refreshing, refresh] = useRefreshing(
-    async () =>
-      utils.account.topups.setData(input, await utils.client.account.topups.query({ ...input, refresh: true })),
-    () => query.refetch(),
-  );
+  const { answer, refreshing, refresh } = useSiteData("topups", input);
 
   return (
     <section className="card" aria-labelledby="topups-title">
@@ -63,7 +56,7 @@ export function TopupsPanel() {
                   <tr key={t.tradeNo || `${t.createdAt}`}>
                     <td className="nowrap">{formatLocal(t.createdAt)}</td>
                     <td className="nowrap">{formatLocal(t.completedAt)}</td>
-                    <td className="num">${t.amountUsd.toLocaleString("en-US", { minimumFractionDigits: 2 })}</td>
+                    <td className="num">{formatUsd(t.amountUsd)}</td>
                     <td className="num">{t.money.toLocaleString("zh-CN", { minimumFractionDigits: 2 })}</td>
                     <td>{METHOD[t.method] ?? (t.method || "—")}</td>
                     <td>

@@ -2,6 +2,7 @@
 
 /** The charts' frame and colours, the sums table under them, and their number formats. */
 import { ResponsiveContainer } from "recharts";
+import { formatUsd } from "@/src/shared/money";
 import { formatNumber } from "./format";
 
 export const COLORS = [
@@ -22,8 +23,6 @@ export const VOLUME_LINES = [
   { key: "completionTokens", name: "补全 tokens", axis: "tokens" },
 ] as const;
 
-export const usd = (n: number) =>
-  `$${n.toLocaleString("en-US", Math.abs(n) < 1 && n !== 0 ? { maximumFractionDigits: 4 } : { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 export const tokens = (n: number) =>
   n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}K` : formatNumber(n);
 
@@ -60,7 +59,7 @@ export function SumsTable({ rows, label, total }: { rows: Row[]; label: string; 
               <td className="num">{formatNumber(r.requests)}</td>
               <td className="num">{formatNumber(r.promptTokens)}</td>
               <td className="num">{formatNumber(r.completionTokens)}</td>
-              <td className="num">{usd(r.usd)}</td>
+              <td className="num">{formatUsd(r.usd)}</td>
             </tr>
           ))}
         </tbody>
@@ -70,7 +69,7 @@ export function SumsTable({ rows, label, total }: { rows: Row[]; label: string; 
             <th className="num">{formatNumber(total.requests)}</th>
             <th className="num">{formatNumber(total.promptTokens)}</th>
             <th className="num">{formatNumber(total.completionTokens)}</th>
-            <th className="num">{usd(total.usd)}</th>
+            <th className="num">{formatUsd(total.usd)}</th>
           </tr>
         </tfoot>
       </table>

@@ -9,7 +9,8 @@ import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, 
 import { trpc } from "@/src/trpc/react";
 import { formatLocal, formatNumber } from "./format";
 import { Empty, Failed, Stat, useAnswer } from "./site-data";
-import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens, usd } from "./usage-charts";
+import { formatUsd } from "@/src/shared/money";
+import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens } from "./usage-charts";
 import { Exports } from "./usage-exports";
 import { PRESETS, zone, type Range } from "./usage-range";
 import { balanceSeries, dailySeries } from "./usage-series";
@@ -106,7 +107,7 @@ export default function UsagePanel() {
         {invalid && <p className="state failed">结束日不能早于起始日</p>}
         {totals && (
           <div className="stats">
-            <Stat label="消费" value={usd(totals.usd)} note={`${range.from} 至 ${range.to}`} />
+            <Stat label="消费" value={formatUsd(totals.usd)} note={`${range.from} 至 ${range.to}`} />
             <Stat label="请求" value={formatNumber(totals.requests)} note="消费请求数" />
             <Stat label="提示 tokens" value={tokens(totals.promptTokens)} note={formatNumber(totals.promptTokens)} />
             <Stat
@@ -145,7 +146,7 @@ export default function UsagePanel() {
                 <CartesianGrid strokeDasharray="3 3" vertical={false} />
                 <XAxis dataKey="day" tick={{ fontSize: 12 }} />
                 <YAxis tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} width={56} />
-                <Tooltip formatter={(v) => usd(Number(v))} />
+                <Tooltip formatter={(v) => formatUsd(Number(v))} />
                 <Legend wrapperStyle={{ fontSize: 12 }} />
                 {stacked.map((m, i) => (
                   <Bar key={m} dataKey={m} stackId="spend" fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
@@ -185,7 +186,7 @@ export default function UsagePanel() {
                       width={narrow ? 96 : 170}
                       tick={{ fontSize: narrow ? 10 : 12 }}
                     />
-                    <Tooltip formatter={(v) => usd(Number(v))} />
+                    <Tooltip formatter={(v) => formatUsd(Number(v))} />
                     <Bar
                       dataKey="usd"
                       name="消费"
@@ -253,11 +254,13 @@ export default function UsagePanel() {
               <Stat
                 label="当前余额"
                 value={
-                  balance.data.accounts.some((a) => a.balanceUsd !== null) ? usd(balance.data.totals.balanceUsd) : "—"
+                  balance.data.accounts.some((a) => a.balanceUsd !== null)
+                    ? formatUsd(balance.data.totals.balanceUsd)
+                    : "—"
                 }
                 note="最近一次同步时"
               />
-              <Stat label="日均消费" value={usd(balance.data.totals.burnRateUsd)} note="最近 7 天" />
+              <Stat label="日均消费" value={formatUsd(balance.data.totals.burnRateUsd)} note="最近 7 天" />
               <Stat
                 label="预计可用"
                 value={balance.data.totals.daysLeft === null ? "—" : `${balance.data.totals.daysLeft} 天`}
@@ -274,7 +277,7 @@ export default function UsagePanel() {
                     <CartesianGrid strokeDasharray="3 3" vertical={false} />
                     <XAxis dataKey="day" tick={{ fontSize: 12 }} />
                     <YAxis tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} width={56} />
-                    <Tooltip formatter={(v) => usd(Number(v))} />
+                    <Tooltip formatter={(v) => formatUsd(Number(v))} />
                     <Legend wrapperStyle={{ fontSize: 12 }} />
                     {balance.data.accounts.map((a, i) => (
                       <Line

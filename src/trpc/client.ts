@@ -3,11 +3,13 @@
  * https://trpc.io/docs/client/vanilla
  */
 import { TRPCClientError, createTRPCClient, httpBatchLink } from "@trpc/client";
-import type { inferRouterOutputs } from "@trpc/server";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/src/server/api/root";
 
 /** What each procedure answers, for the components' props. */
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
+/** What each procedure takes. */
+export type RouterInputs = inferRouterInputs<AppRouter>;
 
 export const api = createTRPCClient<AppRouter>({
   // The server refuses batches of more than 10 calls.

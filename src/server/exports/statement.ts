@@ -12,10 +12,10 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Readable } from "node:stream";
 import PDFDocument from "pdfkit";
+import { formatMoney, formatUsd } from "../../shared/money";
 import { Refusal } from "../core/errors";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
-import type { Money } from "../gateway/families";
 import type { Reader, UsageSummary } from "../ledger/analytics";
 import { offsetAt } from "../core/time";
 import { partOf, type Part } from "./statement-data";
@@ -46,17 +46,7 @@ export function statementFileName(month: string): string {
   return `statement_${month}.pdf`;
 }
 
-const usd = (n: number) =>
-  `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: Math.abs(n) < 1 && n !== 0 ? 4 : 2 })}`;
 const int = (n: number) => n.toLocaleString("en-US");
-
-/** An amount the site's own way: `¥12.34`, `€0.50`, `1,234,567 额度`. */
-function siteMoney(quota: number, money: Money): string {
-  if (money.display === "TOKENS") return `${int(quota)} 额度`;
-  if (money.display === "USD") return usd(quota / money.quotaPerUnit);
-  const value = (quota / money.quotaPerUnit) * money.rate;
-  return `${money.symbol}${value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-}
 
 /** `2026-11-23 08:57` in the zone. */
 function localTime(tz: string, ms: number): string {
@@ -168,7 +158,7 @@ function dailyChart(doc: Doc, days: UsageSummary) {
       doc.text(r.key.slice(8), MARGIN + i * step, top + height + 3, { width: step, align: "center", lineBreak: false });
     }
   });
-  doc.text(`最高 ${usd(max)} / 天`, MARGIN, top - 2, { width: WIDTH, align: "right", lineBreak: false });
+  doc.text(`最高 ${formatUsd(max)} / 天`, MARGIN, top - 2, { width: WIDTH, align: "right", lineBreak: false });
   doc.x = MARGIN;
   doc.y = top + height + 16;
 }
@@ -198,20 +188,20 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
 
   const t = days.totals;
   const figures: Array<[string, string]> = [
-    ["本月消费（美元）", usd(t.usd)],
-    ["本月消费（站点货币）", siteMoney(t.quota, reader.money)],
+    ["本月消费（美元）", formatUsd(t.usd)],
+    ["本月消费（站点货币）", formatMoney(t.quota, reader.money)],
     ["请求数", int(t.requests)],
     ["tokens（提示 / 补全）", `${int(t.promptTokens)} / ${int(t.completionTokens)}`],
     [
       "期初余额",
       part.opening
-        ? `${usd(part.opening.quota / reader.quotaPerUnit)}（${localTime(tz, part.opening.at * 1000)}）`
+        ? `${formatUsd(part.opening.quota / reader.quotaPerUnit)}（${localTime(tz, part.opening.at * 1000)}）`
         : "无记录（本月之前没有同步过）",
     ],
     [
       "期末余额",
       part.closing
-        ? `${usd(part.closing.quota / reader.quotaPerUnit)}（${localTime(tz, part.closing.at * 1000)}）`
+        ? `${formatUsd(part.closing.quota / reader.quotaPerUnit)}（${localTime(tz, part.closing.at * 1000)}）`
         : "无记录（本月没有同步过）",
     ],
   ];
@@ -241,14 +231,14 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
       int(r.requests),
       int(r.promptTokens),
       int(r.completionTokens),
-      usd(r.usd),
+      formatUsd(r.usd),
     ]);
   const totalOf = (s: UsageSummary) => [
     "合计",
     int(s.totals.requests),
     int(s.totals.promptTokens),
     int(s.totals.completionTokens),
-    usd(s.totals.usd),
+    formatUsd(s.totals.usd),
   ];
   heading(doc, "按模型");
   if (part.models.rows.length === 0) doc.font("regular").fontSize(9).fillColor(MUTED).text("本月没有消费记录");
@@ -301,9 +291,9 @@ function writeSummary(doc: Doc, parts: Part[], month: string, tz: string, now: n
       `${accountTitle(p)}${p.complete ? "" : "（未完全同步）"}`,
       int(p.days.totals.requests),
       int(p.days.totals.promptTokens + p.days.totals.completionTokens),
-      usd(p.days.totals.usd),
+      formatUsd(p.days.totals.usd),
     ]),
-    ["合计", int(total.requests), int(total.tokens), usd(Math.round(total.usd * 1e6) / 1e6)],
+    ["合计", int(total.requests), int(total.tokens), formatUsd(Math.round(total.usd * 1e6) / 1e6)],
   );
 }
 
