@@ -3,6 +3,7 @@
  * the active one, sign one out, sign all out (design.md 11). Keys are opaque and not tokens.
  */
 import { Refusal } from "../core/errors";
+import type { DroppedAccount, ListedAccount } from "./schemas";
 import type { Db } from "../db/client";
 import { accountKey, activated, liveAccounts, without } from "../session/browser";
 import type { BrowserAccounts } from "../session/cookie";
@@ -16,17 +17,7 @@ export class AccountError extends Refusal {
   }
 }
 
-export type ListedAccount = {
-  key: string;
-  active: boolean;
-  site: { id: number; name: string; url: string } | null;
-  userId: number;
-  username: string;
-  displayName: string;
-  expiresAt: string;
-};
-
-export type DroppedAccount = { siteId: number; siteName: string | null; userId: number };
+export type { DroppedAccount, ListedAccount } from "./schemas";
 
 const text = (info: Record<string, unknown>, key: string) => (typeof info[key] === "string" ? info[key] : "");
 

@@ -6,10 +6,11 @@ import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import type { BrowserAccounts } from "../session/cookie";
 import type { LiveSession } from "../session/store";
-import { listAccounts, listed, type ListedAccount } from "./browser-accounts";
+import { listAccounts, listed } from "./browser-accounts";
+import type { AccountRow, ListedAccount } from "./schemas";
 import { overviewRow, type Account, type OverviewRow, type SiteDataDeps } from "../site-data/site-data";
 
-export type AccountRow = ListedAccount & OverviewRow;
+export type { AccountRow } from "./schemas";
 
 /** The account a session signs in to, as the site-data operations take it. */
 export function accountOf(session: LiveSession): Account {

@@ -2,6 +2,7 @@
  * Gateway families and money settings, read from a site's unauthenticated `GET /api/status`
  * (gateway-user-api.md §8 for the detection heuristics, §3.2 for the money display recipe).
  */
+import { z } from "zod";
 
 export const FAMILIES = ["new-api", "new-api-legacy", "veloera", "one-api", "one-hub", "done-hub", "unknown"] as const;
 export type Family = (typeof FAMILIES)[number];
@@ -10,7 +11,15 @@ export const DISPLAY_TYPES = ["USD", "CNY", "CUSTOM", "TOKENS"] as const;
 export type DisplayType = (typeof DISPLAY_TYPES)[number];
 
 /** How a site shows money: quota units per USD, and the currency it displays (1 USD = rate × symbol). */
-export type Money = { quotaPerUnit: number; display: DisplayType; symbol: string; rate: number };
+export const moneySchema = z
+  .object({
+    quotaPerUnit: z.number().describe("每 1 美元对应的额度单位（站点的 quota_per_unit）"),
+    display: z.enum(DISPLAY_TYPES).describe("站点的显示方式：美元、人民币、自定义货币，或直接显示额度"),
+    symbol: z.string().describe("货币符号（TOKENS 时为空）"),
+    rate: z.number().describe("1 美元折合多少显示货币"),
+  })
+  .meta({ id: "Money" });
+export type Money = z.infer<typeof moneySchema>;
 
 export type SiteProfile = { family: Family; version: string | null; systemName: string | null; money: Money };
 

@@ -2,6 +2,7 @@
  * What a signed-in user can read from a site, per family (gateway-user-api.md): which path and
  * parameters to send, and one normalized shape per kind of answer, whatever the family sent.
  */
+import { z } from "zod";
 import { cutText } from "../core/text";
 import type { Family, Money } from "./families";
 import { LOG_TYPES, type LogType } from "../../shared/log-types";
@@ -12,48 +13,65 @@ export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
 export type SiteRequest = { path: string; query: Record<string, string | number | undefined> };
 
-export type Paging = { page: number; pageSize: number; total: number | null; hasMore: boolean };
+const isoTime = z.iso.datetime();
 
-export type LogItem = {
-  /** null when the site's time is impossible (before 1970 or past year 9999). */
-  createdAt: string | null;
-  type: LogType;
-  model: string;
-  tokenName: string;
-  quota: number;
-  usd: number;
-  promptTokens: number;
-  completionTokens: number;
-  durationMs: number | null;
-  stream: boolean;
-  content: string;
-};
+export const pagingSchema = z.object({
+  page: z.number().int(),
+  pageSize: z.number().int().describe("每页条数（与请求相同）"),
+  total: z.number().int().nullable().describe("总条数；站点不提供时为 null"),
+  hasMore: z.boolean(),
+});
+export type Paging = z.infer<typeof pagingSchema>;
 
-export type TokenItem = {
-  id: number;
-  name: string;
-  key: string;
-  status: TokenStatus;
-  remainQuota: number;
-  remainUsd: number;
-  unlimited: boolean;
-  usedQuota: number;
-  usedUsd: number;
-  expiresAt: string | null;
-  createdAt: string | null;
-  lastUsedAt: string | null;
-  group: string;
-};
+/** One entry of the usage log, whatever the family sent. */
+export const logItemSchema = z
+  .object({
+    createdAt: isoTime.nullable().describe("站点给出的时间不可能（1970 年以前或 9999 年以后）时为 null"),
+    type: z.enum(LOG_TYPES),
+    model: z.string(),
+    tokenName: z.string(),
+    quota: z.number(),
+    usd: z.number(),
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    durationMs: z.number().nullable(),
+    stream: z.boolean(),
+    content: z.string(),
+  })
+  .meta({ id: "LogItem" });
+export type LogItem = z.infer<typeof logItemSchema>;
 
-export type TopupItem = {
-  createdAt: string | null;
-  completedAt: string | null;
-  amountUsd: number;
-  money: number;
-  method: string;
-  status: string;
-  tradeNo: string;
-};
+export const tokenItemSchema = z
+  .object({
+    id: z.number(),
+    name: z.string(),
+    key: z.string().describe("总是打码：前 4 位 + **** + 后 4 位；完整密钥从不经过本服务"),
+    status: z.enum(TOKEN_STATUSES),
+    remainQuota: z.number(),
+    remainUsd: z.number(),
+    unlimited: z.boolean(),
+    usedQuota: z.number(),
+    usedUsd: z.number(),
+    expiresAt: isoTime.nullable().describe("永不过期时为 null"),
+    createdAt: isoTime.nullable(),
+    lastUsedAt: isoTime.nullable(),
+    group: z.string(),
+  })
+  .meta({ id: "TokenItem" });
+export type TokenItem = z.infer<typeof tokenItemSchema>;
+
+export const topupItemSchema = z
+  .object({
+    createdAt: isoTime.nullable(),
+    completedAt: isoTime.nullable(),
+    amountUsd: z.number().describe("充值的美元额度"),
+    money: z.number().describe("实付金额（站点货币）"),
+    method: z.string(),
+    status: z.string().describe("pending | success | failed | expired"),
+    tradeNo: z.string(),
+  })
+  .meta({ id: "TopupItem" });
+export type TopupItem = z.infer<typeof topupItemSchema>;
 
 export type SelfInfo = {
   user: { id: number; username: string; displayName: string; group: string };

@@ -10,6 +10,9 @@ import { UNPROBED, type Money } from "../gateway/families";
 import type { LiveSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 import { listed } from "../accounts/browser-accounts";
+import type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
+
+export type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
 import { dayIn, dayStart, dayStarts, nextDay } from "../core/time";
 
 export type GroupBy = "day" | "model" | "token" | "type";
@@ -24,28 +27,6 @@ export type Reader = Owner & {
   username: string;
   quotaPerUnit: number;
   money: Money;
-};
-
-export type UsageRow = Sums & { key: string; usd: number; split?: Record<string, number> };
-
-export type LedgerCoverage = {
-  key: string;
-  site: { id: number; name: string } | null;
-  userId: number;
-  username: string;
-  oldest: string | null;
-  newest: string | null;
-  syncedAt: string | null;
-};
-
-export type UsageSummary = {
-  from: string;
-  to: string;
-  tz: string;
-  groupBy: GroupBy;
-  rows: UsageRow[];
-  totals: Sums & { usd: number };
-  accounts: LedgerCoverage[];
 };
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -235,25 +216,6 @@ export async function summaryOf(
     accounts: await coverageOf(db, readers),
   };
 }
-
-export type BalancePoint = { day: string; at: string; quota: number; usd: number };
-
-export type AccountBalance = LedgerCoverage & {
-  /** The last balance the site reported on each day of the range that had a sync. */
-  series: BalancePoint[];
-  balanceUsd: number | null;
-  /** Average daily spend over the last 7 days (USD). */
-  burnRateUsd: number;
-  daysLeft: number | null;
-};
-
-export type BalanceReport = {
-  from: string;
-  to: string;
-  tz: string;
-  accounts: AccountBalance[];
-  totals: { balanceUsd: number; burnRateUsd: number; daysLeft: number | null };
-};
 
 const BURN_DAYS = 7;
 

@@ -16,6 +16,9 @@ import { randomUUID } from "node:crypto";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "./store";
+import type { LedgerStatus } from "./schemas";
+
+export type { LedgerStatus } from "./schemas";
 import type { SelfInfo } from "../gateway/reads";
 import { LEDGER_LIMITS, REFUSED, entryBytes, entryOf, type Entry } from "./entries";
 import {
@@ -354,19 +357,6 @@ async function covered(
   });
   return range;
 }
-
-export type LedgerStatus = {
-  running: boolean;
-  entries: number;
-  oldest: string | null;
-  newest: string | null;
-  syncedAt: string | null;
-  /** Share of the window in progress already read (0–1); null when no sync is under way. */
-  progress: number | null;
-  lastError: string | null;
-  /** Entries (or crowded seconds' entries) refused as beyond sane limits, and the last reason. */
-  skipped: { count: number; reason: string | null };
-};
 
 export async function ledgerStatus(db: Db, account: Account): Promise<LedgerStatus> {
   const [state, entries] = await Promise.all([

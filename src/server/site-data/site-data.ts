@@ -9,7 +9,6 @@ import { env } from "../core/env";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import { GatewayError, callSite, parseAnswer, type SiteCall } from "../gateway/client";
-import type { Family, Money } from "../gateway/families";
 import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
 import {
   countRequest,
@@ -31,15 +30,15 @@ import {
   zeroBasedTokens,
   type LogItem,
   type LogQuery,
-  type Paging,
   type SiteRequest,
   type SelfInfo,
-  type TokenItem,
-  type TopupItem,
 } from "../gateway/reads";
 import { freshProfile } from "../sites/probe";
 import type { ProfiledSite } from "../sites/registry";
 import { sessionStore } from "../session/store";
+import type { LogsPage, OverviewRow, Summary, TokensPage, TopupsPage } from "./schemas";
+
+export type { LogsPage, OverviewRow, OverviewState, Summary, TokensPage, TopupsPage } from "./schemas";
 import { localMidnight } from "../core/time";
 
 /** Why a site's data could not be read, as the overview shows it. */
@@ -118,23 +117,6 @@ export type SiteDataDeps = {
   /** Live calls one account may send its site per minute (default ACCOUNT_READS_PER_MINUTE). */
   accountPerMinute?: number;
 };
-
-export type Summary = {
-  site: { id: number; name: string; url: string; family: Family };
-  user: SelfInfo["user"];
-  money: Money;
-  balance: { quota: number; usd: number };
-  used: { quota: number; usd: number };
-  requestCount: number;
-  today: { quota: number; usd: number };
-  /** Consume requests since midnight; null where the family cannot count them (one-api). */
-  todayRequests: number | null;
-  fetchedAt: string;
-};
-
-export type LogsPage = Paging & { items: LogItem[]; fetchedAt: string };
-export type TokensPage = Paging & { items: TokenItem[]; fetchedAt: string };
-export type TopupsPage = Paging & { supported: boolean; items: TopupItem[]; fetchedAt: string };
 
 /**
  * Answers are cached by their size: at most CACHE_MAX_BYTES in all (least recently used out),
@@ -398,17 +380,6 @@ export async function topups(
     };
   });
 }
-
-export type OverviewState = "ok" | "unreachable" | "refused" | "expired";
-
-/** One account's row of the overview: its summary, or why there is none. */
-export type OverviewRow = {
-  state: OverviewState;
-  message: string | null;
-  summary: Summary | null;
-  /** Days the balance lasts at today's rate of spending (null when nothing was spent today). */
-  daysLeft: number | null;
-};
 
 /** Days the balance lasts if the rest of today, and every day after, spends at today's pace so far. */
 export function daysLeftAt(balance: number, spentToday: number, midnight: number, now = Date.now()): number | null {

@@ -1,29 +1,21 @@
 import { z } from "zod";
 import {
-  logItemSchema,
-  logsPageSchema,
-  logsSuccess,
-  moneySchema,
-  ledgerStatusSchema,
-  ledgerStatusSuccess,
-  usageBalanceSchema,
-  usageBalanceSuccess,
   exportCountSchema,
   exportCountSuccess,
-  usageSummarySchema,
-  usageSummarySuccess,
-  overviewRowSchema,
-  overviewSchema,
+  ledgerStatusSuccess,
+  logsSuccess,
   overviewSuccess,
-  summarySchema,
-  tokensPageSchema,
-  topupsPageSchema,
   summarySuccess,
-  tokenItemSchema,
   tokensSuccess,
-  topupItemSchema,
   topupsSuccess,
+  usageBalanceSuccess,
+  usageSummarySuccess,
 } from "../../api/schemas/accounts";
+import { accountRowSchema, overviewSchema } from "../../accounts/schemas";
+import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
+import { moneySchema } from "../../gateway/families";
+import { logItemSchema, tokenItemSchema, topupItemSchema } from "../../gateway/reads";
+import { logsPageSchema, summarySchema, tokensPageSchema, topupsPageSchema } from "../../site-data/schemas";
 import { loginInput } from "../../auth/login-input";
 import { loginSuccessSchema, logoutSuccessSchema, meSuccessSchema, userInfoSchema } from "../../auth/schemas";
 import { MSG, failureSchema } from "../../core/messages";
@@ -62,7 +54,7 @@ export function components() {
     moneySchema,
     overviewSchema,
     overviewSuccess,
-    overviewRowSchema,
+    accountRowSchema,
     ledgerStatusSchema,
     ledgerStatusSuccess,
     usageSummarySchema,

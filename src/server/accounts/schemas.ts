@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { overviewRowSchema } from "../site-data/schemas";
+
+/** The browser's accounts as the service lists them: the procedures' outputs and the domain's types. */
+
+export const listedAccountSchema = z.object({
+  key: z.string().describe("账户标识（不是令牌）"),
+  active: z.boolean(),
+  site: z.object({ id: z.number().int(), name: z.string(), url: z.string() }).nullable(),
+  userId: z.number(),
+  username: z.string(),
+  displayName: z.string(),
+  expiresAt: z.string().describe("会话到期时间（ISO 8601）；已过期的行为空字符串"),
+});
+export type ListedAccount = z.infer<typeof listedAccountSchema>;
+
+/** An account whose session ended since the browser was last told. */
+export const droppedAccountSchema = z.object({
+  siteId: z.number().int(),
+  siteName: z.string().nullable(),
+  userId: z.number(),
+});
+export type DroppedAccount = z.infer<typeof droppedAccountSchema>;
+
+export const accountListSchema = z.object({
+  accounts: z.array(listedAccountSchema),
+  dropped: z.array(droppedAccountSchema),
+});
+
+export const accountRowSchema = listedAccountSchema.extend(overviewRowSchema.shape).meta({ id: "OverviewRow" });
+export type AccountRow = z.infer<typeof accountRowSchema>;
+
+export const overviewSchema = z
+  .object({
+    rows: z.array(accountRowSchema),
+    totals: z.object({
+      balanceUsd: z.number().describe("各账户剩余额度折合美元之和（按各站点的 quota_per_unit）"),
+      todayUsd: z.number(),
+      todayRequests: z.number().int(),
+      accounts: z.number().int().describe("计入合计的账户数（state 为 ok 的账户）"),
+      convertedAccounts: z.number().int().describe("其中站点以其他货币或额度显示、已折算回美元的账户数"),
+    }),
+  })
+  .meta({ id: "AccountsOverview" });
