@@ -9,33 +9,9 @@ import { sessionStore } from "../session/store";
 import { probeSite, probeUrl, type ProbeOptions, type ProbeResult } from "../sites/probe";
 import { SiteError, normalizeSiteUrl, siteRegistry, type ProfiledSite } from "../sites/registry";
 import { audit } from "./operator";
+import type { MoveOutcome, ProbeFinding, SiteRow } from "./schemas";
 
-export type SiteRow = {
-  id: number;
-  name: string;
-  url: string;
-  family: string;
-  version: string | null;
-  systemName: string | null;
-  money: ProfiledSite["money"];
-  probedAt: string | null;
-  health: { at: string; ok: boolean; ms: number; error: string | null } | null;
-  requestsPerMinute: number | null;
-  liveSessions: number;
-  ledgerEntries: number;
-};
-
-/** What a probe found, as the form shows it. */
-export type ProbeFinding =
-  | {
-      reachable: true;
-      ms: number;
-      family: string;
-      version: string | null;
-      systemName: string | null;
-      quotaPerUnit: number;
-    }
-  | { reachable: false; ms: number; error: string };
+export type { MoveOutcome, ProbeFinding, SiteRow } from "./schemas";
 
 export function findingOf(result: ProbeResult): ProbeFinding {
   if (!result.ok) return { reachable: false, ms: result.ms, error: result.error };
@@ -154,7 +130,6 @@ async function saveProbe(db: Db, id: number, result: ProbeResult): Promise<void>
 }
 
 /** What a move did: the sessions of the old address ended, and the ledger kept or set apart. */
-export type MoveOutcome = { endedSessions: number; ledger: "kept" | "archived"; archivedEntries: number };
 
 /**
  * Whether the gateway at the new address is the one the site was: its probe must name the same

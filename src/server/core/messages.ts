@@ -33,6 +33,15 @@ export const failureSchema = z
 
 export type Failure = z.infer<typeof failureSchema>;
 
+/** A change that has nothing more to say than that it was made. */
+export const doneSchema = z.object({ success: z.literal(true) });
+
+/** `{success:true,data}` around an answer. */
+export const successOf = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
+
+/** An answer, or a failure the caller is told about as `{success:false,message}`. */
+export const orFailure = <T extends z.ZodType>(answer: T) => z.union([answer, failureSchema]);
+
 export function failure(message: string): Failure {
   return { success: false, message };
 }

@@ -1,8 +1,21 @@
 import { z } from "zod";
 import { Refusal } from "../../core/errors";
-import { failure, MSG, type Failure } from "../../core/messages";
+import { doneSchema, failure, MSG, orFailure, type Failure } from "../../core/messages";
+import { accountListSchema } from "../../accounts/schemas";
+import { overviewRowSchema } from "../../site-data/schemas";
 import { accountOf, overview, rowOf } from "../../accounts/overview";
-import { accountKeySchema, logsInput, overviewRowInput, pageInput, summaryInput } from "../schemas/accounts";
+import {
+  accountKeySchema,
+  logsInput,
+  logsSuccess,
+  overviewRowInput,
+  overviewSuccess,
+  pageInput,
+  summaryInput,
+  summarySuccess,
+  tokensSuccess,
+  topupsSuccess,
+} from "../schemas/accounts";
 import {
   SiteDataError,
   logs,
@@ -64,7 +77,7 @@ function browserOf(ctx: { browser: BrowserAccounts | null }): BrowserAccounts {
  */
 export const accountRouter = router({
   /** Every account in this browser, the active first, and those that dropped out since last told. */
-  list: authedProcedure.query(async ({ ctx }) => {
+  list: authedProcedure.output(accountListSchema).query(async ({ ctx }) => {
     if (!ctx.browser) return { accounts: [listed(ctx.session, true)], dropped: [] };
     const { accounts, dropped, cookie } = await listAccounts(ctx.db, ctx.browser);
     if (dropped.length > 0 || cookie.a.length !== ctx.browser.a.length) {
@@ -73,47 +86,65 @@ export const accountRouter = router({
     return { accounts, dropped };
   }),
 
-  switch: authedProcedure.input(keyInput).mutation(async ({ ctx, input }) => {
-    const next = await switchAccount(ctx.db, browserOf(ctx), input.key);
-    await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
-    return { success: true as const };
-  }),
+  switch: authedProcedure
+    .input(keyInput)
+    .output(doneSchema)
+    .mutation(async ({ ctx, input }) => {
+      const next = await switchAccount(ctx.db, browserOf(ctx), input.key);
+      await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
+      return { success: true as const };
+    }),
 
-  signOut: authedProcedure.input(keyInput).mutation(async ({ ctx, input }) => {
-    const next = await signOutAccount(ctx.db, browserOf(ctx), input.key);
-    await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
-    return { success: true as const, remaining: next.a.length };
-  }),
+  signOut: authedProcedure
+    .input(keyInput)
+    .output(doneSchema.extend({ remaining: z.number().int() }))
+    .mutation(async ({ ctx, input }) => {
+      const next = await signOutAccount(ctx.db, browserOf(ctx), input.key);
+      await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
+      return { success: true as const, remaining: next.a.length };
+    }),
 
   /**
    * Every account of this browser with its live summary (sites asked side by side) and totals in
    * USD; REST GET /api/accounts/overview. Accounts that dropped out appear once as expired rows.
    */
-  overview: authedProcedure.input(summaryInput).query(async ({ ctx, input }) => {
-    const result = await overview(ctx.db, ctx.browser, ctx.session, input.tz, siteDepsOf(ctx, input.refresh === true));
-    if (result.cookie && result.rows.some((r) => r.state === "expired")) {
-      await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
-    }
-    return { success: true as const, data: { rows: result.rows, totals: result.totals } };
-  }),
+  overview: authedProcedure
+    .input(summaryInput)
+    .output(overviewSuccess)
+    .query(async ({ ctx, input }) => {
+      const result = await overview(
+        ctx.db,
+        ctx.browser,
+        ctx.session,
+        input.tz,
+        siteDepsOf(ctx, input.refresh === true),
+      );
+      if (result.cookie && result.rows.some((r) => r.state === "expired")) {
+        await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
+      }
+      return { success: true as const, data: { rows: result.rows, totals: result.totals } };
+    }),
 
   /** One account's row of the overview, by key: the dashboard fills the rows in as each site answers. */
-  overviewRow: authedProcedure.input(overviewRowInput).query(async ({ ctx, input }) => {
-    const { key, tz, refresh } = input;
-    const session = await sessionByKey(ctx.db, ctx.browser, ctx.session, key);
-    if (session === undefined) throw new AccountError("账户不存在或已退出，请刷新后重试");
-    if (session === null) {
-      return {
-        state: "expired" as const,
-        message: "会话已过期或已在别处退出，请重新登录",
-        summary: null,
-        daysLeft: null,
-      };
-    }
-    return rowOf(session, tz, siteDepsOf(ctx, refresh === true));
-  }),
+  overviewRow: authedProcedure
+    .input(overviewRowInput)
+    .output(overviewRowSchema)
+    .query(async ({ ctx, input }) => {
+      const { key, tz, refresh } = input;
+      const session = await sessionByKey(ctx.db, ctx.browser, ctx.session, key);
+      if (session === undefined) throw new AccountError("账户不存在或已退出，请刷新后重试");
+      if (session === null) {
+        return {
+          state: "expired" as const,
+          message: "会话已过期或已在别处退出，请重新登录",
+          summary: null,
+          daysLeft: null,
+        };
+      }
+      return rowOf(session, tz, siteDepsOf(ctx, refresh === true));
+    }),
 
-  signOutAll: authedProcedure.mutation(async ({ ctx }) => {
+  signOutAll: authedProcedure.output(doneSchema.extend({ ended: z.number().int() })).mutation(async ({ ctx }) => {
     const ended = await signOutAll(ctx.db, browserOf(ctx));
     clearSessionCookie(ctx.resHeaders, ctx.secure);
     return { success: true as const, ended };
@@ -121,31 +152,37 @@ export const accountRouter = router({
 
   summary: authedProcedure
     .input(summaryInput)
+    .output(orFailure(summarySuccess))
     .query(({ ctx, input }) => run(ctx, input.refresh, (account, deps) => summary(account, input.tz, deps))),
 
-  logs: authedProcedure.input(logsInput).query(({ ctx, input: p }) =>
-    run(ctx, p.refresh, (account, deps) =>
-      logs(
-        account,
-        {
-          page: p.page,
-          pageSize: p.pageSize,
-          type: p.type,
-          model: p.model,
-          token: p.token,
-          from: p.start,
-          to: p.end === undefined ? undefined : p.end - 1,
-        },
-        deps,
+  logs: authedProcedure
+    .input(logsInput)
+    .output(orFailure(logsSuccess))
+    .query(({ ctx, input: p }) =>
+      run(ctx, p.refresh, (account, deps) =>
+        logs(
+          account,
+          {
+            page: p.page,
+            pageSize: p.pageSize,
+            type: p.type,
+            model: p.model,
+            token: p.token,
+            from: p.start,
+            to: p.end === undefined ? undefined : p.end - 1,
+          },
+          deps,
+        ),
       ),
     ),
-  ),
 
   tokens: authedProcedure
     .input(pageInput)
+    .output(orFailure(tokensSuccess))
     .query(({ ctx, input: p }) => run(ctx, p.refresh, (account, deps) => tokens(account, p, deps))),
 
   topups: authedProcedure
     .input(pageInput)
+    .output(orFailure(topupsSuccess))
     .query(({ ctx, input: p }) => run(ctx, p.refresh, (account, deps) => topups(account, p, deps))),
 });

@@ -10,7 +10,8 @@ import {
 } from "../../admin/operator";
 import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
 import { intParam, optionalParam } from "../schemas/params";
-import { failure } from "../../core/messages";
+import { doneSchema, failure, failureSchema, orFailure, successOf } from "../../core/messages";
+import { auditPageSchema, moveOutcomeSchema, probeFindingSchema, siteRowSchema } from "../../admin/schemas";
 import { siteLedger } from "../../ledger/sites";
 import { SiteError, parseSiteId } from "../../sites/registry";
 import type { Context } from "../context";
@@ -77,12 +78,27 @@ async function change<T>(op: () => Promise<T>) {
     return { success: true as const, data: await op() };
   } catch (error) {
     if (error instanceof NeedsConfirmation) {
-      return { success: false as const, message: error.message, needsConfirmation: true, probe: error.finding };
+      return {
+        success: false as const,
+        message: error.message,
+        needsConfirmation: true as const,
+        probe: error.finding,
+      };
     }
     if (error instanceof SiteError) return failure(error.message);
     throw error;
   }
 }
+
+/** A change's answer: done, a refusal, or the question whether to save a site that did not answer. */
+const changeAnswer = <T extends z.ZodType>(data: T) =>
+  z.union([
+    successOf(data),
+    failureSchema.extend({ needsConfirmation: z.literal(true), probe: probeFindingSchema }),
+    failureSchema,
+  ]);
+const siteChange = <S extends z.ZodRawShape>(extra: S) =>
+  changeAnswer(z.object({ site: siteRowSchema, probe: probeFindingSchema.nullable(), ...extra }));
 
 const actorOf = (ctx: Context) => ctx.clientAddress ?? "unknown";
 const probeOpts = (ctx: Context) => ({
@@ -94,37 +110,45 @@ const probeOpts = (ctx: Context) => ({
 /** Site administration (design.md 15): the operator's sign-in, the sites, and what operators did. */
 export const adminRouter = router({
   /** Whether an operator password is set (the admin page explains how to set one when not). */
-  status: publicProcedure.query(async ({ ctx }) => ({ passwordSet: await operatorPasswordSet(ctx.db) })),
+  status: publicProcedure
+    .output(z.object({ passwordSet: z.boolean() }))
+    .query(async ({ ctx }) => ({ passwordSet: await operatorPasswordSet(ctx.db) })),
 
   /** REST POST /api/admin/login: the token for Bearer use (the cookie is set too). */
-  login: signInProcedure.input(loginBody).mutation(async ({ ctx, input }) => ({
-    success: true as const,
-    data: { token: await signIn(ctx, input) },
-  })),
+  login: signInProcedure
+    .input(loginBody)
+    .output(successOf(z.object({ token: z.string() })))
+    .mutation(async ({ ctx, input }) => ({
+      success: true as const,
+      data: { token: await signIn(ctx, input) },
+    })),
 
   /** The admin page's sign-in: the same, answered without the token (the cookie carries it). */
-  signIn: signInProcedure.input(loginBody).mutation(async ({ ctx, input }) => {
-    try {
-      await signIn(ctx, input);
-      return { success: true as const };
-    } catch (error) {
-      // The page shows the message; HTTP errors are for REST clients (and fill the console).
-      if (error instanceof OperatorError && (error.kind === "wrong" || error.kind === "notSet")) {
-        return failure(error.message);
+  signIn: signInProcedure
+    .input(loginBody)
+    .output(orFailure(doneSchema))
+    .mutation(async ({ ctx, input }) => {
+      try {
+        await signIn(ctx, input);
+        return { success: true as const };
+      } catch (error) {
+        // The page shows the message; HTTP errors are for REST clients (and fill the console).
+        if (error instanceof OperatorError && (error.kind === "wrong" || error.kind === "notSet")) {
+          return failure(error.message);
+        }
+        throw error;
       }
-      throw error;
-    }
-  }),
+    }),
 
   /** REST POST /api/admin/logout: ends the operator session. */
-  logout: operatorProcedure.mutation(async ({ ctx }) => {
+  logout: operatorProcedure.output(doneSchema).mutation(async ({ ctx }) => {
     await operatorSignOut(ctx.db, ctx.operatorToken);
     clearOperatorCookie(ctx.resHeaders, ctx.secure);
     return { success: true as const };
   }),
 
   /** Every site with its profile, health, budget, live sessions and ledger entries. */
-  sites: operatorProcedure.query(async ({ ctx }) => ({
+  sites: operatorProcedure.output(successOf(z.array(siteRowSchema))).query(async ({ ctx }) => ({
     success: true as const,
     data: await listSites(ctx.db, siteLedger(ctx.db)),
   })),
@@ -132,6 +156,7 @@ export const adminRouter = router({
   /** Adds a site after probing it (an unreachable one only with confirmUnreachable). */
   addSite: operatorProcedure
     .input(addInput)
+    .output(siteChange({}))
     .mutation(({ ctx, input }) => change(() => addSite(ctx.db, input, actorOf(ctx), probeOpts(ctx)))),
 
   /**
@@ -140,6 +165,7 @@ export const adminRouter = router({
    */
   editSite: operatorProcedure
     .input(editInput)
+    .output(siteChange({ move: moveOutcomeSchema.nullable() }))
     .mutation(({ ctx, input: { id, ...rest } }) =>
       change(() => editSite(ctx.db, id, rest, actorOf(ctx), probeOpts(ctx))),
     ),
@@ -147,11 +173,13 @@ export const adminRouter = router({
   /** Removes a site when `confirm` is given; without it, says how many live sessions it has. */
   removeSite: operatorProcedure
     .input(z.object({ id: siteId, confirm: yes.optional() }))
+    .output(changeAnswer(z.object({ removed: z.boolean(), liveSessions: z.number().int() })))
     .mutation(({ ctx, input }) => change(() => removeSite(ctx.db, input.id, input.confirm === true, actorOf(ctx)))),
 
   /** Probes one site, or every site when no id is given, now. */
   probe: operatorProcedure
     .input(z.object({ id: optionalParam(siteId) }).prefault({}))
+    .output(orFailure(successOf(z.array(siteRowSchema))))
     .mutation(async ({ ctx, input }) => {
       const all = (await listSites(ctx.db, siteLedger(ctx.db))).map((s) => s.id);
       const ids = input.id === undefined ? all : all.filter((id) => id === input.id);
@@ -165,5 +193,6 @@ export const adminRouter = router({
    */
   audit: operatorProcedure
     .input(auditInput)
+    .output(successOf(auditPageSchema))
     .query(async ({ ctx, input }) => ({ success: true as const, data: await auditLog(ctx.db, input) })),
 });

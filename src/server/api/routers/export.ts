@@ -1,15 +1,12 @@
 import { logEvent } from "../../core/log";
 import { readersOf, type Reader } from "../../ledger/analytics";
 import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../exports/csv";
-import { exportCsvInput, statementInput } from "../schemas/accounts";
+import { exportCountSuccess, exportCsvInput, fileSuccess, statementInput, type FileData } from "../schemas/accounts";
 import { statementFileName, statementPdf } from "../../exports/statement";
 import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
 import { authedProcedure, router } from "../trpc";
 import { sessionsFor } from "../site-deps";
-
-/** A file to download: REST writes it as the response body (the tRPC endpoint cannot carry it). */
-export type FileData = { filename: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array };
 
 /** Who an export is for, for the log line (never a token). */
 const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } }) => ({
@@ -20,51 +17,60 @@ const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } 
 /** Exports of the usage ledger (design.md 14): REST GET /api/export/usage.csv and /statement.pdf. */
 export const exportRouter = router({
   /** How many rows a CSV export with these filters holds (the dashboard shows it before the download). */
-  count: authedProcedure.input(exportCsvInput).query(async ({ ctx, input }) => {
-    const query: CsvQuery = input;
-    const readers = await readersOf(ctx.db, await sessionsFor(ctx, input.accounts));
-    const rows = await csvRowCount(ctx.db, readers, query);
-    return { success: true as const, data: { rows, from: query.from, to: query.to, filename: csvFileName(query) } };
-  }),
+  count: authedProcedure
+    .input(exportCsvInput)
+    .output(exportCountSuccess)
+    .query(async ({ ctx, input }) => {
+      const query: CsvQuery = input;
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, input.accounts));
+      const rows = await csvRowCount(ctx.db, readers, query);
+      return { success: true as const, data: { rows, from: query.from, to: query.to, filename: csvFileName(query) } };
+    }),
 
   /** The ledger's entries as CSV, streamed. */
-  usageCsv: authedProcedure.input(exportCsvInput).query(async ({ ctx, input }) => {
-    const query: CsvQuery = input;
-    const readers = await readersOf(ctx.db, await sessionsFor(ctx, input.accounts));
-    const started = Date.now();
-    const sessions = sessionStore(ctx.db);
-    // The requester's session, and the one of the account being read (the same for one account).
-    const live = async (reader: Reader) =>
-      (await sessions.isLive(ctx.session.id)) &&
-      (reader.sessionId === ctx.session.id || (await sessions.isLive(reader.sessionId)));
-    const body = usageCsv(ctx.db, readers, query, live, (rows, complete) =>
-      logEvent("export.csv", {
-        ...whoOf(ctx),
-        accounts: readers.length,
-        from: query.from,
-        to: query.to,
-        rows,
-        complete,
-        ms: Date.now() - started,
-      }),
-    );
-    const data: FileData = { filename: csvFileName(query), contentType: "text/csv; charset=utf-8", body };
-    return { success: true as const, data };
-  }),
+  usageCsv: authedProcedure
+    .input(exportCsvInput)
+    .output(fileSuccess)
+    .query(async ({ ctx, input }) => {
+      const query: CsvQuery = input;
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, input.accounts));
+      const started = Date.now();
+      const sessions = sessionStore(ctx.db);
+      // The requester's session, and the one of the account being read (the same for one account).
+      const live = async (reader: Reader) =>
+        (await sessions.isLive(ctx.session.id)) &&
+        (reader.sessionId === ctx.session.id || (await sessions.isLive(reader.sessionId)));
+      const body = usageCsv(ctx.db, readers, query, live, (rows, complete) =>
+        logEvent("export.csv", {
+          ...whoOf(ctx),
+          accounts: readers.length,
+          from: query.from,
+          to: query.to,
+          rows,
+          complete,
+          ms: Date.now() - started,
+        }),
+      );
+      const data: FileData = { filename: csvFileName(query), contentType: "text/csv; charset=utf-8", body };
+      return { success: true as const, data };
+    }),
 
   /** A month's statement as PDF, one part per account (and a summary page when several). */
-  statement: authedProcedure.input(statementInput).query(async ({ ctx, input: p }) => {
-    const readers = await readersOf(ctx.db, await sessionsFor(ctx, p.accounts));
-    const started = Date.now();
-    const pdf = await statementPdf(ctx.db, readers, { month: p.month, tz: p.tz });
-    logEvent("export.statement", {
-      ...whoOf(ctx),
-      accounts: readers.length,
-      month: p.month,
-      rows: pdf.entries,
-      ms: Date.now() - started,
-    });
-    const data: FileData = { filename: statementFileName(p.month), contentType: "application/pdf", body: pdf.body };
-    return { success: true as const, data };
-  }),
+  statement: authedProcedure
+    .input(statementInput)
+    .output(fileSuccess)
+    .query(async ({ ctx, input: p }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, p.accounts));
+      const started = Date.now();
+      const pdf = await statementPdf(ctx.db, readers, { month: p.month, tz: p.tz });
+      logEvent("export.statement", {
+        ...whoOf(ctx),
+        accounts: readers.length,
+        month: p.month,
+        rows: pdf.entries,
+        ms: Date.now() - started,
+      });
+      const data: FileData = { filename: statementFileName(p.month), contentType: "application/pdf", body: pdf.body };
+      return { success: true as const, data };
+    }),
 });

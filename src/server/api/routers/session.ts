@@ -1,11 +1,16 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { sessionStore } from "../../session/store";
+import { doneSchema } from "../../core/messages";
 import { authedProcedure, router } from "../trpc";
+
+const sessionListSchema = z.array(
+  z.object({ id: z.string(), createdAt: z.iso.datetime(), expiresAt: z.iso.datetime(), current: z.boolean() }),
+);
 
 /** The sessions of the signed-in account (its site and user id). Tokens are never listed. */
 export const sessionRouter = router({
-  list: authedProcedure.query(async ({ ctx }) => {
+  list: authedProcedure.output(sessionListSchema).query(async ({ ctx }) => {
     const rows = await sessionStore(ctx.db).listForAccount(ctx.session);
     return rows.map((row) => ({
       id: row.id,
@@ -16,6 +21,7 @@ export const sessionRouter = router({
   }),
 
   revoke: authedProcedure
+    .output(doneSchema)
     .input(z.object({ id: z.string().regex(/^[0-9a-f]{64}$/, "会话编号无效") }))
     .mutation(async ({ ctx, input }) => {
       // One conditional delete: another user's session id matches no row.
@@ -25,7 +31,7 @@ export const sessionRouter = router({
       return { success: true as const };
     }),
 
-  revokeOthers: authedProcedure.mutation(async ({ ctx }) => {
+  revokeOthers: authedProcedure.output(doneSchema.extend({ ended: z.number().int() })).mutation(async ({ ctx }) => {
     const ended = await sessionStore(ctx.db).removeOthers(ctx.session);
     return { success: true as const, ended };
   }),

@@ -1,31 +1,38 @@
 import { usageBalance, usageSummary } from "../../ledger/analytics";
 import { ledgerStatus } from "../../ledger/sync";
 import { accountOf } from "../../accounts/overview";
-import { usageBalanceInput, usageSummaryInput } from "../schemas/accounts";
+import { usageBalanceInput, usageBalanceSuccess, usageSummaryInput, usageSummarySuccess } from "../schemas/accounts";
+import { ledgerStatusSchema } from "../../ledger/schemas";
 import { sessionsFor, startLedgerSync } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
 
 /** The usage ledger of the signed-in account(s) (design.md 13). */
 export const usageRouter = router({
   /** Where the account's ledger stands: entries, the range covered, a sync under way, the last error. */
-  status: authedProcedure.query(({ ctx }) => ledgerStatus(ctx.db, accountOf(ctx.session))),
+  status: authedProcedure.output(ledgerStatusSchema).query(({ ctx }) => ledgerStatus(ctx.db, accountOf(ctx.session))),
 
   /** Syncs the account's ledger now (in the background); answers the status as it starts. */
-  sync: authedProcedure.mutation(async ({ ctx }) => {
+  sync: authedProcedure.output(ledgerStatusSchema).mutation(async ({ ctx }) => {
     startLedgerSync(ctx, ctx.session);
     return ledgerStatus(ctx.db, accountOf(ctx.session));
   }),
 
   /** Spend, requests and tokens by day, model, token or type; REST GET /api/usage/summary. */
-  summary: authedProcedure.input(usageSummaryInput).query(async ({ ctx, input: p }) => {
-    const sessions = await sessionsFor(ctx, p.accounts);
-    const data = await usageSummary(ctx.db, sessions, p);
-    return { success: true as const, data };
-  }),
+  summary: authedProcedure
+    .input(usageSummaryInput)
+    .output(usageSummarySuccess)
+    .query(async ({ ctx, input: p }) => {
+      const sessions = await sessionsFor(ctx, p.accounts);
+      const data = await usageSummary(ctx.db, sessions, p);
+      return { success: true as const, data };
+    }),
 
   /** The balance over time, the burn rate and the days left; REST GET /api/usage/balance. */
-  balance: authedProcedure.input(usageBalanceInput).query(async ({ ctx, input: p }) => {
-    const sessions = await sessionsFor(ctx, p.accounts);
-    return { success: true as const, data: await usageBalance(ctx.db, sessions, p) };
-  }),
+  balance: authedProcedure
+    .input(usageBalanceInput)
+    .output(usageBalanceSuccess)
+    .query(async ({ ctx, input: p }) => {
+      const sessions = await sessionsFor(ctx, p.accounts);
+      return { success: true as const, data: await usageBalance(ctx.db, sessions, p) };
+    }),
 });

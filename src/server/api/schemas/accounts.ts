@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { successOf } from "../../core/messages";
 import { LOG_TYPES } from "../../gateway/reads";
 import { overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
@@ -35,7 +36,7 @@ export const pageInput = z.object(paged).prefault({});
 
 // Answers: each capability's own schema (site-data/, accounts/, ledger/), in the success envelope.
 
-const success = <T extends z.ZodType>(data: T, id: string) => z.object({ success: z.literal(true), data }).meta({ id });
+const success = <T extends z.ZodType>(data: T, id: string) => successOf(data).meta({ id });
 
 export const summarySuccess = success(summarySchema, "AccountSummarySuccess");
 export const logsSuccess = success(logsPageSchema, "LogsPageSuccess");
@@ -95,3 +96,15 @@ export const exportCountSchema = z
   .meta({ id: "ExportCount" });
 
 export const exportCountSuccess = success(exportCountSchema, "ExportCountSuccess");
+
+/** A file to download: REST writes it as the response body (the tRPC endpoint cannot carry it). */
+export const fileSuccess = successOf(
+  z.object({
+    filename: z.string(),
+    contentType: z.string(),
+    body: z.custom<ReadableStream<Uint8Array> | Uint8Array>(
+      (v) => v instanceof ReadableStream || v instanceof Uint8Array,
+    ),
+  }),
+);
+export type FileData = z.infer<typeof fileSuccess>["data"];

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { moneySchema } from "../gateway/families";
+
+/** What site administration answers: the procedures' outputs and the domain's types. */
+
+const iso = z.iso.datetime();
+
+export const siteRowSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  url: z.string(),
+  family: z.string(),
+  version: z.string().nullable(),
+  systemName: z.string().nullable(),
+  money: moneySchema,
+  probedAt: iso.nullable(),
+  health: z.object({ at: iso, ok: z.boolean(), ms: z.number(), error: z.string().nullable() }).nullable(),
+  requestsPerMinute: z.number().int().nullable(),
+  liveSessions: z.number().int(),
+  ledgerEntries: z.number().int(),
+});
+export type SiteRow = z.infer<typeof siteRowSchema>;
+
+/** What a probe found, as the form shows it. */
+export const probeFindingSchema = z.discriminatedUnion("reachable", [
+  z.object({
+    reachable: z.literal(true),
+    ms: z.number(),
+    family: z.string(),
+    version: z.string().nullable(),
+    systemName: z.string().nullable(),
+    quotaPerUnit: z.number(),
+  }),
+  z.object({ reachable: z.literal(false), ms: z.number(), error: z.string() }),
+]);
+export type ProbeFinding = z.infer<typeof probeFindingSchema>;
+
+/** What a change of address did to the site's sessions and ledger. */
+export const moveOutcomeSchema = z.object({
+  endedSessions: z.number().int(),
+  ledger: z.enum(["kept", "archived"]),
+  archivedEntries: z.number().int(),
+});
+export type MoveOutcome = z.infer<typeof moveOutcomeSchema>;
+
+export const auditPageSchema = z.object({
+  entries: z.array(
+    z.object({
+      id: z.number().int(),
+      at: iso,
+      action: z.string(),
+      actor: z.string(),
+      siteId: z.number().int().nullable(),
+      count: z.number().int(),
+      before: z.unknown(),
+      after: z.unknown(),
+    }),
+  ),
+  next: z.number().int().nullable(),
+});
