@@ -106,7 +106,8 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
 const str = (v: unknown, max = NAME_MAX): string => (typeof v === "string" ? cutText(v, max) : "");
 const iso = (seconds: unknown): string | null =>
   typeof seconds === "number" && seconds > 0 && seconds <= LAST_SECOND ? new Date(seconds * 1000).toISOString() : null;
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+/** To the millionth; an amount too large to have millionths (a hostile site's 1e308) is kept as it is, not made Infinity. */
+const round6 = (n: number) => (Math.abs(n) < 1e9 ? Math.round(n * 1e6) / 1e6 : n);
 export const usdOf = (quota: number, money: Money) => round6(quota / money.quotaPerUnit);
 
 const oneHubLike = (f: Family) => f === "one-hub" || f === "done-hub";
