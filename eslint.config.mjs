@@ -66,11 +66,20 @@ const OWNERS = {
 };
 const delegate = (names) =>
   `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"])`;
+/** Every Prisma read and write names the columns it wants back (design.md "Shape"). */
+const EXPLICIT_SELECT = {
+  selector:
+    "CallExpression[callee.property.name=/^(findMany|findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|create|update|upsert|delete)$/]" +
+    '[callee.object.type="MemberExpression"]:matches([callee.object.object.name=/^(db|tx)$/], [callee.object.object.property.name="db"])' +
+    " > ObjectExpression.arguments:not(:has(> Property[key.name=/^(select|omit)$/]))",
+  message: "Select the columns explicitly (select: { … }).",
+};
 const ownerRules = {
   files: ["src/server/**/*.ts"],
   rules: {
     "no-restricted-syntax": [
       "error",
+      EXPLICIT_SELECT,
       ...Object.entries(OWNERS).map(([owner, tables]) => ({
         selector: delegate(tables),
         message: `Only src/server/${owner} reads or writes ${tables.join(", ")}: ask it (design.md "Shape": one owner per table).`,
@@ -84,6 +93,7 @@ const ownRules = Object.keys(OWNERS).map((owner) => ({
   rules: {
     "no-restricted-syntax": [
       "error",
+      EXPLICIT_SELECT,
       ...Object.entries(OWNERS)
         .filter(([other]) => other !== owner)
         .map(([other, tables]) => ({

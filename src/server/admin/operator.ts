@@ -107,6 +107,7 @@ export async function setOperatorPassword(db: Db, password: string, actor = "命
       where: { id: 1 },
       create: { id: 1, passwordHash, updatedAt: new Date() },
       update: { passwordHash, updatedAt: new Date() },
+      select: { id: true },
     }),
     db.operatorSession.deleteMany({}),
   ]);
@@ -166,7 +167,10 @@ export async function operatorSignIn(
 /** The live operator session a token names; an expired one is deleted on this read. */
 export async function operatorSession(db: Db, token: string, now = new Date()) {
   if (!/^[0-9a-f-]{36}$/.test(token)) return null;
-  const row = await db.operatorSession.findUnique({ where: { id: hashToken(token) } });
+  const row = await db.operatorSession.findUnique({
+    where: { id: hashToken(token) },
+    select: { id: true, expiresAt: true },
+  });
   if (!row) return null;
   if (row.expiresAt <= now) {
     await db.operatorSession.deleteMany({ where: { id: row.id } });

@@ -61,6 +61,7 @@ export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader
 export async function coverageOf(db: Db, readers: Reader[]): Promise<LedgerCoverage[]> {
   const states = await db.ledgerSync.findMany({
     where: { OR: readers.map((r) => ({ siteId: r.siteId, siteUserId: BigInt(r.siteUserId) })) },
+    select: { siteId: true, siteUserId: true, oldest: true, newest: true, syncedAt: true },
   });
   return readers.map((r) => {
     const state = states.find((s) => s.siteId === r.siteId && Number(s.siteUserId) === r.siteUserId);
@@ -242,8 +243,12 @@ export async function usageBalance(
       const who = { siteId: r.siteId, siteUserId: BigInt(r.siteUserId) };
       const usd = (quota: number) => round6(quota / r.quotaPerUnit);
       const [snapshots, latest, spent] = await Promise.all([
-        db.balanceSnapshot.findMany({ where: { ...who, at: { gte: from, lt: to } }, orderBy: { at: "asc" } }),
-        db.balanceSnapshot.findFirst({ where: who, orderBy: { at: "desc" } }),
+        db.balanceSnapshot.findMany({
+          where: { ...who, at: { gte: from, lt: to } },
+          orderBy: { at: "asc" },
+          select: { at: true, quota: true },
+        }),
+        db.balanceSnapshot.findFirst({ where: who, orderBy: { at: "desc" }, select: { quota: true } }),
         store.hourly([r], { from: burnTo - BURN_DAYS * 86_400, to: burnTo, consumeOnly: true }),
       ]);
       const byDay = new Map<string, BalancePoint>();

@@ -46,7 +46,12 @@ export class LedgerBusy extends Error {}
 async function lease(db: Db, account: Account, holder: string): Promise<void> {
   const now = new Date();
   try {
-    await db.ledgerSync.upsert({ where: { siteId_siteUserId: owner(account) }, create: owner(account), update: {} });
+    await db.ledgerSync.upsert({
+      where: { siteId_siteUserId: owner(account) },
+      create: owner(account),
+      update: {},
+      select: { siteId: true },
+    });
   } catch (error) {
     // Two first syncs at once: the other one created the row (a unique violation here); the
     // conditional update below decides which of them holds the lease.
@@ -284,6 +289,7 @@ export async function syncLedger(
         where: { siteId_siteUserId_at: { ...owner(account), at: now } },
         create: { ...owner(account), at: now, ...snapshot },
         update: {},
+        select: { at: true },
       });
     } else {
       await db.ledgerSync.updateMany({
@@ -343,7 +349,10 @@ async function covered(
   from: number,
   to: number,
 ): Promise<{ oldest: number; newest: number }> {
-  const state = await db.ledgerSync.findUniqueOrThrow({ where: { siteId_siteUserId: owner(account) } });
+  const state = await db.ledgerSync.findUniqueOrThrow({
+    where: { siteId_siteUserId: owner(account) },
+    select: { oldest: true, newest: true },
+  });
   const range = {
     oldest: state.oldest === null ? from : Math.min(state.oldest, from),
     newest: state.newest === null ? to : Math.max(state.newest, to),
