@@ -65,7 +65,7 @@ const OWNERS = {
   admin: ["operator", "operatorSession", "auditEntry"],
 };
 const delegate = (names) =>
-  `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"])`;
+  `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"], [object.callee.name="db"])`;
 /** Every Prisma read and write names the columns it wants back (design.md "Shape"). */
 const EXPLICIT_SELECT = {
   selector:

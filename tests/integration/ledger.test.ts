@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { LedgerBusy, ledgerStatus, syncLedger } from "../../src/server/ledger/sync";
 import { accountOf } from "../../src/server/accounts/overview";
-import { resetGates } from "../../src/server/gateway/gate";
+import { freshProcessState } from "../../src/server/core/process-state";
 import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily, StandInLog } from "../../src/demo/gateway";
@@ -191,7 +191,7 @@ describe("the ledger's sync", () => {
       fault = null;
       await store.db.ledgerSync.updateMany({ data: { leaseUntil: new Date(Date.now() - 1000) } });
       // The other instance has its own gates (they live in each process).
-      resetGates();
+      freshProcessState();
       await run(other);
       release();
       const outcome = await slow;

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { operatorSignIn, setOperatorPassword } from "../../src/server/admin/operator";
-import { resetGates } from "../../src/server/gateway/gate";
+import { freshProcessState } from "../../src/server/core/process-state";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { bearer, callerFor, expectBadParam, signInWith } from "../support/caller";
 import { tempSqlite, tempStore, type TempDb } from "../support/db";
@@ -23,7 +23,7 @@ let store: TempDb;
 beforeEach(async () => {
   store = await tempStore();
   // Site ids start at 1 in every store: the gates' counts of the previous test's sites go.
-  resetGates();
+  freshProcessState();
 });
 afterEach(async () => {
   await store.cleanup();

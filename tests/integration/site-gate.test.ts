@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { clearSiteDataCache } from "../../src/server/site-data/site-data";
-import { SiteBusy, nextSlot, pauseSite, resetGates, throughGate } from "../../src/server/gateway/gate";
+import { SiteBusy, nextSlot, pauseSite, throughGate } from "../../src/server/gateway/gate";
+import { freshProcessState } from "../../src/server/core/process-state";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { syncLedger } from "../../src/server/ledger/sync";
 import { accountOf } from "../../src/server/accounts/overview";
@@ -23,8 +23,7 @@ const open: RunningGateway[] = [];
 
 beforeEach(async () => {
   store = await tempStore();
-  resetGates();
-  clearSiteDataCache();
+  freshProcessState();
 });
 afterEach(async () => {
   await Promise.all(open.splice(0).map((g) => g.close()));
@@ -37,7 +36,7 @@ async function site(extra: Partial<GatewayOptions> = {}, family: FamilySite["fam
   const { id } = await siteRegistry(store.db).add({ name: "站点", url: s.gateway.url });
   const { token } = await signInWith(store.db, id, s.user);
   // The sign-in took a slot of the budget too (tested on its own below): count from here.
-  resetGates();
+  freshProcessState();
   const call = (perMinute = 1000, siteBudgetWaitMs?: number) =>
     callerFor(store.db, bearer(token), { siteRequestsPerMinute: perMinute, siteBudgetWaitMs }).api;
   return { ...s, siteId: id, token, call };
@@ -163,7 +162,7 @@ describe("sign-ins and the accounts waiting for one site", () => {
     }
 
     // A site that asks for quiet (429, Retry-After: 120) gets none of the next sign-ins.
-    resetGates();
+    freshProcessState();
     const quiet = await startGateway({
       users: [],
       intercept: (_req, res) => {
@@ -195,7 +194,7 @@ describe("sign-ins and the accounts waiting for one site", () => {
     const tokens = await Promise.all(
       users.map(async (u) => (await signInWith(store.db, id, { id: u.data.id as number, token: u.accessToken })).token),
     );
-    resetGates();
+    freshProcessState();
     const as = (i: 0 | 1, perMinute = 1000, wait?: number) =>
       callerFor(store.db, bearer(tokens[i] as string), { siteRequestsPerMinute: perMinute, siteBudgetWaitMs: wait })
         .api;

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach } from "vitest";
-import { clearSiteDataCache } from "../../src/server/site-data/site-data";
-import { resetGates } from "../../src/server/gateway/gate";
+import { freshProcessState } from "../../src/server/core/process-state";
 import { tempStore, type TempDb } from "./db";
 import { demoHistory, type History, type HistoryOptions } from "../../src/demo/history";
 import { newApiUser, startGateway, type RunningGateway, type StandInFamily } from "../../src/demo/gateway";
@@ -52,8 +51,7 @@ export function freshStorePerTest(use: (store: TempDb) => void, sites: FamilySit
   beforeEach(async () => {
     store = await tempStore();
     use(store);
-    resetGates();
-    clearSiteDataCache();
+    freshProcessState();
   });
   afterEach(async () => {
     await Promise.all(sites.splice(0).map((s) => s.gateway.close()));

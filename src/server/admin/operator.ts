@@ -179,6 +179,11 @@ export async function operatorSession(db: Db, token: string, now = new Date()) {
   return row;
 }
 
+/** Deletes the operator sessions that have expired (the purge job's share of this table). */
+export async function purgeOperatorSessions(db: Db, now = new Date()): Promise<number> {
+  return (await db.operatorSession.deleteMany({ where: { expiresAt: { lt: now } } })).count;
+}
+
 export async function operatorSignOut(db: Db, token: string): Promise<void> {
   await db.operatorSession.deleteMany({ where: { id: hashToken(token) } });
 }

@@ -14,6 +14,7 @@ import { Readable } from "node:stream";
 import PDFDocument from "pdfkit";
 import { formatMoney, formatUsd } from "../../shared/money";
 import { Refusal } from "../core/errors";
+import { processState, type StatePart } from "../core/process-state";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import type { Reader, UsageSummary } from "../ledger/analytics";
@@ -300,8 +301,11 @@ function writeSummary(doc: Doc, parts: Part[], month: string, tz: string, now: n
 /** Statements rendered at once by this process; a few more wait, the rest are told to come back. */
 const RENDERS_AT_ONCE = 2;
 const RENDERS_WAITING = 4;
-let rendering = 0;
-const waiting: Array<() => void> = [];
+/** This process's statement renders: how many are running, and who waits for a slot. */
+const RENDERS: StatePart<{ rendering: number; waiting: Array<() => void> }> = {
+  name: "statement-renders",
+  create: () => ({ rendering: 0, waiting: [] }),
+};
 
 /** Every render slot is taken and the queue is full: try again in a few seconds. */
 export class StatementBusy extends Refusal {
@@ -312,20 +316,21 @@ export class StatementBusy extends Refusal {
 
 /** A render slot (waited for when the queue has room); the returned function gives it back, once. */
 async function renderSlot(): Promise<() => void> {
-  if (rendering >= RENDERS_AT_ONCE) {
-    if (waiting.length >= RENDERS_WAITING) throw new StatementBusy();
-    await new Promise<void>((resolve) => waiting.push(resolve));
+  const slots = processState().get(RENDERS);
+  if (slots.rendering >= RENDERS_AT_ONCE) {
+    if (slots.waiting.length >= RENDERS_WAITING) throw new StatementBusy();
+    await new Promise<void>((resolve) => slots.waiting.push(resolve));
   } else {
-    rendering++;
+    slots.rendering++;
   }
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    const next = waiting.shift();
+    const next = slots.waiting.shift();
     // The slot passes straight to the next in line.
     if (next) next();
-    else rendering--;
+    else slots.rendering--;
   };
 }
 

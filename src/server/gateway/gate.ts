@@ -4,8 +4,9 @@
  * flight, and a pause after the site answers 429. Who goes next is decided when a place and a
  * slot of the budget are free, not booked ahead: sign-ins first, then the accounts waiting for the
  * site in turn (one account's burst cannot spend the minute before another's one call), background
- * work last. State lives in this process.
+ * work last. State lives in this process (core/process-state.ts).
  */
+import { processState, type StatePart } from "../core/process-state";
 
 const MAX_IN_FLIGHT = 4;
 const WINDOW_MS = 60_000;
@@ -78,9 +79,17 @@ type SiteState = {
   timer: NodeJS.Timeout | null;
 };
 
-const states = new Map<number, SiteState>();
+/** Every site's gate in this process, its timers ended with it. */
+const GATES: StatePart<Map<number, SiteState>> = {
+  name: "gates",
+  create: () => new Map(),
+  dispose: (states) => {
+    for (const state of states.values()) if (state.timer) clearTimeout(state.timer);
+  },
+};
 
 function stateOf(siteId: number): SiteState {
+  const states = processState().get(GATES);
   let state = states.get(siteId);
   if (!state) {
     state = {
@@ -255,10 +264,4 @@ export function pauseSite(siteId: number, retryAfter: string | null, now = Date.
   // Calls waiting for their turn hear it now rather than after their wait.
   dispatch(state);
   return ms;
-}
-
-/** Forgets every site's state (tests that start from a clean slate). */
-export function resetGates(): void {
-  for (const state of states.values()) if (state.timer) clearTimeout(state.timer);
-  states.clear();
 }

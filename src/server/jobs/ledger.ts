@@ -6,7 +6,9 @@
 import pLimit from "p-limit";
 import { LedgerBusy, lastSyncs, pruneLedgers, syncLedger } from "../ledger/sync";
 import { env } from "../core/env";
-import { logError, logEvent } from "../core/log";
+import { logEvent } from "../core/log";
+import { processState, type StatePart } from "../core/process-state";
+import { startJob } from "./registry";
 import { db as defaultDb, type Db } from "../db/client";
 import { sessionStore } from "../session/store";
 import { siteRegistry } from "../sites/registry";
@@ -25,7 +27,7 @@ export type LedgerJobOptions = {
 };
 
 /** When this process last started a sync of each account: a failing one waits a full interval too. */
-const attempted = new Map<string, number>();
+const ATTEMPTED: StatePart<Map<string, number>> = { name: "ledger-attempts", create: () => new Map() };
 
 /**
  * Syncs every account that has a live session on a site that still exists and whose ledger was
@@ -33,6 +35,7 @@ const attempted = new Map<string, number>();
  * many syncs ran.
  */
 export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.now()): Promise<number> {
+  const attempted = processState().get(ATTEMPTED);
   const sessions = await sessionStore(db).listLive(new Date(now));
   const sites = new Map((await siteRegistry(db).list()).map((s) => [s.id, s.url]));
   const syncedAt = await lastSyncs(db);
@@ -71,11 +74,8 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
   return due.size;
 }
 
-let timer: NodeJS.Timeout | undefined;
-
 /** Every minute the due syncs; every hour the retention. Off with LEDGER_SYNC_MINUTES=0 (retention stays). */
 export function startLedgerJobs(): void {
-  if (timer) return;
   const e = env();
   const opts: LedgerJobOptions = {
     syncMinutes: e.LEDGER_SYNC_MINUTES,
@@ -84,24 +84,14 @@ export function startLedgerJobs(): void {
     perMinute: e.SITE_REQUESTS_PER_MINUTE,
     timeoutMs: e.SITE_TIMEOUT_MS,
   };
-  let running = false;
   let prunedAt = 0;
-  timer = setInterval(() => {
-    if (running) return;
-    running = true;
+  startJob("ledger.jobs", TICK_MS, async () => {
     const db = defaultDb();
-    (async () => {
-      if (opts.syncMinutes > 0) await syncDueLedgers(db, opts);
-      if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
-        prunedAt = Date.now();
-        const n = await pruneLedgers(db, opts.keepDays);
-        if (n > 0) logEvent("ledger.pruned", { count: n });
-      }
-    })()
-      .catch((error: unknown) => logError("ledger.jobs", error))
-      .finally(() => {
-        running = false;
-      });
-  }, TICK_MS);
-  timer.unref();
+    if (opts.syncMinutes > 0) await syncDueLedgers(db, opts);
+    if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
+      prunedAt = Date.now();
+      const n = await pruneLedgers(db, opts.keepDays);
+      if (n > 0) logEvent("ledger.pruned", { count: n });
+    }
+  });
 }

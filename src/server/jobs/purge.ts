@@ -1,5 +1,7 @@
+import { purgeOperatorSessions } from "../admin/operator";
 import { purgeLoginAttempts } from "../auth/rate-limit";
-import { logError, logEvent } from "../core/log";
+import { logEvent } from "../core/log";
+import { startJob } from "./registry";
 import { db } from "../db/client";
 import { sessionStore } from "../session/store";
 
@@ -19,19 +21,12 @@ export async function purgeExpiredSessions(store = sessionStore(db())): Promise<
   return total;
 }
 
-let timer: NodeJS.Timeout | undefined;
-
 /** Every minute: expired sessions (the accounts' and the operator's), and the sign-in counters of finished windows. */
 export function startPurges(): void {
-  if (timer) return;
-  timer = setInterval(() => {
-    purgeExpiredSessions()
-      .then(async (n) => {
-        if (n > 0) logEvent("sessions.purged", { count: n });
-        await purgeLoginAttempts(db());
-        await db().operatorSession.deleteMany({ where: { expiresAt: { lt: new Date() } } });
-      })
-      .catch((error: unknown) => logError("purge", error));
-  }, INTERVAL_MS);
-  timer.unref();
+  startJob("purge", INTERVAL_MS, async () => {
+    const n = await purgeExpiredSessions();
+    if (n > 0) logEvent("sessions.purged", { count: n });
+    await purgeLoginAttempts(db());
+    await purgeOperatorSessions(db());
+  });
 }

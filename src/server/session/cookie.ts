@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import { processState, type StatePart } from "../core/process-state";
 import { seal, sealedWithKnownPassword, unseal } from "./seal";
 
 /**
@@ -112,10 +113,14 @@ function readCookie(cookieHeader: string | null, name: string): string | undefin
  * Unsealed cookies seen recently (unsealing costs more than the rest of a request), keyed by the
  * SHA-256 of the seal and bounded by bytes, least recently used first out.
  */
-const unsealed = new LRUCache<string, BrowserAccounts>({
-  maxSize: 4 * 1024 * 1024,
-  sizeCalculation: (accounts, key) => key.length + 64 + (accounts.a.length + accounts.d.length) * 120,
-});
+const UNSEALED: StatePart<LRUCache<string, BrowserAccounts>> = {
+  name: "unsealed-cookies",
+  create: () =>
+    new LRUCache<string, BrowserAccounts>({
+      maxSize: 4 * 1024 * 1024,
+      sizeCalculation: (accounts, key) => key.length + 64 + (accounts.a.length + accounts.d.length) * 120,
+    }),
+};
 
 function cacheKey(sealed: string): string {
   return createHash("sha256").update(sealed).digest("base64url");
@@ -131,6 +136,7 @@ export async function accountsFromCookie(
   // A cached unseal stays valid only while its password is configured.
   if (!sealedWithKnownPassword(sealed)) return undefined;
   const key = cacheKey(sealed);
+  const unsealed = processState().get(UNSEALED);
   const known = unsealed.get(key);
   if (known !== undefined) return known;
   // The cookie's own Max-Age ends it in the browser; the store's expires_at is what is enforced.

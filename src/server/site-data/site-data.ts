@@ -40,6 +40,7 @@ import type { LogsPage, OverviewRow, Summary, TokensPage, TopupsPage } from "./s
 
 export type { LogsPage, OverviewRow, OverviewState, Summary, TokensPage, TopupsPage } from "./schemas";
 import { localMidnight } from "../core/time";
+import { processState, type StatePart } from "../core/process-state";
 
 /** Why a site's data could not be read, as the overview shows it. */
 export type FailureKind = "refused" | "unreachable" | "busy" | "removed";
@@ -126,11 +127,31 @@ export type SiteDataDeps = {
 const CACHE_MAX_BYTES = 16 * 2 ** 20;
 /** JSON's length in UTF-16 code units, two bytes each, and the entry's own keeping. */
 const answerBytes = (value: object) => 2 * JSON.stringify(value).length + 512;
-const cache = new LRUCache<string, object>({ maxSize: CACHE_MAX_BYTES, ttlAutopurge: true });
-const inFlight = new Map<string, Promise<object>>();
+
+/**
+ * This process's live-data state: the answers kept, the reads under way, each account's live
+ * calls in the current minute, and which token lists turned out to count pages from 0.
+ */
+const LIVE: StatePart<{
+  cache: LRUCache<string, object>;
+  inFlight: Map<string, Promise<object>>;
+  accountCalls: Map<string, { minute: number; count: number }>;
+  tokenPageBase: Map<string, boolean>;
+}> = {
+  name: "site-data",
+  create: () => ({
+    cache: new LRUCache<string, object>({ maxSize: CACHE_MAX_BYTES, ttlAutopurge: true }),
+    inFlight: new Map(),
+    accountCalls: new Map(),
+    tokenPageBase: new Map(),
+  }),
+  dispose: (live) => live.cache.clear(),
+};
+const live = () => processState().get(LIVE);
 
 /** One cached, shared computation per key. */
 async function cached<T extends object>(key: string, ttl: number, refresh: boolean, load: () => Promise<T>) {
+  const { cache, inFlight } = live();
   if (!refresh) {
     const hit = cache.get(key);
     if (hit) return hit as T;
@@ -150,12 +171,6 @@ async function cached<T extends object>(key: string, ttl: number, refresh: boole
   }
 }
 
-/** Forgets every cached answer (tests that count the calls a site sees). */
-export function clearSiteDataCache(): void {
-  cache.clear();
-  accountCalls.clear();
-}
-
 /** Messages of gateway-user-api.md that mean the token or the user is refused, in every family and language. */
 const REFUSAL =
   /access token|令牌|未登录|封禁|banned|Unauthorized|无权进行此操作|会话无效|用户校验失败|New-Api-User|Veloera-User/i;
@@ -163,9 +178,6 @@ const REFUSAL =
 function redact(message: string, accessToken: string): string {
   return accessToken.length >= 8 ? message.split(accessToken).join("***") : message;
 }
-
-/** Live calls per account in the current minute: one account cannot spend its site's whole budget. */
-const accountCalls = new Map<string, { minute: number; count: number }>();
 
 /**
  * One account's live calls a minute on a site of this budget: half of it (a small budget, up to
@@ -180,13 +192,15 @@ const accountKey = (account: Account) => `${account.siteId}:${account.siteUserId
 /** The account's live calls sent this minute. */
 function callsThisMinute(account: Account, now = Date.now()): { minute: number; count: number } {
   const minute = Math.floor(now / 60_000);
-  const entry = accountCalls.get(accountKey(account));
+  const entry = live().accountCalls.get(accountKey(account));
   return entry?.minute === minute ? entry : { minute, count: 0 };
 }
 
 /** Counts one live call of the account (-1: one that was never sent after all). */
 function chargeAccount(account: Account, by: 1 | -1, now = Date.now()): void {
   const entry = callsThisMinute(account, now);
+  const { accountCalls } = live();
+  // Live calls per account in the current minute: one account cannot spend its site's whole budget.
   if (accountCalls.size > 50_000) {
     for (const [key, c] of accountCalls) if (c.minute !== entry.minute) accountCalls.delete(key);
   }
@@ -321,9 +335,6 @@ export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps
   });
 }
 
-/** What each site's token list turned out to count pages from, once seen (new-api changed it in 2025). */
-const tokenPageBase = new Map<string, boolean>();
-
 export async function tokens(
   account: Account,
   query: { page: number; pageSize: number },
@@ -334,6 +345,8 @@ export async function tokens(
     const ctx = contextOf(account, site, deps);
     const { pageSize } = query;
     const fetchedAt = new Date().toISOString();
+    // What each site's token list turned out to count pages from, once seen (new-api changed it in 2025).
+    const { tokenPageBase } = live();
     const baseKey = `${site.id} ${site.url}`;
     const assumedZero = tokenPageBase.get(baseKey) ?? zeroBasedTokens(site.family);
     let page = await windowOfPages(query.page, pageSize, effectivePageSize(site.family, pageSize), async (p) =>

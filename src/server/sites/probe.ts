@@ -7,14 +7,20 @@ import { GatewayError, callSite, parseAnswer } from "../gateway/client";
 import { profileFrom, type SiteProfile } from "../gateway/families";
 import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
 import { isRow } from "../gateway/reads";
+import { processState, type StatePart } from "../core/process-state";
 import { SiteError, siteRegistry, type ProfiledSite } from "./registry";
 
 export const PROFILE_MAX_AGE_MS = 60 * 60 * 1000;
 /** After a failed probe, the next one waits this long (the stored profile serves meanwhile). */
 const RETRY_PROBE_MS = 60 * 1000;
-const failedAt = new Map<string, number>();
-/** Probes under way, shared by the requests that need them (one call to the site, not one each). */
-const probing = new Map<string, Promise<ProfiledSite | null>>();
+/**
+ * This process's probes: when each site's last one failed, and those under way, shared by the
+ * requests that need them (one call to the site, not one each).
+ */
+const PROBES: StatePart<{ failedAt: Map<string, number>; probing: Map<string, Promise<ProfiledSite | null>> }> = {
+  name: "probes",
+  create: () => ({ failedAt: new Map(), probing: new Map() }),
+};
 
 export type ProbeOptions = { timeoutMs: number; perMinute: number; maxWaitMs?: number };
 
@@ -74,6 +80,7 @@ export async function freshProfile(db: Db, siteId: number, opts: ProbeOptions): 
   if (site.probedAt && now - site.probedAt.getTime() < PROFILE_MAX_AGE_MS) return site;
   // Keyed by address too: a site moved to another address is another gateway.
   const key = `${siteId} ${site.url}`;
+  const { failedAt, probing } = processState().get(PROBES);
   if (now - (failedAt.get(key) ?? 0) < RETRY_PROBE_MS) return site;
   let running = probing.get(key);
   if (!running) {
