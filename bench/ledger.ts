@@ -24,7 +24,7 @@ import { signInOverHttp } from "../tests/support/http";
 import { startApp } from "../tests/support/server";
 
 const ENTRIES = Number(process.env.BENCH_LEDGER_ENTRIES || 1_000_000);
-const LIFTED = { timeoutMs: 30_000, perMinute: 1_000_000_000 };
+const LIFTED = { timeoutMs: 30_000, perMinute: 1_000_000_000, accountPerMinute: 1_000_000_000 };
 
 type Site = { url: string; token: string; id: number; entries: number; days: number; stop: () => void };
 
@@ -112,7 +112,13 @@ export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFi
     const samples: Array<[number, number]> = [];
     const sampler = setInterval(() => samples.push([performance.now(), process.memoryUsage().rss]), 100);
     t = performance.now();
-    const result = await syncLedger(db, account, deps, { backfillDays: 31 });
+    // One run reads at most LEDGER_LIMITS' pages and bytes; the next goes on where it stopped.
+    let added = 0;
+    for (let run = 0; run < 10; run++) {
+      const result = await syncLedger(db, account, deps, { backfillDays: 31 });
+      added += result.added;
+      if (result.complete) break;
+    }
     const ingestSeconds = (performance.now() - t) / 1000;
     clearInterval(sampler);
     // Flat: the peak of the first half of the backfill against the peak of the whole.
@@ -121,7 +127,7 @@ export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFi
     const rssPeak = Math.max(rssHalf, ...samples.map(([, rss]) => rss));
     global.gc?.();
     const rssEnd = process.memoryUsage().rss;
-    if (result.added !== site.entries) throw new Error(`stored ${result.added} of ${site.entries}`);
+    if (added !== site.entries) throw new Error(`stored ${added} of ${site.entries}`);
 
     const today = dayIn("UTC", Date.now());
     const monthAgo = dayIn("UTC", Date.now() - 29 * 86_400_000);
