@@ -5,7 +5,7 @@ import { useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatUsd } from "@/src/shared/money";
-import { formatNumber } from "./format";
+import { formatAge, formatNumber } from "./format";
 import { Empty, Failed, Loading, Stat } from "./site-data";
 import { zone } from "./usage-range";
 
@@ -69,7 +69,12 @@ export function AccountsOverview() {
 
   const loaded = accounts.map((a, i) => ({ account: a, row: rows[i]?.data }));
   const ok = loaded.filter((x) => x.row?.state === "ok" && x.row.summary);
-  const totalBalance = ok.reduce((s, x) => s + (x.row?.summary?.balance.usd ?? 0), 0);
+  // A site that cannot be read counts with the balance its last sync noted, and the total says so.
+  const stale = loaded.filter((x) => x.row && x.row.state !== "ok" && x.row.state !== "expired" && x.row.lastKnown);
+  const staleSince = stale.map((x) => x.row?.lastKnown?.at ?? "").sort()[0];
+  const totalBalance =
+    ok.reduce((s, x) => s + (x.row?.summary?.balance.usd ?? 0), 0) +
+    stale.reduce((s, x) => s + (x.row?.lastKnown?.balance.usd ?? 0), 0);
   const totalToday = ok.reduce((s, x) => s + (x.row?.summary?.today.usd ?? 0), 0);
   const totalRequests = ok.reduce((s, x) => s + (x.row?.summary?.todayRequests ?? 0), 0);
   const converted = ok.filter((x) => x.row?.summary?.money.display !== "USD").length;
@@ -106,8 +111,11 @@ export function AccountsOverview() {
           label="总余额"
           value={formatUsd(totalBalance)}
           note={
-            `${ok.length} 个账户合计（美元）` +
+            `${ok.length + stale.length} 个账户合计（美元）` +
             (converted > 0 ? `，其中 ${converted} 个按站点设置从其他货币折算` : "") +
+            (staleSince
+              ? `，${stale.length} 个站点暂时无法读取，按最近同步的余额计入（最早 ${formatAge(staleSince)}）`
+              : "") +
             (pending > 0 ? `，${pending} 个仍在读取` : "")
           }
         />
@@ -139,6 +147,19 @@ export function AccountsOverview() {
                   </span>
                   {!row ? (
                     <span className="muted row-state">读取中…</span>
+                  ) : (row.state !== "ok" || !s) && row.lastKnown ? (
+                    <>
+                      <span className="figure">
+                        <span className="muted">余额（{formatAge(row.lastKnown.at)}的数据）</span>
+                        <span>{formatUsd(row.lastKnown.balance.usd)}</span>
+                      </span>
+                      <span
+                        className={`row-state tag tag-${row.state === "refused" ? "failed" : "disabled"}`}
+                        title={row.message ?? undefined}
+                      >
+                        {STATE[row.state] ?? row.state}
+                      </span>
+                    </>
                   ) : row.state !== "ok" || !s ? (
                     <span
                       className={`row-state tag tag-${row.state === "refused" ? "failed" : "disabled"}`}

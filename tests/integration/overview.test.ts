@@ -19,6 +19,7 @@ let refusing: FamilySite;
 let hanging: FamilySite;
 let cookie = "";
 const tokens: Record<string, string> = {};
+const siteIds: Record<string, number> = {};
 
 /** The hanging site answers sign-in, then nothing else. */
 const hangAfterSignIn = (req: IncomingMessage) => !(req.url ?? "").startsWith("/api/user/self");
@@ -43,6 +44,7 @@ beforeAll(async () => {
     ["人民币站", good],
   ] as const) {
     const { id } = await registry.add({ name, url: s.gateway.url });
+    siteIds[name] = id;
     const res = await request(app.url, "/api/auth/login", {
       body: { userId: s.user.id, accessToken: s.user.token, siteId: id },
       headers: cookie ? { cookie } : {},
@@ -69,8 +71,9 @@ type Row = {
   message: string | null;
   summary: { balance: { quota: number; usd: number }; today: { quota: number }; money: { display: string } } | null;
   daysLeft: number | null;
+  lastKnown: { balance: { quota: number; usd: number }; at: string } | null;
 };
-type Overview = { rows: Row[]; totals: Record<string, number> };
+type Overview = { rows: Row[]; totals: Record<string, number | string | null> };
 
 describe("GET /api/accounts/overview", () => {
   it("shows every account with its state; the hanging site costs its row the time limit, no more", async () => {
@@ -97,6 +100,8 @@ describe("GET /api/accounts/overview", () => {
       todayRequests: expect.any(Number) as number,
       accounts: 1,
       convertedAccounts: 1,
+      staleAccounts: 0,
+      staleSince: null,
     });
     expect(rows.some((r) => r.key === "" || Object.values(tokens).some((t) => t.includes(r.key)))).toBe(false);
   });
@@ -118,6 +123,36 @@ describe("GET /api/accounts/overview", () => {
     expect(slow.row.state).toBe("unreachable");
     expect(fast.ms).toBeLessThan(TIMEOUT_MS);
     expect(slow.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+  });
+
+  it("counts a site that cannot be read with the balance its last sync noted, and says from when", async () => {
+    const at = Math.floor(Date.now() / 1000) - 12 * 60;
+    await store.db.balanceSnapshot.create({
+      data: {
+        siteId: siteIds["挂起站"]!,
+        siteUserId: BigInt(hanging.user.id),
+        at,
+        quota: 3_000_000n,
+        usedQuota: 0n,
+        requestCount: 0n,
+      },
+      select: { at: true },
+    });
+    const res = await request(app.url, "/api/accounts/overview", { headers: { cookie } });
+    const { rows, totals } = (res.body as { data: Overview }).data;
+    const byName = (name: string) => rows.find((r) => r.site?.name === name)!;
+    const seen = { balance: { quota: 3_000_000, usd: 6 }, at: new Date(at * 1000).toISOString() };
+    expect(byName("挂起站")).toMatchObject({ state: "unreachable", summary: null, lastKnown: seen });
+    // A refused token with no sync on record has nothing to show, and is not counted.
+    expect(byName("拒绝站")).toMatchObject({ state: "refused", lastKnown: null });
+    expect(byName("人民币站").lastKnown).toBeNull();
+    const okUsd = byName("人民币站").summary!.balance.usd;
+    expect(totals).toMatchObject({
+      balanceUsd: Math.round((okUsd + 6) * 1e6) / 1e6,
+      accounts: 1,
+      staleAccounts: 1,
+      staleSince: seen.at,
+    });
   });
 
   it("an account whose session ended elsewhere appears once as expired, then leaves", async () => {

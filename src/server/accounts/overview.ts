@@ -23,21 +23,41 @@ export function accountOf(session: LiveSession): Account {
   };
 }
 
-/** One account's row: its live summary, or why there is none. */
-export async function rowOf(session: LiveSession, tz: string, deps: SiteDataDeps): Promise<OverviewRow> {
-  if (!session.site) return { state: "unreachable", message: MSG.siteRemoved, summary: null, daysLeft: null };
-  return overviewRow(accountOf(session), tz, deps);
+/**
+ * The balance the account's last sync noted, for a row whose site cannot be read now. The ledger
+ * lives above this folder: the caller hands it in (ledger/analytics.ts lastBalanceOf).
+ */
+export type LastBalance = (session: LiveSession) => Promise<{ quota: number; usd: number; at: string } | null>;
+
+/** One account's row: its live summary, or why there is none and the last balance the ledger knew. */
+export async function rowOf(
+  session: LiveSession,
+  tz: string,
+  deps: SiteDataDeps,
+  lastBalance?: LastBalance,
+): Promise<OverviewRow> {
+  const row: OverviewRow = session.site
+    ? await overviewRow(accountOf(session), tz, deps)
+    : { state: "unreachable", message: MSG.siteRemoved, summary: null, daysLeft: null, lastKnown: null };
+  if (row.state === "ok" || !lastBalance) return row;
+  const last = await lastBalance(session);
+  return last ? { ...row, lastKnown: { balance: { quota: last.quota, usd: last.usd }, at: last.at } } : row;
 }
 
 export function totalsOf(rows: OverviewRow[]) {
   const ok = rows.filter((r) => r.state === "ok" && r.summary);
   const sum = (pick: (r: OverviewRow) => number) => Math.round(ok.reduce((s, r) => s + pick(r), 0) * 1e6) / 1e6;
+  // A site that cannot be read counts with the balance its last sync noted, and the total says so.
+  const stale = rows.filter((r) => r.state !== "ok" && r.state !== "expired" && r.lastKnown);
+  const staleUsd = stale.reduce((s, r) => s + (r.lastKnown?.balance.usd ?? 0), 0);
   return {
-    balanceUsd: sum((r) => r.summary?.balance.usd ?? 0),
+    balanceUsd: Math.round((sum((r) => r.summary?.balance.usd ?? 0) + staleUsd) * 1e6) / 1e6,
     todayUsd: sum((r) => r.summary?.today.usd ?? 0),
     todayRequests: ok.reduce((s, r) => s + (r.summary?.todayRequests ?? 0), 0),
     accounts: ok.length,
     convertedAccounts: ok.filter((r) => r.summary?.money.display !== "USD").length,
+    staleAccounts: stale.length,
+    staleSince: stale.map((r) => r.lastKnown?.at ?? "").sort()[0] ?? null,
   };
 }
 
@@ -51,6 +71,7 @@ export async function overview(
   own: LiveSession,
   tz: string,
   deps: SiteDataDeps,
+  lastBalance?: LastBalance,
 ) {
   const listing = browser
     ? await listAccounts(db, browser)
@@ -58,7 +79,7 @@ export async function overview(
   const live = await Promise.all(
     listing.sessions.map(async (session, i): Promise<AccountRow> => {
       const account = listing.accounts[i] as ListedAccount;
-      return { ...account, ...(await rowOf(session, tz, deps)) };
+      return { ...account, ...(await rowOf(session, tz, deps, lastBalance)) };
     }),
   );
   const expired: AccountRow[] = listing.dropped.map((d) => ({
@@ -73,6 +94,7 @@ export async function overview(
     message: "会话已过期或已在别处退出，请重新登录",
     summary: null,
     daysLeft: null,
+    lastKnown: null,
   }));
   const rows = [...live, ...expired];
   return { rows, totals: totalsOf(rows), cookie: listing.cookie };

@@ -39,6 +39,11 @@ export const overviewSchema = z
       todayRequests: z.number().int(),
       accounts: z.number().int().describe("计入合计的账户数（state 为 ok 的账户）"),
       convertedAccounts: z.number().int().describe("其中站点以其他货币或额度显示、已折算回美元的账户数"),
+      staleAccounts: z
+        .number()
+        .int()
+        .describe("站点暂时读取失败、按账本最近一次同步的余额计入 balanceUsd 的账户数（这些账户不计入 accounts）"),
+      staleSince: z.iso.datetime().nullable().describe("其中最旧的余额记下的时间；没有时为 null"),
     }),
   })
   .meta({ id: "AccountsOverview" });

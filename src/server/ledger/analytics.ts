@@ -58,6 +58,23 @@ export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader
   return readers;
 }
 
+/** The balance the account's last sync noted, in its site's units and USD, with its time; null before any. */
+export async function lastBalanceOf(
+  db: Db,
+  session: LiveSession,
+): Promise<{ quota: number; usd: number; at: string } | null> {
+  const [reader] = await readersOf(db, [session]);
+  if (!reader) return null;
+  const last = await db.balanceSnapshot.findFirst({
+    where: { siteId: reader.siteId, siteUserId: BigInt(reader.siteUserId) },
+    orderBy: { at: "desc" },
+    select: { at: true, quota: true },
+  });
+  if (!last) return null;
+  const quota = Number(last.quota);
+  return { quota, usd: round6(quota / reader.quotaPerUnit), at: new Date(last.at * 1000).toISOString() };
+}
+
 export async function coverageOf(db: Db, readers: Reader[]): Promise<LedgerCoverage[]> {
   const states = await db.ledgerSync.findMany({
     where: { OR: readers.map((r) => ({ siteId: r.siteId, siteUserId: BigInt(r.siteUserId) })) },

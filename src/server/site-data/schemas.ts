@@ -55,5 +55,9 @@ export const overviewRowSchema = z.object({
   message: z.string().nullable().describe("state 不是 ok 时的原因"),
   summary: summarySchema.nullable().describe("与 /api/account/summary 的 data 相同；读取失败时为 null"),
   daysLeft: z.number().nullable().describe("按今日的消费速度，余额还能用的天数；今日没有消费时为 null"),
+  lastKnown: z
+    .object({ balance: amount("余额"), at: iso.describe("记下这个余额的同步时间") })
+    .nullable()
+    .describe("站点读取失败时：账本最近一次同步记下的余额；没有记录（或读取成功）时为 null"),
 });
 export type OverviewRow = z.infer<typeof overviewRowSchema>;

@@ -410,6 +410,7 @@ export async function overviewRow(account: Account, tz: string, deps: SiteDataDe
       message: null,
       summary: s,
       daysLeft: daysLeftAt(s.balance.quota, s.today.quota, midnight, Date.parse(s.fetchedAt)),
+      lastKnown: null,
     };
   } catch (error) {
     if (!(error instanceof SiteDataError)) throw error;
@@ -418,6 +419,7 @@ export async function overviewRow(account: Account, tz: string, deps: SiteDataDe
       message: error.message,
       summary: null,
       daysLeft: null,
+      lastKnown: null,
     };
   }
 }

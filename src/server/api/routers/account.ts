@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Refusal } from "../../core/errors";
 import { doneSchema, failure, MSG, orFailure, type Failure } from "../../core/messages";
 import { accountListSchema } from "../../accounts/schemas";
+import { lastBalanceOf } from "../../ledger/analytics";
 import { overviewRowSchema } from "../../site-data/schemas";
 import { accountOf, overview, rowOf } from "../../accounts/overview";
 import {
@@ -118,6 +119,7 @@ export const accountRouter = router({
         ctx.session,
         input.tz,
         siteDepsOf(ctx, input.refresh === true),
+        (s) => lastBalanceOf(ctx.db, s),
       );
       if (result.cookie && result.rows.some((r) => r.state === "expired")) {
         await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
@@ -139,9 +141,10 @@ export const accountRouter = router({
           message: "会话已过期或已在别处退出，请重新登录",
           summary: null,
           daysLeft: null,
+          lastKnown: null,
         };
       }
-      return rowOf(session, tz, siteDepsOf(ctx, refresh === true));
+      return rowOf(session, tz, siteDepsOf(ctx, refresh === true), (s) => lastBalanceOf(ctx.db, s));
     }),
 
   signOutAll: authedProcedure.output(doneSchema.extend({ ended: z.number().int() })).mutation(async ({ ctx }) => {
