@@ -46,7 +46,8 @@ const get = (family: StandInFamily, path: string) => {
   return request(app.url, path, { headers: { authorization: `Bearer ${s.session.token}` } });
 };
 
-const newestFirst = (logs: StandInLog[]) => [...logs].sort((a, b) => b.createdAt - a.createdAt);
+/** Newest first as the sites order them: by time, and by id (the array's order) within a second. */
+const newestFirst = (logs: StandInLog[]) => [...logs].reverse().sort((a, b) => b.createdAt - a.createdAt);
 const iso = (s: number) => new Date(s * 1000).toISOString();
 const usd = (quota: number) => Math.round((quota / 500_000) * 1e6) / 1e6;
 
