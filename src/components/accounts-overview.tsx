@@ -150,14 +150,14 @@ export function AccountsOverview() {
                   ) : (row.state !== "ok" || !s) && row.lastKnown ? (
                     <>
                       <span className="figure">
-                        <span className="muted">余额（{formatAge(row.lastKnown.at)}的数据）</span>
+                        <span className="muted">余额</span>
                         <span>{formatUsd(row.lastKnown.balance.usd)}</span>
                       </span>
                       <span
                         className={`row-state tag tag-${row.state === "refused" ? "failed" : "disabled"}`}
                         title={row.message ?? undefined}
                       >
-                        {STATE[row.state] ?? row.state}
+                        {STATE[row.state] ?? row.state} · {formatAge(row.lastKnown.at)}的数据
                       </span>
                     </>
                   ) : row.state !== "ok" || !s ? (
