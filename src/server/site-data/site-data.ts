@@ -4,7 +4,6 @@
  * for a few seconds and identical calls in flight are shared, so a busy dashboard costs the site
  * one call; every call goes through the site's gate (budget, in-flight limit, 429 pause).
  */
-import { LRUCache } from "lru-cache";
 import { env } from "../core/env";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
@@ -40,7 +39,7 @@ import type { LogsPage, OverviewRow, Summary, TokensPage, TopupsPage } from "./s
 
 export type { LogsPage, OverviewRow, OverviewState, Summary, TokensPage, TopupsPage } from "./schemas";
 import { localMidnight } from "../core/time";
-import { processState, type StatePart } from "../core/process-state";
+import { accountShare, cached, callsThisMinute, chargeAccount, tokenPageBases } from "./live-state";
 
 /** Why a site's data could not be read, as the overview shows it. */
 export type FailureKind = "refused" | "unreachable" | "busy" | "removed";
@@ -119,58 +118,6 @@ export type SiteDataDeps = {
   accountPerMinute?: number;
 };
 
-/**
- * Answers are cached by their size: at most CACHE_MAX_BYTES in all (least recently used out),
- * expired ones purged as they expire. Every text a site controls is cut to a bounded length on
- * the way in (gateway/reads.ts), so one answer is small; the bound holds whatever they hold.
- */
-const CACHE_MAX_BYTES = 16 * 2 ** 20;
-/** JSON's length in UTF-16 code units, two bytes each, and the entry's own keeping. */
-const answerBytes = (value: object) => 2 * JSON.stringify(value).length + 512;
-
-/**
- * This process's live-data state: the answers kept, the reads under way, each account's live
- * calls in the current minute, and which token lists turned out to count pages from 0.
- */
-const LIVE: StatePart<{
-  cache: LRUCache<string, object>;
-  inFlight: Map<string, Promise<object>>;
-  accountCalls: Map<string, { minute: number; count: number }>;
-  tokenPageBase: Map<string, boolean>;
-}> = {
-  name: "site-data",
-  create: () => ({
-    cache: new LRUCache<string, object>({ maxSize: CACHE_MAX_BYTES, ttlAutopurge: true }),
-    inFlight: new Map(),
-    accountCalls: new Map(),
-    tokenPageBase: new Map(),
-  }),
-  dispose: (live) => live.cache.clear(),
-};
-const live = () => processState().get(LIVE);
-
-/** One cached, shared computation per key. */
-async function cached<T extends object>(key: string, ttl: number, refresh: boolean, load: () => Promise<T>) {
-  const { cache, inFlight } = live();
-  if (!refresh) {
-    const hit = cache.get(key);
-    if (hit) return hit as T;
-  }
-  const running = inFlight.get(key);
-  if (running) return (await running) as T;
-  const promise = load();
-  inFlight.set(key, promise);
-  try {
-    const value = await promise;
-    // One answer larger than a tenth of the cache is served, not kept.
-    const size = answerBytes(value);
-    if (size <= CACHE_MAX_BYTES / 10) cache.set(key, value, { ttl, size });
-    return value;
-  } finally {
-    inFlight.delete(key);
-  }
-}
-
 /** Messages of gateway-user-api.md that mean the token or the user is refused, in every family and language. */
 const REFUSAL =
   /access token|令牌|未登录|封禁|banned|Unauthorized|无权进行此操作|会话无效|用户校验失败|New-Api-User|Veloera-User/i;
@@ -179,33 +126,7 @@ function redact(message: string, accessToken: string): string {
   return accessToken.length >= 8 ? message.split(accessToken).join("***") : message;
 }
 
-/**
- * One account's live calls a minute on a site of this budget: half of it (a small budget, up to
- * 6: all of it, so a summary's three calls always fit), and never more than `cap`.
- */
-export function accountShare(sitePerMinute: number, cap: number): number {
-  return Math.min(cap, Math.max(Math.ceil(sitePerMinute / 2), Math.min(sitePerMinute, 6)));
-}
-
 const accountKey = (account: Account) => `${account.siteId}:${account.siteUserId}`;
-
-/** The account's live calls sent this minute. */
-function callsThisMinute(account: Account, now = Date.now()): { minute: number; count: number } {
-  const minute = Math.floor(now / 60_000);
-  const entry = live().accountCalls.get(accountKey(account));
-  return entry?.minute === minute ? entry : { minute, count: 0 };
-}
-
-/** Counts one live call of the account (-1: one that was never sent after all). */
-function chargeAccount(account: Account, by: 1 | -1, now = Date.now()): void {
-  const entry = callsThisMinute(account, now);
-  const { accountCalls } = live();
-  // Live calls per account in the current minute: one account cannot spend its site's whole budget.
-  if (accountCalls.size > 50_000) {
-    for (const [key, c] of accountCalls) if (c.minute !== entry.minute) accountCalls.delete(key);
-  }
-  accountCalls.set(accountKey(account), { minute: entry.minute, count: Math.max(0, entry.count + by) });
-}
 
 /** One operation's reads: the account, its site, and its access token, unsealed once for them all. */
 type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps; token: () => Promise<string | null> };
@@ -237,9 +158,9 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
   const perMinute = site.requestsPerMinute ?? deps.perMinute;
   const share = accountShare(perMinute, deps.accountPerMinute ?? env().ACCOUNT_READS_PER_MINUTE);
   const live = !deps.background;
-  if (live && callsThisMinute(account).count >= share) throw new SiteDataError(MSG.accountBusy, "busy");
+  if (live && callsThisMinute(accountKey(account)).count >= share) throw new SiteDataError(MSG.accountBusy, "busy");
   // Counted now (calls under way count too), given back if the gate never sends it.
-  if (live) chargeAccount(account, 1);
+  if (live) chargeAccount(accountKey(account), 1);
   let sent = false;
   const call: SiteCall = {
     siteUrl: site.url,
@@ -266,7 +187,7 @@ async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}):
     if (answer.status === 401) throw new SiteDataError(MSG.siteRefused, "refused");
     data = parseAnswer(answer);
   } catch (error) {
-    if (live && !sent) chargeAccount(account, -1);
+    if (live && !sent) chargeAccount(accountKey(account), -1);
     if (error instanceof SiteBusy) throw new SiteDataError(MSG.siteBusy, "busy");
     if (error instanceof GatewayError) throw new SiteDataError(`${MSG.siteFailedPrefix}${error.message}`);
     throw error;
@@ -346,7 +267,7 @@ export async function tokens(
     const { pageSize } = query;
     const fetchedAt = new Date().toISOString();
     // What each site's token list turned out to count pages from, once seen (new-api changed it in 2025).
-    const { tokenPageBase } = live();
+    const tokenPageBase = tokenPageBases();
     const baseKey = `${site.id} ${site.url}`;
     const assumedZero = tokenPageBase.get(baseKey) ?? zeroBasedTokens(site.family);
     let page = await windowOfPages(query.page, pageSize, effectivePageSize(site.family, pageSize), async (p) =>
