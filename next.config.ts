@@ -16,6 +16,8 @@ const nextConfig: NextConfig = {
       { source: "/:path*", headers: asList(COMMON_HEADERS) },
       { source: "/api/:path*", headers: asList({ "Content-Security-Policy": API_CSP }) },
     ]),
+  // Browsers ask for /favicon.ico on their own (before the page's <link rel="icon"> is read): the icon, not a 404.
+  rewrites: () => Promise.resolve([{ source: "/favicon.ico", destination: "/icon.svg" }]),
 };
 
 export default nextConfig;

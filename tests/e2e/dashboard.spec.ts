@@ -42,7 +42,9 @@ test("pages are served with a nonce-based CSP and the hardening headers", async 
     expect(new Set(scripts)).toEqual(new Set([nonce]));
   }
   // The unknown page's 404 is the only console error so far.
-  expect(consoleErrors).toEqual(["Failed to load resource: the server responded with a status of 404 (Not Found)"]);
+  expect(consoleErrors).toEqual([
+    `Failed to load resource: the server responded with a status of 404 (Not Found) (${URL_}/no-such-page)`,
+  ]);
   consoleErrors.length = 0;
   // Markup injected as an HTML injection would (an inline handler) does not run.
   await page.goto(URL_);

@@ -34,7 +34,8 @@ export const test = base.extend<{ consoleErrors: string[] }>({
   consoleErrors: async ({ page }, use) => {
     const errors: string[] = [];
     page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
+      // "Failed to load resource" names no address: say which one.
+      if (m.type() === "error") errors.push(m.location().url ? `${m.text()} (${m.location().url})` : m.text());
     });
     page.on("pageerror", (e) => errors.push(e.message));
     await use(errors);

@@ -171,6 +171,12 @@ describe("GET /api/auth/me and POST /api/auth/logout over HTTP", () => {
     expect(await res.text()).toBe("User-agent: *\nDisallow: /\n");
   });
 
+  it("answers a browser's own /favicon.ico with the icon, not a 404", async () => {
+    const [ico, icon] = await Promise.all([fetch(`${app.url}/favicon.ico`), fetch(`${app.url}/icon.svg`)]);
+    expect([ico.status, ico.headers.get("content-type")]).toEqual([200, "image/svg+xml"]);
+    expect(await ico.text()).toBe(await icon.text());
+  });
+
   it("never prints a token, an access token or a cookie in the server output", async () => {
     const { token, cookie } = await signIn({ userId: ALICE.id, accessToken: ALICE.token, siteId: fx.sites.strict });
     await me({ cookie });
