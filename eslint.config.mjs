@@ -4,7 +4,8 @@ import tseslint from "typescript-eslint";
 /**
  * The layers of design.md "Shape", one way down, a folder per capability:
  *   app/ → http/ (adapters) → api/ (routers, wire schemas), jobs/ (background work, started by the
- *   server entry) → exports/ → ledger/ → accounts/, auth/, admin/ → site-data/ → session/ → sites/
+ *   server entry) → exports/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
+ *   → sites/
  *   → gateway/, db/ → core/ → net/
  * Each folder of src/server names the folders it must never import; crossing one fails lint.
  */
@@ -16,6 +17,7 @@ const ORDER = [
   ["session"],
   ["site-data"],
   ["accounts", "auth", "admin"],
+  ["workspace"],
   ["ledger"],
   ["exports"],
   ["jobs", "api"],
@@ -56,13 +58,15 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
 
 /**
  * One owner per table: only ledger/ reads or writes the ledger tables, only session/ the sessions,
- * only admin/ the operator's rows; the others ask the owner. (Prisma delegates by name, on `db`,
+ * only admin/ the operator's rows, only workspace/ the workspaces, their sessions, accounts and
+ * invites and the run-time settings; the others ask the owner. (Prisma delegates by name, on `db`,
  * `tx` or `….db`.)
  */
 const OWNERS = {
   ledger: ["ledgerEntry", "ledgerHour", "ledgerHourTotal", "balanceSnapshot", "ledgerSync", "ledgerArchive"],
   session: ["session"],
   admin: ["operator", "operatorSession", "auditEntry"],
+  workspace: ["workspace", "workspaceSession", "workspaceAccount", "workspaceInvite", "setting"],
 };
 const delegate = (names) =>
   `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"], [object.callee.name="db"])`;

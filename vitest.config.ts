@@ -48,6 +48,7 @@ export default defineConfig({
                   "tests/integration/ledger.test.ts",
                   "tests/integration/usage-analytics.test.ts",
                   "tests/integration/exports.test.ts",
+                  "tests/integration/workspaces.test.ts",
                   "tests/integration/operator.test.ts",
                   "tests/integration/hostile-sites.test.ts",
                   "tests/integration/site-moves.test.ts",

@@ -8,7 +8,7 @@
 import { newApiUser, startGateway } from "../src/demo/gateway";
 import { demoHistory } from "../src/demo/history";
 import { setOperatorPassword } from "../src/server/admin/operator";
-import { verifyPassword } from "../src/server/admin/password";
+import { verifyPassword } from "../src/server/core/password";
 import { closeDb, db } from "../src/server/db/client";
 import { siteRegistry, type Site } from "../src/server/sites/registry";
 import { prepareOrExit } from "./prepare";

@@ -4,7 +4,9 @@
  * family, version and money settings (otherwise refreshed when older than an hour). Each answer is one line of JSON on stdout; errors go to stderr with
  * a non-zero exit (2 for a malformed command, 1 otherwise). `admin-password` reads the operator's
  * new password from standard input (asked twice, unseen, on a terminal) and stores its scrypt hash;
- * every operator session ends.
+ * every operator session ends. `signup open|invite` sets who may create a workspace, `invite
+ * [--note <n>]` makes a one-time invite code (shown once), `vault-reseal` seals every saved access
+ * token again under the vault's newest key (run after adding a key, before removing the old one).
  */
 import { userInfo } from "node:os";
 import { createInterface } from "node:readline";
@@ -17,6 +19,8 @@ import { closeDb, db } from "../src/server/db/client";
 import { EnvError, env } from "../src/server/core/env";
 import { probeSite } from "../src/server/sites/probe";
 import { SiteError, parseSiteId, siteRegistry } from "../src/server/sites/registry";
+import { resealSavedTokens } from "../src/server/workspace/saved-accounts";
+import { signup } from "../src/server/workspace/signup";
 import { prepare } from "./prepare";
 
 const USAGE = `用法:
@@ -25,7 +29,10 @@ const USAGE = `用法:
   npm run sites -- update <id> [--name <名称>] [--url <地址> [--same-gateway]]
   npm run sites -- remove <id>
   npm run sites -- probe <id>
-  npm run sites -- admin-password        （从标准输入读取新的管理员密码）`;
+  npm run sites -- admin-password        （从标准输入读取新的管理员密码）
+  npm run sites -- signup open|invite    （任何人可创建工作区 / 仅凭邀请码）
+  npm run sites -- invite [--note <备注>]  （生成一次性邀请码，只显示这一次）
+  npm run sites -- vault-reseal          （用最新的密钥重新密封保存的访问令牌）`;
 
 class UsageError extends Error {}
 
@@ -79,6 +86,7 @@ async function run(argv: string[]): Promise<unknown> {
     options: {
       name: { type: "string" },
       url: { type: "string" },
+      note: { type: "string" },
       "same-gateway": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -143,6 +151,21 @@ async function run(argv: string[]): Promise<unknown> {
       await setOperatorPassword(db(), await readNewPassword(), actor());
       return { passwordSet: true, endedSessions: ended };
     }
+    case "signup": {
+      const mode = rest[0];
+      if (rest.length !== 1 || (mode !== "open" && mode !== "invite"))
+        throw new UsageError("signup 需要 open 或 invite");
+      await signup(db()).setMode(mode);
+      return { signup: mode };
+    }
+    case "invite": {
+      if (rest.length > 0) throw new UsageError(`多余的参数: ${rest.join(" ")}`);
+      const invite = await signup(db()).createInvite(values.note ?? null);
+      return { code: invite.code, expiresAt: invite.expiresAt.toISOString() };
+    }
+    case "vault-reseal":
+      if (rest.length > 0) throw new UsageError(`多余的参数: ${rest.join(" ")}`);
+      return resealSavedTokens(db());
     default:
       throw new UsageError(`未知命令: ${command}`);
   }

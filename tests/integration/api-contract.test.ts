@@ -436,3 +436,118 @@ describe("the operator's routes", () => {
     );
   });
 });
+
+describe("the workspace routes", () => {
+  it("match the document: create, sign in, save an account, read it with ?account=, devices, tokens, sign out", async () => {
+    const made = await conforms(
+      await post(app.url, "/api/workspace/register", { name: "契约工作区", password: "correct horse battery" }),
+      "/api/workspace/register",
+      "post",
+      200,
+    );
+    expect(made.success).toBe(true);
+    const bad = await conforms(
+      await post(app.url, "/api/workspace/register", { name: "契约工作区", password: "short" }),
+      "/api/workspace/register",
+      "post",
+      200,
+    );
+    expect(bad).toEqual({ success: false, message: "密码至少需要 12 个字符" });
+    await conforms(
+      await post(app.url, "/api/workspace/login", { name: "契约工作区", password: "wrong password!!" }),
+      "/api/workspace/login",
+      "post",
+      401,
+    );
+    const signedIn = await post(app.url, "/api/workspace/login", {
+      name: "契约工作区",
+      password: "correct horse battery",
+    });
+    expect(signedIn.headers.get("set-cookie")).toMatch(/^gd_workspace=gdw_[^;]+; Path=\/; HttpOnly; SameSite=Lax/);
+    const token = ((await conforms(signedIn, "/api/workspace/login", "post", 200)).data as { token: string }).token;
+    const auth = { authorization: `Bearer ${token}` };
+    const get = (route: string) => fetch(`${app.url}${route}`, { headers: auth });
+
+    await conforms(await fetch(`${app.url}/api/workspace/accounts`), "/api/workspace/accounts", "get", 401);
+    await conforms(await get("/api/account/summary"), "/api/account/summary", "get", 404);
+    const refused = await conforms(
+      await post(
+        app.url,
+        "/api/workspace/accounts",
+        { siteId: fx.sites.strict, userId: ALICE.id, accessToken: "sk-nope" },
+        auth,
+      ),
+      "/api/workspace/accounts",
+      "post",
+      200,
+    );
+    expect(refused.success).toBe(false);
+    const saved = await conforms(
+      await post(
+        app.url,
+        "/api/workspace/accounts",
+        { siteId: fx.sites.strict, userId: ALICE.id, accessToken: ALICE.token, alias: "契约" },
+        auth,
+      ),
+      "/api/workspace/accounts",
+      "post",
+      200,
+    );
+    const id = (saved.data as { account: { id: number } }).account.id;
+    await conforms(await get("/api/workspace/accounts"), "/api/workspace/accounts", "get", 200);
+    await conforms(await get("/api/workspace/me"), "/api/workspace/me", "get", 200);
+    const summary = await conforms(await get(`/api/account/summary?account=${id}`), "/api/account/summary", "get", 200);
+    expect(summary.success).toBe(true);
+    await conforms(await get(`/api/account/summary?account=${id + 1000}`), "/api/account/summary", "get", 404);
+    await conforms(await get("/api/accounts/overview"), "/api/accounts/overview", "get", 200);
+    await conforms(await get(`/api/usage/status?account=${id}`), "/api/usage/status", "get", 200);
+    const patched = await conforms(
+      await fetch(`${app.url}/api/workspace/accounts/${id}`, {
+        method: "PATCH",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ tags: ["契约"], pinned: true }),
+      }),
+      "/api/workspace/accounts/{id}",
+      "patch",
+      200,
+    );
+    expect(patched.data).toMatchObject({ account: { tags: ["契约"], pinned: true } });
+    await conforms(
+      await fetch(`${app.url}/api/workspace/accounts/${id + 1000}`, { method: "DELETE", headers: auth }),
+      "/api/workspace/accounts/{id}",
+      "delete",
+      404,
+    );
+    await conforms(await get("/api/workspace/devices"), "/api/workspace/devices", "get", 200);
+    const created = await conforms(
+      await post(app.url, "/api/workspace/tokens", { name: "脚本", access: "read" }, auth),
+      "/api/workspace/tokens",
+      "post",
+      200,
+    );
+    const readToken = (created.data as { token: string }).token;
+    await conforms(
+      await post(
+        app.url,
+        "/api/workspace/accounts",
+        { siteId: fx.sites.strict, userId: BOB.id, accessToken: BOB.token },
+        {
+          authorization: `Bearer ${readToken}`,
+        },
+      ),
+      "/api/workspace/accounts",
+      "post",
+      403,
+    );
+    await conforms(await get("/api/workspace/tokens"), "/api/workspace/tokens", "get", 200);
+    const removed = await conforms(
+      await fetch(`${app.url}/api/workspace/accounts/${id}?ledger=1`, { method: "DELETE", headers: auth }),
+      "/api/workspace/accounts/{id}",
+      "delete",
+      200,
+    );
+    expect(removed.data).toMatchObject({ ledgerDeleted: true });
+    await conforms(await post(app.url, "/api/workspace/logout", {}, auth), "/api/workspace/logout", "post", 200);
+    await conforms(await get("/api/workspace/me"), "/api/workspace/me", "get", 401);
+  });
+});

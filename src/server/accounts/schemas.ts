@@ -3,6 +3,22 @@ import { overviewRowSchema } from "../site-data/schemas";
 
 /** The browser's accounts as the service lists them: the procedures' outputs and the domain's types. */
 
+/** What a workspace keeps about one of its accounts besides the site's own data (design.md 17). */
+export const savedFieldsSchema = z
+  .object({
+    id: z.number().int().describe("工作区账户 id（REST 中的 ?account=）"),
+    alias: z.string().nullable(),
+    tags: z.array(z.string()),
+    pinned: z.boolean(),
+    excluded: z.boolean().describe("不计入合计"),
+    order: z.number().int(),
+    state: z
+      .enum(["ok", "reauth", "site_removed"])
+      .describe("ok：正常；reauth：站点拒绝了保存的令牌，需要重新授权；site_removed：站点已移除"),
+    stateMessage: z.string().nullable(),
+  })
+  .meta({ id: "SavedAccountFields" });
+
 export const listedAccountSchema = z.object({
   key: z.string().describe("账户标识（不是令牌）"),
   active: z.boolean(),
@@ -11,6 +27,7 @@ export const listedAccountSchema = z.object({
   username: z.string(),
   displayName: z.string(),
   expiresAt: z.string().describe("会话到期时间（ISO 8601）；已过期的行为空字符串"),
+  saved: savedFieldsSchema.optional().describe("工作区中保存的账户才有：别名、标签、状态等"),
 });
 export type ListedAccount = z.infer<typeof listedAccountSchema>;
 

@@ -4,34 +4,20 @@
  * read. A name sent twice counts as no cookie. Apart from the accounts' cookie: neither is read
  * in place of the other.
  */
+import { tokenCookie } from "../net/token-cookie";
 import { OPERATOR_SESSION_MS } from "./operator";
 
-const PLAIN_NAME = "gd_admin";
-const SECURE_NAME = "__Host-gd_admin";
-
-const nameFor = (secure: boolean) => (secure ? SECURE_NAME : PLAIN_NAME);
+const cookie = tokenCookie("gd_admin", "Strict", OPERATOR_SESSION_MS / 1000);
 
 export function setOperatorCookie(resHeaders: Headers, token: string, secure: boolean): void {
-  const attributes = ["Path=/", "HttpOnly", "SameSite=Strict", `Max-Age=${OPERATOR_SESSION_MS / 1000}`];
-  if (secure) attributes.push("Secure");
-  resHeaders.append("Set-Cookie", `${nameFor(secure)}=${token}; ${attributes.join("; ")}`);
+  cookie.set(resHeaders, token, secure);
 }
 
 export function clearOperatorCookie(resHeaders: Headers, secure: boolean): void {
-  resHeaders.append(
-    "Set-Cookie",
-    `${nameFor(secure)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? "; Secure" : ""}`,
-  );
+  cookie.clear(resHeaders, secure);
 }
 
 /** The token of the operator's cookie, if the request carries exactly one. */
 export function operatorTokenFromCookie(cookieHeader: string | null, secure: boolean): string | null {
-  if (!cookieHeader) return null;
-  const name = nameFor(secure);
-  const values = cookieHeader
-    .split(";")
-    .map((part) => part.trim())
-    .filter((part) => part.startsWith(`${name}=`))
-    .map((part) => part.slice(name.length + 1));
-  return values.length === 1 && values[0] ? values[0] : null;
+  return cookie.read(cookieHeader, secure);
 }

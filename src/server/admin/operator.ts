@@ -9,7 +9,7 @@ import { Refusal, type RefusalCode } from "../core/errors";
 import type { Db } from "../db/client";
 import { hotPath } from "../db/hot-path";
 import { addressBucket } from "../net/client-address";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "./password";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "../core/password";
 
 export const OPERATOR_SESSION_MS = 8 * 60 * 60 * 1000;
 const WINDOW_MS = 60_000;

@@ -12,6 +12,8 @@ export type Context = {
   origin: string;
   /** Served over HTTPS: the session cookie is then `Secure` with the `__Host-` prefix. */
   secure: boolean;
+  /** A REST request's `?account=`: which of a workspace's accounts it is about (null: none named). */
+  accountParam: string | null;
   /** Address of the client, for rate limits; null when unknown. */
   clientAddress: string | null;
   timeoutMs: number;
@@ -37,6 +39,7 @@ export function createContextInner(opts: ContextOptions): Context {
     headers: new Headers(),
     resHeaders: new Headers(),
     clientAddress: null,
+    accountParam: null,
     timeoutMs: env().SITE_TIMEOUT_MS,
     loginRateLimit: env().LOGIN_RATE_LIMIT,
     adminLoginRateLimit: env().ADMIN_LOGIN_RATE_LIMIT,
@@ -68,6 +71,7 @@ export function createRequestContext(req: Request, resHeaders: Headers): Context
     headers: req.headers,
     resHeaders,
     origin: requestOrigin(req),
+    accountParam: new URL(req.url).searchParams.get("account"),
     // The production server replaces X-Forwarded-For with the one client address it resolved.
     clientAddress: req.headers.get("x-forwarded-for")?.split(",").pop()?.trim() || null,
   });

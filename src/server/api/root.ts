@@ -5,6 +5,7 @@ import { exportRouter } from "./routers/export";
 import { sessionRouter } from "./routers/session";
 import { siteRouter } from "./routers/site";
 import { usageRouter } from "./routers/usage";
+import { workspaceRouter } from "./routers/workspace";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -15,6 +16,7 @@ export const appRouter = router({
   session: sessionRouter,
   site: siteRouter,
   usage: usageRouter,
+  workspace: workspaceRouter,
 });
 
 export type AppRouter = typeof appRouter;

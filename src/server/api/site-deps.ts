@@ -7,9 +7,13 @@ import { accountOf } from "../accounts/overview";
 import { logError } from "../core/log";
 import { LedgerBusy, syncLedger } from "../ledger/sync";
 import type { BrowserAccounts } from "../session/cookie";
-import type { LiveSession } from "../session/store";
+import { sessionStore, type LiveSession } from "../session/store";
 import type { SiteDataDeps } from "../site-data/site-data";
+import { storedScope } from "../workspace/overview";
+import { isLedgerOnly, type ScopedAccount } from "../workspace/scope";
+import { workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
 import type { Context } from "./context";
+import { savedAccountsOf } from "./trpc";
 
 export function siteDepsOf(ctx: Context, refresh = false): SiteDataDeps {
   return {
@@ -28,7 +32,7 @@ export function siteDepsOf(ctx: Context, refresh = false): SiteDataDeps {
  * here or on another instance, is left to finish.
  */
 export function startLedgerSync(ctx: Context, session: LiveSession): void {
-  if (!session.site) return;
+  if (!session.site || isLedgerOnly(session)) return;
   syncLedger(ctx.db, accountOf(session), siteDepsOf(ctx), { backfillDays: ctx.ledgerBackfillDays }).catch(
     (error: unknown) => {
       if (error instanceof LedgerBusy) return;
@@ -37,14 +41,39 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
   );
 }
 
+/** What an authenticated procedure's context holds about who asks. */
+export type AuthedContext = Context & {
+  session: LiveSession;
+  browser: BrowserAccounts | null;
+  workspace: WorkspaceSession | null;
+  saved: ScopedAccount | null;
+};
+
 /**
  * The live sessions whose ledgers a request may read: the active account, or with `all` every
- * account of the browser's cookie (with Bearer: that session's account only).
+ * account of the browser's cookie (with Bearer: that session's account only), or of the workspace
+ * (its accounts that cannot be read now included: their ledgers stay theirs).
  */
-export async function sessionsFor(
-  ctx: Context & { session: LiveSession; browser: BrowserAccounts | null },
-  which: "active" | "all",
-): Promise<LiveSession[]> {
-  if (which === "active" || !ctx.browser) return [ctx.session];
+export async function sessionsFor(ctx: AuthedContext, which: "active" | "all"): Promise<LiveSession[]> {
+  if (which === "active") return [ctx.session];
+  if (ctx.workspace) {
+    return (await storedScope(ctx.db, savedAccountsOf(ctx), ctx.workspace.workspaceId)).map((s) => s.session);
+  }
+  if (!ctx.browser) return [ctx.session];
   return (await listAccounts(ctx.db, ctx.browser)).sessions;
+}
+
+/**
+ * Whether the request may still read what it started reading (a long export checks between
+ * pages): its workspace session, or its own account session and the one of the account read.
+ */
+export function stillAllowed(ctx: AuthedContext): (readerSessionId: string) => Promise<boolean> {
+  return async (readerSessionId) => {
+    if (ctx.workspace) return workspaceStore(ctx.db).isLive(ctx.workspace.id);
+    const sessions = sessionStore(ctx.db);
+    return (
+      (await sessions.isLive(ctx.session.id)) &&
+      (readerSessionId === ctx.session.id || (await sessions.isLive(readerSessionId)))
+    );
+  };
 }

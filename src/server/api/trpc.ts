@@ -12,6 +12,11 @@ import { operatorSession } from "../admin/operator";
 import { isForeignRequest } from "../net/origin";
 import { clearSessionCookie, setBrowserAccounts } from "../session/cookie";
 import { resolveSession } from "../session/request";
+import { workspaceCookie } from "../workspace/cookie";
+import { savedAccounts, SAVED_MSG } from "../workspace/saved-accounts";
+import { scoped, type ScopedAccount } from "../workspace/scope";
+import { WS_MSG, isWorkspaceToken, workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
+import { siteRegistry } from "../sites/registry";
 import type { Context } from "./context";
 import { badParamMessage } from "./schemas/params";
 
@@ -74,11 +79,79 @@ export const signInProcedure = publicProcedure.use(({ ctx, next }) => {
   return next();
 });
 
+const bearerOf = (headers: Headers) => headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
+
 /**
- * Requires a live session (Bearer, or the cookie's active account); refuses cross-site
- * cookie-authenticated mutations (CSRF). `browser` is the cookie's accounts (null with Bearer).
+ * The workspace a request speaks for: a workspace Bearer token (a device's session or an API
+ * token), or without any Bearer the workspace cookie. undefined: the request names none (it may
+ * name a gateway account's session instead). A dead workspace cookie is cleared and not used.
  */
-export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+async function workspaceOf(
+  ctx: Context,
+): Promise<{ session: WorkspaceSession; via: "bearer" | "cookie" } | null | undefined> {
+  const bearer = bearerOf(ctx.headers);
+  if (bearer !== null) {
+    if (!isWorkspaceToken(bearer)) return undefined;
+    const session = await workspaceStore(ctx.db).find(bearer);
+    return session ? { session, via: "bearer" } : null;
+  }
+  const token = workspaceCookie.read(ctx.headers.get("cookie"), ctx.secure);
+  if (token === null) return undefined;
+  const session = await workspaceStore(ctx.db).find(token);
+  if (session) return { session, via: "cookie" };
+  workspaceCookie.clear(ctx.resHeaders, ctx.secure);
+  return undefined;
+}
+
+/** The dependencies of a workspace's saved accounts from a request (renewal is a sign-in). */
+export function savedAccountsOf(ctx: Context) {
+  return savedAccounts(ctx.db, {
+    timeoutMs: ctx.timeoutMs,
+    perMinute: ctx.siteRequestsPerMinute,
+    acceptLanguage: ctx.headers.get("accept-language"),
+  });
+}
+
+/** A workspace's checks: cross-site cookie writes refused (CSRF), and writes with a read-only API token. */
+function checkWorkspaceWrite(ctx: Context, found: { session: WorkspaceSession; via: string }, type: string) {
+  if (type !== "mutation") return;
+  if (found.via === "cookie") refuseForeign(ctx);
+  if (found.session.kind === "api-read") throw new TRPCError({ code: "FORBIDDEN", message: WS_MSG.readOnly });
+}
+
+/**
+ * Requires a live workspace session (Bearer or its cookie); `workspace` is that session. Every
+ * answer is `no-store`.
+ */
+export const workspaceProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+  const found = await workspaceOf(ctx);
+  if (!found) throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
+  checkWorkspaceWrite(ctx, found, type);
+  ctx.resHeaders.set("Cache-Control", "no-store");
+  return next({ ctx: { workspace: found.session, workspaceVia: found.via } });
+});
+
+/** The saved account a workspace request is about: `account` among its parameters, else the device's active one, else the first. */
+async function chosenAccount(ctx: Context, workspace: WorkspaceSession, rawInput: unknown): Promise<ScopedAccount> {
+  const named = ctx.accountParam ?? (rawInput as { account?: unknown } | undefined)?.account;
+  const accounts = savedAccountsOf(ctx);
+  const list = await accounts.list(workspace.workspaceId);
+  let chosen = list[0];
+  if (named !== undefined && named !== null && named !== "") {
+    const id =
+      typeof named === "number" ? named : typeof named === "string" && /^\d{1,12}$/.test(named) ? Number(named) : NaN;
+    chosen = list.find((a) => a.id === id);
+    if (!chosen) throw new TRPCError({ code: "NOT_FOUND", message: SAVED_MSG.notFound });
+  } else if (workspace.activeAccountId !== null) {
+    chosen = list.find((a) => a.id === workspace.activeAccountId) ?? chosen;
+  }
+  if (!chosen) throw new TRPCError({ code: "NOT_FOUND", message: SAVED_MSG.empty });
+  const sites = new Map((await siteRegistry(ctx.db).list()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url }]));
+  return scoped(accounts, chosen, sites);
+}
+
+/** A gateway account's session from the request (Bearer, or the cookie's active account); 401 without. */
+async function accountSessionOf(ctx: Context, type: string) {
   const found = await resolveSession(ctx.db, ctx.headers, ctx.secure);
   if (found?.via === "cookie" && type === "mutation") refuseForeign(ctx);
   if (!found?.session) {
@@ -88,7 +161,44 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, type, next }) =
   ctx.resHeaders.set("Cache-Control", "no-store");
   // Accounts whose sessions ended elsewhere dropped out on the way to the active one.
   if (found.via === "cookie" && found.changed) await setBrowserAccounts(ctx.resHeaders, found.browser, ctx.secure);
-  return next({ ctx: { session: found.session, browser: found.via === "cookie" ? found.browser : null } });
+  return { session: found.session, browser: found.via === "cookie" ? found.browser : null };
+}
+
+/**
+ * Requires a live session (Bearer, or the cookie's active account); refuses cross-site
+ * cookie-authenticated mutations (CSRF). `browser` is the cookie's accounts (null with Bearer).
+ * A workspace (its Bearer token or cookie) reads one of its saved accounts the same way: the one
+ * `account` names, or its device's active one; `saved` then says which and why its site may not
+ * be read now (its ledger always is).
+ */
+export const authedProcedure = publicProcedure.use(async ({ ctx, type, getRawInput, next }) => {
+  const workspace = await workspaceOf(ctx);
+  if (workspace === null) throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
+  if (workspace) {
+    checkWorkspaceWrite(ctx, workspace, type);
+    const saved = await chosenAccount(ctx, workspace.session, await getRawInput());
+    ctx.resHeaders.set("Cache-Control", "no-store");
+    return next({ ctx: { session: saved.session, browser: null, workspace: workspace.session, saved } });
+  }
+  const { session, browser } = await accountSessionOf(ctx, type);
+  const none = { workspace: null as WorkspaceSession | null, saved: null as ScopedAccount | null };
+  return next({ ctx: { session, browser, ...none } });
+});
+
+/**
+ * Whoever may see the list of accounts: a workspace (with or without accounts yet; `workspace`
+ * set, `account` null), or a gateway account's session (`account` set).
+ */
+export const viewerProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+  const workspace = await workspaceOf(ctx);
+  if (workspace === null) throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
+  if (workspace) {
+    checkWorkspaceWrite(ctx, workspace, type);
+    ctx.resHeaders.set("Cache-Control", "no-store");
+    return next({ ctx: { workspace: workspace.session, account: null } });
+  }
+  const account = await accountSessionOf(ctx, type);
+  return next({ ctx: { workspace: null as WorkspaceSession | null, account } });
 });
 
 /**

@@ -8,7 +8,16 @@ import { isPlainObject, presentFields } from "./login-input";
 import { keptUserInfo } from "./user-info";
 import type { LoginSuccess, UserInfo } from "./schemas";
 
-export type LoginOutcome = { result: LoginSuccess; expiresAt: Date } | { result: Failure; expiresAt?: undefined };
+/**
+ * Why a login failed, for callers that act on it (a saved account's renewal): the body was bad,
+ * the site is not registered, the site refused the token (or it names another user), or the site
+ * could not be asked.
+ */
+export type LoginFailureKind = "input" | "noSite" | "refused" | "unreachable";
+
+export type LoginOutcome =
+  | { result: LoginSuccess; expiresAt: Date; kind?: undefined }
+  | { result: Failure; expiresAt?: undefined; kind: LoginFailureKind };
 
 /** A site's message with the token masked, should a site ever echo it (too short to be a secret: as is). */
 function redact(message: string, accessToken: string): string {
@@ -26,7 +35,10 @@ export type LoginDeps = {
 
 /** The login of the contract, step by step in its processing order. */
 export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcome> {
-  const fail = (message: string): LoginOutcome => ({ result: failure(message) });
+  const fail = (message: string, kind: LoginFailureKind = "input"): LoginOutcome => ({
+    result: failure(message),
+    kind,
+  });
   if (!isPlainObject(body)) return fail(MSG.bodyNotObject);
 
   // 1. missing or falsy fields
@@ -39,7 +51,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     // 2. the site
     const siteId = parseSiteId(rawSiteId);
     const record = siteId === null ? null : await hotPath(deps.db).siteById(siteId);
-    if (!record) return fail(MSG.siteNotFound);
+    if (!record) return fail(MSG.siteNotFound, "noSite");
     const site = { id: record.id, name: record.name, url: record.url };
 
     // 3. ask the site; the token is sealed for storage meanwhile (crypto runs off the main thread)
@@ -58,7 +70,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
         typeof envelope.message === "string" && envelope.message !== ""
           ? redact(envelope.message, accessToken)
           : MSG.authFailed;
-      return fail(message);
+      return fail(message, "refused");
     }
 
     // 5. the id must be the one given
@@ -66,7 +78,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     if (data === null || data === undefined) throw new GatewayError(REASON.noUserInfo);
     const siteUserId = Number(userId);
     if ((data as { id?: unknown }).id !== siteUserId || !Number.isSafeInteger(siteUserId))
-      return fail(MSG.userMismatch);
+      return fail(MSG.userMismatch, "refused");
     const userInfo = keptUserInfo(data as UserInfo);
 
     // 6. the session
@@ -86,8 +98,8 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     };
   } catch (error) {
     // 8. unreachable, not JSON, or any other exception in login (the contract folds them all here)
-    if (error instanceof GatewayError) return fail(`${MSG.siteUnreachablePrefix}${error.message}`);
+    if (error instanceof GatewayError) return fail(`${MSG.siteUnreachablePrefix}${error.message}`, "unreachable");
     deps.onInternalError?.(error);
-    return fail(`${MSG.siteUnreachablePrefix}${REASON.unavailable}`);
+    return fail(`${MSG.siteUnreachablePrefix}${REASON.unavailable}`, "unreachable");
   }
 }

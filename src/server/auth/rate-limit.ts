@@ -25,30 +25,51 @@ function counterKey(kind: string, value: string): string {
  */
 export function loginRateLimiter(db: Db, perMinute: number) {
   return {
-    async hit(clientAddress: string | null, body: unknown, now = Date.now()): Promise<RateDecision> {
-      if (perMinute <= 0) return { allowed: true };
-      const start = now - (now % WINDOW_MS);
-      const window = new Date(start);
-      const refused: RateDecision = {
-        allowed: false,
-        retryAfterSeconds: Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000)),
-      };
-      const store = hotPath(db);
-      const address = clientAddress === null ? "unknown" : addressBucket(clientAddress);
-      if ((await store.chargeAttempt(counterKey("address", address), window)) > perMinute) return refused;
+    /** A sign-in of the contract: the account is the site and user its body names. */
+    hit(clientAddress: string | null, body: unknown, now = Date.now()): Promise<RateDecision> {
       const account = accountOf(body);
-      if (!account) return { allowed: true };
-      const name = `${account.siteId}:${account.siteUserId}`;
-      const pair = `${name}@${address}`;
-      if ((await store.chargeAttempt(counterKey("pair", pair), window)) > 1) {
-        // An address seen before keeps the answer it got the first time in this window.
-        return (await store.attemptCount(counterKey("denied", pair), window)) > 0 ? refused : { allowed: true };
-      }
-      if ((await store.chargeAttempt(counterKey("account", name), window)) <= perMinute) return { allowed: true };
-      await store.chargeAttempt(counterKey("denied", pair), window);
-      return refused;
+      return charge(db, perMinute, "", clientAddress, account && `${account.siteId}:${account.siteUserId}`, now);
+    },
+    /** A sign-in to something else named `name` (a workspace), counted apart from the accounts' under `scope`. */
+    hitNamed(
+      scope: string,
+      clientAddress: string | null,
+      name: string | null,
+      now = Date.now(),
+    ): Promise<RateDecision> {
+      return charge(db, perMinute, `${scope}-`, clientAddress, name, now);
     },
   };
+}
+
+async function charge(
+  db: Db,
+  perMinute: number,
+  scope: string,
+  clientAddress: string | null,
+  name: string | null,
+  now: number,
+): Promise<RateDecision> {
+  if (perMinute <= 0) return { allowed: true };
+  const start = now - (now % WINDOW_MS);
+  const window = new Date(start);
+  const refused: RateDecision = {
+    allowed: false,
+    retryAfterSeconds: Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000)),
+  };
+  const store = hotPath(db);
+  const key = (kind: string, value: string) => counterKey(`${scope}${kind}`, value);
+  const address = clientAddress === null ? "unknown" : addressBucket(clientAddress);
+  if ((await store.chargeAttempt(key("address", address), window)) > perMinute) return refused;
+  if (name === null) return { allowed: true };
+  const pair = `${name}@${address}`;
+  if ((await store.chargeAttempt(key("pair", pair), window)) > 1) {
+    // An address seen before keeps the answer it got the first time in this window.
+    return (await store.attemptCount(key("denied", pair), window)) > 0 ? refused : { allowed: true };
+  }
+  if ((await store.chargeAttempt(key("account", name), window)) <= perMinute) return { allowed: true };
+  await store.chargeAttempt(key("denied", pair), window);
+  return refused;
 }
 
 /** Deletes the counters of finished windows; returns how many went. */

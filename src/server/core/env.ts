@@ -39,6 +39,8 @@ const envSchema = z.object({
     .default("file:./data/dashboard.db"),
   DATA_DIR: z.string().trim().min(1).default("./data"),
   SESSION_PASSWORD: z.string().optional(),
+  /** Keys of the vault that seals saved access tokens; unset: derived from SESSION_PASSWORD. */
+  VAULT_KEY: z.string().optional(),
   SITE_TIMEOUT_MS: intFrom(10_000, 1, 600_000),
   LOGIN_RATE_LIMIT: intFrom(20, 0, 1_000_000),
   /** The operator's own sign-in limit per address and minute: never off. */

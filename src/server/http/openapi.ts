@@ -5,6 +5,7 @@
 import { components } from "./openapi/common";
 import { adminPaths } from "./openapi/admin-paths";
 import { userPaths } from "./openapi/user-paths";
+import { workspacePaths } from "./openapi/workspace-paths";
 
 let cached: object | undefined;
 
@@ -20,6 +21,7 @@ export function openApiDocument(): object {
     },
     paths: {
       ...userPaths(),
+      ...workspacePaths(),
       ...adminPaths(),
     },
     components: {
@@ -28,13 +30,22 @@ export function openApiDocument(): object {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: "登录返回的 sessionToken：Authorization: Bearer <sessionToken>。同时携带 Cookie 时以此为准。",
+          description:
+            "登录返回的 sessionToken：Authorization: Bearer <sessionToken>；或工作区的会话令牌（gdw_…，/api/workspace/login 返回）" +
+            "与 API 令牌（gdk_…），此时账户路由读取工作区的账户（?account=<id>）。同时携带 Cookie 时以此为准。",
         },
         cookieAuth: {
           type: "apiKey",
           in: "cookie",
           name: "gd_session",
           description: "浏览器会话 Cookie（HTTPS 下名为 __Host-gd_session）",
+        },
+        workspaceCookieAuth: {
+          type: "apiKey",
+          in: "cookie",
+          name: "gd_workspace",
+          description:
+            "工作区的浏览器会话 Cookie（HTTPS 下名为 __Host-gd_workspace）；与 gd_session 同时存在时以工作区为准",
         },
         adminCookieAuth: {
           type: "apiKey",

@@ -41,3 +41,19 @@ export async function archiveSiteLedger(
     return { archiveId: archive.id, entries };
   });
 }
+
+/**
+ * Deletes one account's ledger (its entries, hourly totals, balance snapshots and sync state), in
+ * one transaction; returns how many entries went. A sync under way notices its lease is gone.
+ */
+export async function deleteAccountLedger(db: Db, owner: { siteId: number; siteUserId: number }): Promise<number> {
+  const where = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.ledgerEntry.deleteMany({ where });
+    await tx.ledgerHour.deleteMany({ where });
+    await tx.ledgerHourTotal.deleteMany({ where });
+    await tx.balanceSnapshot.deleteMany({ where });
+    await tx.ledgerSync.deleteMany({ where });
+    return count;
+  });
+}

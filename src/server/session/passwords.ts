@@ -9,7 +9,8 @@ export type PasswordMap = Record<string, string>;
 const MIN_LENGTH = 32;
 const PASSWORD_FILE = "session-password";
 
-export function parsePasswords(raw: string): PasswordMap {
+/** A secret, or a rotation map of them (`{"1":"…","2":"…"}`), from the variable `name`. */
+export function parseSecretMap(name: string, raw: string): PasswordMap {
   const trimmed = raw.trim();
   let map: PasswordMap;
   if (trimmed.startsWith("{")) {
@@ -17,28 +18,32 @@ export function parsePasswords(raw: string): PasswordMap {
     try {
       parsed = JSON.parse(trimmed);
     } catch {
-      throw new EnvError("SESSION_PASSWORD: 不是有效的 JSON 对象");
+      throw new EnvError(`${name}: 不是有效的 JSON 对象`);
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      throw new EnvError('SESSION_PASSWORD: 必须是字符串或 {"编号":"密码"} 形式的 JSON 对象');
+      throw new EnvError(`${name}: 必须是字符串或 {"编号":"密码"} 形式的 JSON 对象`);
     }
     map = {};
     for (const [id, value] of Object.entries(parsed)) {
       if (!/^[1-9]\d{0,5}$/.test(id) || typeof value !== "string") {
-        throw new EnvError(`SESSION_PASSWORD: 键 "${id}" 必须是正整数编号（1 到 999999），值必须是字符串`);
+        throw new EnvError(`${name}: 键 "${id}" 必须是正整数编号（1 到 999999），值必须是字符串`);
       }
       map[id] = value;
     }
-    if (Object.keys(map).length === 0) throw new EnvError("SESSION_PASSWORD: 至少需要一个密码");
+    if (Object.keys(map).length === 0) throw new EnvError(`${name}: 至少需要一个密码`);
   } else {
     map = { "1": trimmed };
   }
   for (const [id, value] of Object.entries(map)) {
     if (value.length < MIN_LENGTH) {
-      throw new EnvError(`SESSION_PASSWORD: 编号 ${id} 的密码至少需要 ${MIN_LENGTH} 个字符`);
+      throw new EnvError(`${name}: 编号 ${id} 的密码至少需要 ${MIN_LENGTH} 个字符`);
     }
   }
   return map;
+}
+
+export function parsePasswords(raw: string): PasswordMap {
+  return parseSecretMap("SESSION_PASSWORD", raw);
 }
 
 /**

@@ -44,8 +44,12 @@ export type StoredSession = {
   expiresAt: Date;
 };
 
-/** A session found by its token, with its site as the registry has it now (null once removed). */
-export type LiveSession = StoredSession & { site: SiteRow | null };
+/**
+ * A session found by its token, with its site as the registry has it now (null once removed).
+ * `key` is how a listing names its account when it is not the browser's key of the session (a
+ * workspace names its saved accounts by their id).
+ */
+export type LiveSession = StoredSession & { site: SiteRow | null; key?: string };
 
 const sessionSelect = {
   id: true,
@@ -96,7 +100,12 @@ export function sessionStore(db: Db) {
     /** The live session a token names; an expired one is deleted on this read. */
     async findValid(token: string, now = new Date()): Promise<LiveSession | null> {
       if (!isWellFormedToken(token)) return null;
-      const row = await hotPath(db).sessionById(hashToken(token));
+      return this.findLiveById(hashToken(token), now);
+    },
+
+    /** The live session of a stored id (a saved account keeps its session's id, not its token). */
+    async findLiveById(id: string, now = new Date()): Promise<LiveSession | null> {
+      const row = await hotPath(db).sessionById(id);
       if (!row) return null;
       if (row.expiresAt.getTime() <= now.getTime()) {
         await db.session.deleteMany({ where: { id: row.id } });

@@ -36,10 +36,11 @@ import {
   switchAccount,
 } from "../../accounts/browser-accounts";
 import { clearSessionCookie, setBrowserAccounts, type BrowserAccounts } from "../../session/cookie";
+import { listWorkspace, workspaceOverview, workspaceRow } from "../../workspace/overview";
+import { workspaceStore } from "../../workspace/workspaces";
 import type { LiveSession } from "../../session/store";
-import type { Context } from "../context";
-import { siteDepsOf } from "../site-deps";
-import { authedProcedure, router } from "../trpc";
+import { siteDepsOf, type AuthedContext } from "../site-deps";
+import { authedProcedure, router, savedAccountsOf, viewerProcedure } from "../trpc";
 
 type Ok<T> = { success: true; data: T };
 
@@ -48,11 +49,13 @@ type Ok<T> = { success: true; data: T };
  * (`{success:false,message}`, as docs/api.md says), never an error.
  */
 async function run<T>(
-  ctx: Context & { session: LiveSession },
+  ctx: AuthedContext,
   refresh: boolean | undefined,
   op: (account: Account, deps: SiteDataDeps) => Promise<T>,
 ): Promise<Ok<T> | Failure> {
   const { session } = ctx;
+  // A workspace's account whose site cannot be read now says why (需要重新授权, 站点已移除).
+  if (ctx.saved?.problem) return failure(ctx.saved.problem);
   if (!session.site) return failure(MSG.siteRemoved);
   try {
     return { success: true, data: await op(accountOf(session), siteDepsOf(ctx, refresh === true)) };
@@ -62,10 +65,17 @@ async function run<T>(
   }
 }
 
+/** The gateway account's session of a viewer that is no workspace. */
+function own(ctx: { account: { session: LiveSession; browser: BrowserAccounts | null } | null }) {
+  if (!ctx.account) throw new Refusal(MSG.unauthenticated, "UNAUTHORIZED");
+  return ctx.account;
+}
+
 const keyInput = z.object({ key: accountKeySchema.meta({ description: "account.list 给出的账户标识" }) });
 
-/** The browser's accounts, or an error for a client that signed in with a Bearer token. */
-function browserOf(ctx: { browser: BrowserAccounts | null }): BrowserAccounts {
+/** The browser's accounts, or an error for a client that signed in with a Bearer token or a workspace. */
+function browserOf(ctx: { browser: BrowserAccounts | null; workspace: unknown }): BrowserAccounts {
+  if (ctx.workspace) throw new Refusal("工作区的账户请在账户管理中添加或移除", "BAD_REQUEST");
   if (!ctx.browser) {
     throw new Refusal("多账户只适用于浏览器会话（Cookie）；Bearer 令牌只代表一个账户", "BAD_REQUEST");
   }
@@ -78,20 +88,30 @@ function browserOf(ctx: { browser: BrowserAccounts | null }): BrowserAccounts {
  */
 export const accountRouter = router({
   /** Every account in this browser, the active first, and those that dropped out since last told. */
-  list: authedProcedure.output(accountListSchema).query(async ({ ctx }) => {
-    if (!ctx.browser) return { accounts: [listed(ctx.session, true)], dropped: [] };
-    const { accounts, dropped, cookie } = await listAccounts(ctx.db, ctx.browser);
-    if (dropped.length > 0 || cookie.a.length !== ctx.browser.a.length) {
+  list: viewerProcedure.output(accountListSchema).query(async ({ ctx }) => {
+    if (ctx.workspace) {
+      const { workspaceId, activeAccountId } = ctx.workspace;
+      return { accounts: await listWorkspace(ctx.db, savedAccountsOf(ctx), workspaceId, activeAccountId), dropped: [] };
+    }
+    const { session, browser } = own(ctx);
+    if (!browser) return { accounts: [listed(session, true)], dropped: [] };
+    const { accounts, dropped, cookie } = await listAccounts(ctx.db, browser);
+    if (dropped.length > 0 || cookie.a.length !== browser.a.length) {
       await setBrowserAccounts(ctx.resHeaders, cookie, ctx.secure);
     }
     return { accounts, dropped };
   }),
 
-  switch: authedProcedure
+  switch: viewerProcedure
     .input(keyInput)
     .output(doneSchema)
     .mutation(async ({ ctx, input }) => {
-      const next = await switchAccount(ctx.db, browserOf(ctx), input.key);
+      if (ctx.workspace) {
+        const saved = await savedAccountsOf(ctx).get(ctx.workspace.workspaceId, Number(input.key));
+        await workspaceStore(ctx.db).setActiveAccount(ctx.workspace.id, saved.id);
+        return { success: true as const };
+      }
+      const next = await switchAccount(ctx.db, browserOf({ ...own(ctx), workspace: null }), input.key);
       await setBrowserAccounts(ctx.resHeaders, next, ctx.secure);
       return { success: true as const };
     }),
@@ -109,18 +129,28 @@ export const accountRouter = router({
    * Every account of this browser with its live summary (sites asked side by side) and totals in
    * USD; REST GET /api/accounts/overview. Accounts that dropped out appear once as expired rows.
    */
-  overview: authedProcedure
+  overview: viewerProcedure
     .input(summaryInput)
     .output(overviewSuccess)
     .query(async ({ ctx, input }) => {
-      const result = await overview(
-        ctx.db,
-        ctx.browser,
-        ctx.session,
-        input.tz,
-        siteDepsOf(ctx, input.refresh === true),
-        (s) => lastBalanceOf(ctx.db, s),
-      );
+      const lastBalance = (s: LiveSession) => lastBalanceOf(ctx.db, s);
+      const deps = siteDepsOf(ctx, input.refresh === true);
+      if (ctx.workspace) {
+        const { workspaceId, activeAccountId } = ctx.workspace;
+        const accounts = savedAccountsOf(ctx);
+        const data = await workspaceOverview(
+          ctx.db,
+          accounts,
+          workspaceId,
+          activeAccountId,
+          input.tz,
+          deps,
+          lastBalance,
+        );
+        return { success: true as const, data };
+      }
+      const { session, browser } = own(ctx);
+      const result = await overview(ctx.db, browser, session, input.tz, deps, lastBalance);
       if (result.cookie && result.rows.some((r) => r.state === "expired")) {
         await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
       }
@@ -128,12 +158,21 @@ export const accountRouter = router({
     }),
 
   /** One account's row of the overview, by key: the dashboard fills the rows in as each site answers. */
-  overviewRow: authedProcedure
+  overviewRow: viewerProcedure
     .input(overviewRowInput)
     .output(overviewRowSchema)
     .query(async ({ ctx, input }) => {
       const { key, tz, refresh } = input;
-      const session = await sessionByKey(ctx.db, ctx.browser, ctx.session, key);
+      const lastBalance = (s: LiveSession) => lastBalanceOf(ctx.db, s);
+      const deps = siteDepsOf(ctx, refresh === true);
+      if (ctx.workspace) {
+        const { workspaceId, activeAccountId } = ctx.workspace;
+        const id = Number(key);
+        const accounts = savedAccountsOf(ctx);
+        return workspaceRow(ctx.db, accounts, workspaceId, id, tz, deps, lastBalance, id === activeAccountId);
+      }
+      const { session: own_, browser } = own(ctx);
+      const session = await sessionByKey(ctx.db, browser, own_, key);
       if (session === undefined) throw new AccountError("账户不存在或已退出，请刷新后重试");
       if (session === null) {
         return {
@@ -144,7 +183,7 @@ export const accountRouter = router({
           lastKnown: null,
         };
       }
-      return rowOf(session, tz, siteDepsOf(ctx, refresh === true), (s) => lastBalanceOf(ctx.db, s));
+      return rowOf(session, tz, deps, lastBalance);
     }),
 
   signOutAll: authedProcedure.output(doneSchema.extend({ ended: z.number().int() })).mutation(async ({ ctx }) => {

@@ -3,10 +3,9 @@ import { readersOf, type Reader } from "../../ledger/analytics";
 import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../exports/csv";
 import { exportCountSuccess, exportCsvInput, fileSuccess, statementInput, type FileData } from "../schemas/accounts";
 import { statementFileName, statementPdf } from "../../exports/statement";
-import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
 import { authedProcedure, router } from "../trpc";
-import { sessionsFor } from "../site-deps";
+import { sessionsFor, stillAllowed } from "../site-deps";
 
 /** Who an export is for, for the log line (never a token). */
 const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } }) => ({
@@ -35,11 +34,9 @@ export const exportRouter = router({
       const query: CsvQuery = input;
       const readers = await readersOf(ctx.db, await sessionsFor(ctx, input.accounts));
       const started = Date.now();
-      const sessions = sessionStore(ctx.db);
       // The requester's session, and the one of the account being read (the same for one account).
-      const live = async (reader: Reader) =>
-        (await sessions.isLive(ctx.session.id)) &&
-        (reader.sessionId === ctx.session.id || (await sessions.isLive(reader.sessionId)));
+      const allowed = stillAllowed(ctx);
+      const live = (reader: Reader) => allowed(reader.sessionId);
       const body = usageCsv(ctx.db, readers, query, live, (rows, complete) =>
         logEvent("export.csv", {
           ...whoOf(ctx),

@@ -21,7 +21,8 @@ const summaryShape = { tz: tzParam, refresh: flag };
 
 export const summaryInput = z.object(summaryShape).prefault({});
 
-export const accountKeySchema = z.string().regex(/^[A-Za-z0-9_-]{22}$/, "账户标识无效");
+/** A browser account's key (22 characters), or a workspace account's id. */
+export const accountKeySchema = z.string().regex(/^(?:[A-Za-z0-9_-]{22}|\d{1,12})$/, "账户标识无效");
 
 export const overviewRowInput = z.object({ ...summaryShape, key: accountKeySchema });
 

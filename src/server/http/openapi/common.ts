@@ -1,3 +1,10 @@
+import {
+  workspaceAccountSchema,
+  workspaceAccountSuccessSchema,
+  workspaceAccountsSchema,
+  workspaceMeSchema,
+  workspaceSignedInSchema,
+} from "../../workspace/schemas";
 import { z } from "zod";
 import {
   exportCountSchema,
@@ -11,7 +18,7 @@ import {
   usageBalanceSuccess,
   usageSummarySuccess,
 } from "../../api/schemas/accounts";
-import { accountRowSchema, overviewSchema } from "../../accounts/schemas";
+import { savedFieldsSchema, accountRowSchema, overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
 import { moneySchema } from "../../gateway/families";
 import { logItemSchema, tokenItemSchema, topupItemSchema } from "../../gateway/reads";
@@ -63,6 +70,12 @@ export function components() {
     usageBalanceSuccess,
     exportCountSchema,
     exportCountSuccess,
+    savedFieldsSchema,
+    workspaceSignedInSchema,
+    workspaceMeSchema,
+    workspaceAccountSchema,
+    workspaceAccountsSchema,
+    workspaceAccountSuccessSchema,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
@@ -129,7 +142,25 @@ export const INTERNAL = {
   description: "服务器内部错误",
   content: json(ref("Failure"), { internal: failureExample(MSG.internal) }),
 };
-export const SESSION_SECURITY = [{ bearerAuth: [] }, { cookieAuth: [] }];
+export const SESSION_SECURITY = [{ bearerAuth: [] }, { cookieAuth: [] }, { workspaceCookieAuth: [] }];
+export const WORKSPACE_SECURITY = [{ bearerAuth: [] }, { workspaceCookieAuth: [] }];
+
+/** Which of a workspace's accounts an account route reads (with a workspace session only). */
+export const ACCOUNT_PARAM = {
+  name: "account",
+  in: "query",
+  required: false,
+  description:
+    "使用工作区会话或 API 令牌时：要读取的工作区账户 id（/api/workspace/accounts 中的 id）；省略时为该设备当前选中的账户，未选过则为列表第一个",
+  schema: { type: "string", pattern: "^\\d{1,12}$" },
+};
+export const ACCOUNT_NOT_FOUND = {
+  description: "工作区中没有 account 所指的账户（或工作区还没有账户）",
+  content: json(ref("Failure"), {
+    notFound: failureExample("工作区中没有这个账户"),
+    empty: failureExample("工作区中还没有账户，请先添加账户"),
+  }),
+};
 export const ADMIN_SECURITY = [{ bearerAuth: [] }, { adminCookieAuth: [] }];
 
 export const intQuery = (name: string, description: string, min: number, max: number, dflt?: number) => ({
@@ -213,7 +244,7 @@ export function fileRoute(
       summary,
       description: `${description} 每次导出记一行日志（谁、范围、行数），不含令牌。`,
       security: SESSION_SECURITY,
-      parameters,
+      parameters: [...parameters, ACCOUNT_PARAM],
       responses: {
         "200": {
           description: "成功时为文件（Content-Disposition: attachment，文件名含范围）；参数无效时为 JSON 失败答复",
@@ -223,6 +254,7 @@ export function fileRoute(
           },
         },
         "401": UNAUTHORIZED,
+        "404": ACCOUNT_NOT_FOUND,
         "500": INTERNAL,
         "503": UNAVAILABLE,
       },
@@ -307,7 +339,7 @@ export function ledgerRoute(
       summary,
       description: `${description} 只能读取有有效会话的账户的账本。`,
       security: SESSION_SECURITY,
-      parameters: [...RANGE_PARAMS, ...extra],
+      parameters: [...RANGE_PARAMS, ...extra, ACCOUNT_PARAM],
       responses: {
         "200": {
           description: "成功时 success 为 true；参数无效时 success 为 false，message 为「请求参数无效: <参数>」",
@@ -319,6 +351,7 @@ export function ledgerRoute(
           ),
         },
         "401": UNAUTHORIZED,
+        "404": ACCOUNT_NOT_FOUND,
         "500": INTERNAL,
         "503": UNAVAILABLE,
       },
@@ -355,13 +388,14 @@ export function siteDataRoute(
         "同一站点的请求受每分钟预算（SITE_REQUESTS_PER_MINUTE，登录也计入）与并发上限保护，等待的账户轮流发出；" +
         "一个账户每分钟最多用站点预算的一半（该账户的站点请求过于频繁，请稍后再试）。",
       security: SESSION_SECURITY,
-      parameters,
+      parameters: [...parameters, ACCOUNT_PARAM],
       responses: {
         "200": {
           description: "成功时 success 为 true；参数无效、站点拒绝或失败时 success 为 false，message 说明原因",
           content: json({ oneOf: [ref(success), ref("Failure")] }, siteDataFailures()),
         },
         "401": UNAUTHORIZED,
+        "404": ACCOUNT_NOT_FOUND,
         "500": INTERNAL,
         "503": UNAVAILABLE,
       },

@@ -1,6 +1,8 @@
 import { MSG } from "../../core/messages";
 import { MAX_RANGE_DAYS } from "../../api/schemas/range";
 import {
+  ACCOUNT_NOT_FOUND,
+  ACCOUNT_PARAM,
   EXPORT_FILTERS,
   FORBIDDEN,
   INTERNAL,
@@ -83,9 +85,11 @@ export function userPaths(): Record<string, object> {
         summary: "当前会话",
         description: "返回登录时的用户信息快照（不再访问站点）与站点注册表中的当前站点；站点已被删除时没有 site 字段。",
         security: SESSION_SECURITY,
+        parameters: [ACCOUNT_PARAM],
         responses: {
           "200": { description: "会话信息", content: json(ref("MeSuccess")) },
           "401": UNAUTHORIZED,
+          "404": ACCOUNT_NOT_FOUND,
           "500": INTERNAL,
           "503": UNAVAILABLE,
         },
@@ -119,7 +123,8 @@ export function userPaths(): Record<string, object> {
       "全部账户概览",
       "本浏览器（Cookie）中的每个账户各一行：实时余额、今日消费与请求数、状态（正常、站点无法访问、令牌被拒绝、会话已过期），" +
         "以及折合美元的合计。各站点并行读取，一个站点挂起或失败只影响它自己那一行（最多等待 SITE_TIMEOUT_MS）。" +
-        "以 Bearer 令牌调用时只有该令牌的账户一行。",
+        "以 Bearer 令牌调用时只有该令牌的账户一行。以工作区会话调用时为工作区的每个账户一行（带 saved 字段：别名、标签、状态），" +
+        "需要重新授权或站点已移除的账户显示账本最近一次记下的余额；标记为不计入合计的账户不计入 totals。",
       "AccountsOverviewSuccess",
       [TZ_PARAM, REFRESH],
     ),
@@ -129,9 +134,11 @@ export function userPaths(): Record<string, object> {
         summary: "账本同步状态",
         description: "当前账户的用量账本：条数、已覆盖的时间范围、是否正在同步及进度、上次错误。",
         security: SESSION_SECURITY,
+        parameters: [ACCOUNT_PARAM],
         responses: {
           "200": { description: "账本状态", content: json(ref("LedgerStatusSuccess")) },
           "401": UNAUTHORIZED,
+          "404": ACCOUNT_NOT_FOUND,
           "500": INTERNAL,
           "503": UNAVAILABLE,
         },
@@ -196,9 +203,11 @@ export function userPaths(): Record<string, object> {
           "在后台开始同步当前账户的用量日志到本服务的账本（首次回填 LEDGER_BACKFILL_DAYS 天，之后从上次的终点继续，并回看一小时以收录站点迟写的日志）；" +
           "已在同步时不重复开始。立即返回开始时的状态，进度用 GET /api/usage/status 查看。",
         security: SESSION_SECURITY,
+        parameters: [ACCOUNT_PARAM],
         responses: {
           "200": { description: "开始时的账本状态", content: json(ref("LedgerStatusSuccess")) },
           "401": UNAUTHORIZED,
+          "404": ACCOUNT_NOT_FOUND,
           "403": FORBIDDEN,
           "500": INTERNAL,
           "503": UNAVAILABLE,

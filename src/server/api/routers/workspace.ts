@@ -1,0 +1,308 @@
+import { z } from "zod";
+import { loginRateLimiter } from "../../auth/rate-limit";
+import { Refusal } from "../../core/errors";
+import { doneSchema, failureSchema, MSG, orFailure } from "../../core/messages";
+import { deleteAccountLedger } from "../../ledger/sites";
+import { siteRegistry } from "../../sites/registry";
+import { workspaceCookie } from "../../workspace/cookie";
+import type { SavedAccount } from "../../workspace/saved-accounts";
+import {
+  apiTokenCreatedSchema,
+  apiTokensSchema,
+  devicesSchema,
+  removedSchema,
+  workspaceAccountSuccessSchema,
+  workspaceAccountsSchema,
+  workspaceBrowserSignedInSchema,
+  workspaceMeSchema,
+  workspaceSignedInSchema,
+} from "../../workspace/schemas";
+import { signup } from "../../workspace/signup";
+import {
+  WS_MSG,
+  checkName,
+  checkPassword,
+  nameKeyOf,
+  workspaceStore,
+  type OpenedSession,
+} from "../../workspace/workspaces";
+import type { Context } from "../context";
+import {
+  accountIdInput,
+  addAccountInput,
+  changePasswordInput,
+  createApiTokenInput,
+  deviceInput,
+  registerInput,
+  removeAccountInput,
+  updateAccountInput,
+  workspaceLoginInput,
+} from "../schemas/workspace";
+import { publicProcedure, router, savedAccountsOf, signInProcedure, workspaceProcedure } from "../trpc";
+
+const opener = (ctx: Context) => ({ userAgent: ctx.headers.get("user-agent"), address: ctx.clientAddress });
+
+/** The session just opened: its cookie for a browser, its token in the answer for REST clients. */
+function signedIn(ctx: Context, opened: OpenedSession) {
+  ctx.resHeaders.set("Cache-Control", "no-store");
+  workspaceCookie.set(ctx.resHeaders, opened.token, ctx.secure);
+  return {
+    success: true as const,
+    data: { token: opened.token, expiresAt: opened.expiresAt.toISOString(), workspace: opened.workspace },
+  };
+}
+
+async function register(ctx: Context, input: z.infer<typeof registerInput>): Promise<OpenedSession> {
+  const store = workspaceStore(ctx.db);
+  // Everything that can be refused is checked before an invite code is spent.
+  checkName(input.name);
+  checkPassword(input.password);
+  await signup(ctx.db).admit(input.invite);
+  return store.register(input, opener(ctx));
+}
+
+async function login(ctx: Context, input: z.infer<typeof workspaceLoginInput>): Promise<OpenedSession> {
+  const limit = await loginRateLimiter(ctx.db, ctx.loginRateLimit).hitNamed(
+    "workspace",
+    ctx.clientAddress,
+    nameKeyOf(input.name),
+  );
+  if (!limit.allowed) throw new Refusal(MSG.rateLimited, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
+  const store = workspaceStore(ctx.db);
+  const workspace = await store.verify(input.name, input.password);
+  if (!workspace) throw new Refusal(WS_MSG.wrongCredentials, "UNAUTHORIZED");
+  return store.open(workspace, opener(ctx));
+}
+
+/** The account as the workspace's REST answers show it. */
+function shown(account: SavedAccount, sites: Map<number, string>) {
+  return {
+    id: account.id,
+    siteId: account.siteId,
+    siteName: sites.get(account.siteId) ?? null,
+    userId: account.siteUserId,
+    username: account.username,
+    displayName: account.displayName,
+    alias: account.alias,
+    tags: account.tags,
+    pinned: account.pinned,
+    excluded: account.excluded,
+    order: account.order,
+    state: account.state,
+    stateMessage: account.stateMessage,
+    createdAt: account.createdAt.toISOString(),
+  };
+}
+
+const siteNames = async (ctx: Context) => new Map((await siteRegistry(ctx.db).list()).map((s) => [s.id, s.name]));
+
+/**
+ * Workspaces (design.md 17): create one, sign in from any device, keep accounts in it. REST
+ * /api/workspace/* wraps these; with a workspace session every account route reads its accounts.
+ */
+export const workspaceRouter = router({
+  /** REST: creates a workspace and answers its session token (browsers also get the cookie). */
+  register: signInProcedure
+    .input(registerInput)
+    .output(workspaceSignedInSchema)
+    .mutation(async ({ ctx, input }) => signedIn(ctx, await register(ctx, input))),
+
+  /** REST: signs in; the token is the Bearer for every account route. */
+  login: signInProcedure
+    .input(workspaceLoginInput)
+    .output(workspaceSignedInSchema)
+    .mutation(async ({ ctx, input }) => signedIn(ctx, await login(ctx, input))),
+
+  /** The dashboard's creation: the same, answered without the token (the cookie carries it). */
+  create: signInProcedure
+    .input(registerInput)
+    .output(workspaceBrowserSignedInSchema)
+    .mutation(async ({ ctx, input }) => {
+      const { workspace } = signedIn(ctx, await register(ctx, input)).data;
+      return { success: true as const, data: { workspace } };
+    }),
+
+  /** The dashboard's sign-in, answered without the token. */
+  signIn: signInProcedure
+    .input(workspaceLoginInput)
+    .output(workspaceBrowserSignedInSchema)
+    .mutation(async ({ ctx, input }) => {
+      const { workspace } = signedIn(ctx, await login(ctx, input)).data;
+      return { success: true as const, data: { workspace } };
+    }),
+
+  /** Whether anyone may create a workspace here, or only with an invite code (asked before signing in). */
+  signupMode: publicProcedure
+    .output(z.object({ mode: z.enum(["open", "invite"]) }))
+    .query(async ({ ctx }) => ({ mode: await signup(ctx.db).mode() })),
+
+  /** Ends this device's session (an API token is revoked with revokeApiToken). */
+  logout: workspaceProcedure.output(doneSchema).mutation(async ({ ctx }) => {
+    if (ctx.workspace.kind === "device") await workspaceStore(ctx.db).end(ctx.workspace.id);
+    if (ctx.workspaceVia === "cookie") workspaceCookie.clear(ctx.resHeaders, ctx.secure);
+    return { success: true as const };
+  }),
+
+  me: workspaceProcedure.output(workspaceMeSchema).query(async ({ ctx }) => {
+    const accounts = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId);
+    const { kind } = ctx.workspace;
+    return {
+      success: true as const,
+      data: {
+        workspace: { id: ctx.workspace.workspaceId, name: ctx.workspace.workspaceName },
+        access: kind === "device" ? ("device" as const) : kind === "api-read" ? ("read" as const) : ("write" as const),
+        accounts: accounts.length,
+      },
+    };
+  }),
+
+  /** The workspace's accounts, pinned first, then in the person's order; never a token. */
+  accounts: workspaceProcedure.output(workspaceAccountsSchema).query(async ({ ctx }) => {
+    const [accounts, sites] = await Promise.all([savedAccountsOf(ctx).list(ctx.workspace.workspaceId), siteNames(ctx)]);
+    return { success: true as const, data: { accounts: accounts.map((a) => shown(a, sites)) } };
+  }),
+
+  /**
+   * Saves an account once its site accepted the token (the site's refusal is the answer); an
+   * account the workspace holds already gets the new token (re-authorisation), the rest kept.
+   */
+  addAccount: workspaceProcedure
+    .input(addAccountInput)
+    .output(orFailure(workspaceAccountSuccessSchema))
+    .mutation(async ({ ctx, input }) => {
+      const outcome = await savedAccountsOf(ctx).add(ctx.workspace.workspaceId, input);
+      if (!outcome.ok) return { success: false as const, message: outcome.message };
+      return { success: true as const, data: { account: shown(outcome.account, await siteNames(ctx)) } };
+    }),
+
+  /** Changes alias, tags, pinned, left out of totals, order; a new `accessToken` re-authorises. */
+  updateAccount: workspaceProcedure
+    .input(updateAccountInput)
+    .output(z.union([workspaceAccountSuccessSchema, failureSchema]))
+    .mutation(async ({ ctx, input }) => {
+      const accounts = savedAccountsOf(ctx);
+      const { id, accessToken, ...change } = input;
+      if (accessToken !== undefined) {
+        const current = await accounts.get(ctx.workspace.workspaceId, id);
+        const outcome = await accounts.add(ctx.workspace.workspaceId, {
+          siteId: current.siteId,
+          userId: current.userId,
+          accessToken,
+        });
+        if (!outcome.ok) return { success: false as const, message: outcome.message };
+      }
+      const account = await accounts.update(ctx.workspace.workspaceId, id, change);
+      return { success: true as const, data: { account: shown(account, await siteNames(ctx)) } };
+    }),
+
+  /** Removes an account and its sealed token; its ledger too when asked (and no other workspace keeps it). */
+  removeAccount: workspaceProcedure
+    .input(removeAccountInput)
+    .output(removedSchema)
+    .mutation(async ({ ctx, input }) => {
+      const accounts = savedAccountsOf(ctx);
+      const removed = await accounts.remove(ctx.workspace.workspaceId, input.id);
+      if (!input.ledger) return { success: true as const, data: { ledgerDeleted: false, entries: 0, note: null } };
+      if (await accounts.savedElsewhere(ctx.workspace.workspaceId, removed.siteId, removed.siteUserId)) {
+        const note = "该账户的账本仍被其他工作区使用，已保留";
+        return { success: true as const, data: { ledgerDeleted: false, entries: 0, note } };
+      }
+      const entries = await deleteAccountLedger(ctx.db, removed);
+      return { success: true as const, data: { ledgerDeleted: true, entries, note: null } };
+    }),
+
+  /** Makes an account the one this device shows (the dashboard's account switcher). */
+  switchAccount: workspaceProcedure
+    .input(accountIdInput)
+    .output(doneSchema)
+    .mutation(async ({ ctx, input }) => {
+      await savedAccountsOf(ctx).get(ctx.workspace.workspaceId, input.id);
+      await workspaceStore(ctx.db).setActiveAccount(ctx.workspace.id, input.id);
+      return { success: true as const };
+    }),
+
+  /** The devices signed in to the workspace, the most recently used first. */
+  devices: workspaceProcedure.output(devicesSchema).query(async ({ ctx }) => {
+    const rows = await workspaceStore(ctx.db).devices(ctx.workspace.workspaceId);
+    return {
+      success: true as const,
+      data: {
+        devices: rows.map((r) => ({
+          id: r.id,
+          device: r.device,
+          address: r.address,
+          createdAt: r.createdAt.toISOString(),
+          lastUsedAt: r.lastUsedAt.toISOString(),
+          expiresAt: (r.expiresAt ?? r.lastUsedAt).toISOString(),
+          current: r.id === ctx.workspace.id,
+        })),
+      },
+    };
+  }),
+
+  revokeDevice: workspaceProcedure
+    .input(deviceInput)
+    .output(doneSchema)
+    .mutation(async ({ ctx, input }) => {
+      if (!(await workspaceStore(ctx.db).endDevice(ctx.workspace.workspaceId, input.id))) {
+        throw new Refusal(WS_MSG.sessionNotFound, "NOT_FOUND");
+      }
+      return { success: true as const };
+    }),
+
+  /** Signs out every device, this one included. */
+  signOutEverywhere: workspaceProcedure
+    .output(doneSchema.extend({ ended: z.number().int() }))
+    .mutation(async ({ ctx }) => {
+      const ended = await workspaceStore(ctx.db).endDevicesExcept(ctx.workspace.workspaceId, null);
+      if (ctx.workspaceVia === "cookie") workspaceCookie.clear(ctx.resHeaders, ctx.secure);
+      return { success: true as const, ended };
+    }),
+
+  /** Changes the password; the other devices are signed out. */
+  changePassword: workspaceProcedure
+    .input(changePasswordInput)
+    .output(doneSchema.extend({ ended: z.number().int() }))
+    .mutation(async ({ ctx, input }) => {
+      if (ctx.workspace.kind !== "device") throw new Refusal("只能在登录的设备上修改密码", "BAD_REQUEST");
+      const ended = await workspaceStore(ctx.db).changePassword(ctx.workspace, input.current, input.next);
+      return { success: true as const, ended };
+    }),
+
+  apiTokens: workspaceProcedure.output(apiTokensSchema).query(async ({ ctx }) => {
+    const tokens = await workspaceStore(ctx.db).apiTokens(ctx.workspace.workspaceId);
+    return {
+      success: true as const,
+      data: {
+        tokens: tokens.map((t) => ({
+          ...t,
+          createdAt: t.createdAt.toISOString(),
+          lastUsedAt: t.lastUsedAt.toISOString(),
+        })),
+      },
+    };
+  }),
+
+  /** A new API token for another program, shown once. Only a signed-in device makes one. */
+  createApiToken: workspaceProcedure
+    .input(createApiTokenInput)
+    .output(apiTokenCreatedSchema)
+    .mutation(async ({ ctx, input }) => {
+      if (ctx.workspace.kind !== "device") throw new Refusal("API 令牌只能在登录的设备上创建", "BAD_REQUEST");
+      const created = await workspaceStore(ctx.db).createApiToken(ctx.workspace.workspaceId, input.name, input.access);
+      return {
+        success: true as const,
+        data: { token: created.token, id: created.id, name: created.name, access: created.access },
+      };
+    }),
+
+  revokeApiToken: workspaceProcedure
+    .input(deviceInput)
+    .output(doneSchema)
+    .mutation(async ({ ctx, input }) => {
+      if (!(await workspaceStore(ctx.db).revokeApiToken(ctx.workspace.workspaceId, input.id))) {
+        throw new Refusal(WS_MSG.tokenNotFound, "NOT_FOUND");
+      }
+      return { success: true as const };
+    }),
+});

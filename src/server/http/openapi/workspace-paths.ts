@@ -1,0 +1,285 @@
+import { MSG } from "../../core/messages";
+import { INTERNAL, UNAUTHORIZED, UNAVAILABLE, WORKSPACE_SECURITY, failureExample, json, ref } from "./common";
+
+const BAD_INPUT = "参数无效或被拒绝（名称、密码、标签等）时 success 为 false，message 说明原因";
+
+const success = (data: object = {}) => ({
+  type: "object",
+  properties: { success: { const: true }, data },
+  required: ["success"],
+});
+const done = { type: "object", properties: { success: { const: true } }, required: ["success"] };
+
+/** A workspace route's answers: its success, a refusal in words as HTTP 200, and the common statuses. */
+function operation(
+  operationId: string,
+  summary: string,
+  description: string,
+  answer: object,
+  extra: { parameters?: object[]; body?: object; write?: boolean; notFound?: string; public?: boolean } = {},
+) {
+  return {
+    operationId,
+    summary,
+    description,
+    security: extra.public ? [] : WORKSPACE_SECURITY,
+    ...(extra.parameters ? { parameters: extra.parameters } : {}),
+    ...(extra.body ? { requestBody: { required: true, content: json(extra.body) } } : {}),
+    responses: {
+      "200": { description: `成功；${BAD_INPUT}`, content: json({ oneOf: [answer, ref("Failure")] }) },
+      ...(extra.public ? {} : { "401": UNAUTHORIZED }),
+      ...(extra.write
+        ? {
+            "403": {
+              description: "跨站的 Cookie 写请求（CSRF 防护），或只读 API 令牌的写请求",
+              content: json(ref("Failure"), {
+                badOrigin: failureExample(MSG.badOrigin),
+                readOnly: failureExample("该 API 令牌只读，不能修改工作区"),
+              }),
+            },
+          }
+        : {}),
+      ...(extra.notFound
+        ? {
+            "404": {
+              description: extra.notFound,
+              content: json(ref("Failure"), { notFound: failureExample(extra.notFound) }),
+            },
+          }
+        : {}),
+      "500": INTERNAL,
+      "503": UNAVAILABLE,
+    },
+  };
+}
+
+const ID_PARAM = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^\\d{1,12}$" } };
+const HEX_ID = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{64}$" } };
+
+const credentials = (extra: Record<string, object>) => ({
+  type: "object",
+  properties: {
+    name: { type: "string", description: "工作区名称，2 到 40 个字符（不区分大小写）" },
+    password: { type: "string", description: "至少 12 个字符" },
+    ...extra,
+  },
+  required: ["name", "password"],
+});
+
+const signInResponses = (what: string) => ({
+  "200": {
+    description: `${what}成功：data.token 是工作区会话令牌（Bearer），浏览器另收到 HttpOnly 的 gd_workspace Cookie；${BAD_INPUT}`,
+    content: json({ oneOf: [ref("WorkspaceSignedIn"), ref("Failure")] }),
+  },
+  "403": {
+    description: "来自其他站点的浏览器请求",
+    content: json(ref("Failure"), { badOrigin: failureExample(MSG.badOrigin) }),
+  },
+  "413": {
+    description: "请求体超过 64 KiB",
+    content: json(ref("Failure"), { tooLarge: failureExample(MSG.bodyTooLarge) }),
+  },
+  "429": {
+    description: "尝试过于频繁（登录：按地址与工作区计数，单个地址锁不住工作区；创建：每个地址每小时 3 个）",
+    headers: { "Retry-After": { description: "可以重试前的秒数", schema: { type: "integer", minimum: 1 } } },
+    content: json(ref("Failure"), { rateLimited: failureExample(MSG.rateLimited) }),
+  },
+  "500": INTERNAL,
+  "503": UNAVAILABLE,
+});
+
+/** The workspace's routes (design.md 17): sign-in, its accounts, devices and API tokens. */
+export function workspacePaths(): Record<string, object> {
+  return {
+    "/api/workspace/register": {
+      post: {
+        operationId: "workspaceRegister",
+        summary: "创建工作区",
+        description:
+          "创建工作区并登录。管理员可设为仅凭邀请码创建（npm run sites -- signup invite），此时 invite 必填。",
+        security: [],
+        requestBody: {
+          required: true,
+          content: json(credentials({ invite: { type: "string", description: "一次性邀请码" } })),
+        },
+        responses: signInResponses("创建"),
+      },
+    },
+    "/api/workspace/login": {
+      post: {
+        operationId: "workspaceLogin",
+        summary: "登录工作区",
+        description:
+          "名称或密码错误时为 HTTP 401「工作区名称或密码错误」（不区分是哪一个错）。会话闲置 30 天结束，最长 90 天。",
+        security: [],
+        requestBody: { required: true, content: json(credentials({})) },
+        responses: {
+          ...signInResponses("登录"),
+          "401": {
+            description: "名称或密码错误",
+            content: json(ref("Failure"), { wrong: failureExample("工作区名称或密码错误") }),
+          },
+        },
+      },
+    },
+    "/api/workspace/logout": {
+      post: operation("workspaceLogout", "退出工作区", "结束本设备的工作区会话并清除 Cookie。", done, { write: true }),
+    },
+    "/api/workspace/me": {
+      get: operation(
+        "workspaceMe",
+        "当前工作区",
+        "工作区名称、会话类型（设备或 API 令牌）与账户数。",
+        ref("WorkspaceMe"),
+      ),
+    },
+    "/api/workspace/accounts": {
+      get: operation(
+        "workspaceAccounts",
+        "工作区的账户",
+        "置顶的在前，其余按设定的顺序；从不返回访问令牌。state：ok 正常；reauth 站点拒绝了保存的令牌，需要用 PATCH 提供新令牌；site_removed 站点已移除。",
+        ref("WorkspaceAccounts"),
+      ),
+      post: operation(
+        "workspaceAddAccount",
+        "保存账户",
+        "先以与登录相同的方式向站点验证（GET /api/user/self），站点拒绝时 success 为 false，message 是站点自己的原因；" +
+          "通过后访问令牌以 AES-256-GCM 密封保存，此后由服务自动续期会话。已保存的同一账户则替换其令牌（重新授权）。最多 200 个账户。",
+        ref("WorkspaceAccountAnswer"),
+        {
+          write: true,
+          body: {
+            type: "object",
+            properties: {
+              siteId: { type: ["integer", "string"] },
+              userId: { type: ["integer", "string"] },
+              accessToken: { type: "string" },
+              alias: { type: "string" },
+              tags: { type: "array", items: { type: "string" } },
+            },
+            required: ["siteId", "userId", "accessToken"],
+          },
+        },
+      ),
+    },
+    "/api/workspace/accounts/{id}": {
+      patch: operation(
+        "workspaceUpdateAccount",
+        "修改账户",
+        "别名、标签、置顶、不计入合计、顺序；带 accessToken 时先经站点验证再替换保存的令牌（需要重新授权的账户由此恢复，历史不丢）。",
+        ref("WorkspaceAccountAnswer"),
+        {
+          parameters: [ID_PARAM],
+          write: true,
+          notFound: "工作区中没有这个账户",
+          body: {
+            type: "object",
+            properties: {
+              alias: { type: ["string", "null"] },
+              tags: { type: "array", items: { type: "string" } },
+              pinned: { type: "boolean" },
+              excluded: { type: "boolean" },
+              order: { type: "integer" },
+              accessToken: { type: "string" },
+            },
+          },
+        },
+      ),
+      delete: operation(
+        "workspaceRemoveAccount",
+        "移除账户",
+        "删除保存的令牌与其会话；?ledger=1 时也删除账本（其他工作区仍保存该账户时保留，并在 note 中说明）。",
+        success({
+          type: "object",
+          properties: {
+            ledgerDeleted: { type: "boolean" },
+            entries: { type: "integer" },
+            note: { type: ["string", "null"] },
+          },
+        }),
+        {
+          parameters: [
+            ID_PARAM,
+            {
+              name: "ledger",
+              in: "query",
+              required: false,
+              schema: { type: "string", enum: ["1", "0", "true", "false"] },
+            },
+          ],
+          write: true,
+          notFound: "工作区中没有这个账户",
+        },
+      ),
+    },
+    "/api/workspace/devices": {
+      get: operation(
+        "workspaceDevices",
+        "已登录的设备",
+        "每台设备的浏览器与系统、地址、登录与最近使用时间。",
+        success(),
+      ),
+      delete: operation(
+        "workspaceSignOutEverywhere",
+        "在所有设备上退出",
+        "结束工作区的所有设备会话（包括本设备）。",
+        success(),
+        {
+          write: true,
+        },
+      ),
+    },
+    "/api/workspace/devices/{id}": {
+      delete: operation("workspaceRevokeDevice", "让一台设备退出", "id 为 GET /api/workspace/devices 中的 id。", done, {
+        parameters: [HEX_ID],
+        write: true,
+        notFound: "该设备不存在或已退出",
+      }),
+    },
+    "/api/workspace/password": {
+      post: operation(
+        "workspaceChangePassword",
+        "修改密码",
+        "需要当前密码；其他设备随即退出（API 令牌保留）。",
+        success(),
+        {
+          write: true,
+          body: {
+            type: "object",
+            properties: { current: { type: "string" }, next: { type: "string" } },
+            required: ["current", "next"],
+          },
+        },
+      ),
+    },
+    "/api/workspace/tokens": {
+      get: operation(
+        "workspaceApiTokens",
+        "API 令牌",
+        "供其他程序使用的令牌：名称、只读或读写、创建与最近使用时间；令牌本身不再显示。",
+        success(),
+      ),
+      post: operation(
+        "workspaceCreateApiToken",
+        "创建 API 令牌",
+        "令牌只在这次答复中出现一次；作为 Bearer 使用，可读取工作区的全部账户（只读令牌不能做任何修改）。",
+        success(),
+        {
+          write: true,
+          body: {
+            type: "object",
+            properties: { name: { type: "string" }, access: { enum: ["read", "write"] } },
+            required: ["name", "access"],
+          },
+        },
+      ),
+    },
+    "/api/workspace/tokens/{id}": {
+      delete: operation("workspaceRevokeApiToken", "撤销 API 令牌", "", done, {
+        parameters: [HEX_ID],
+        write: true,
+        notFound: "该 API 令牌不存在或已撤销",
+      }),
+    },
+  };
+}

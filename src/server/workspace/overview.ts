@@ -1,0 +1,106 @@
+/**
+ * The overview of a workspace (design.md 17, 19): every saved account's row, asked side by side,
+ * each site's failure marking its own row only, with the last figures the ledger knew for a row
+ * that cannot be read now; accounts the person left out of totals are listed but not summed.
+ */
+import { rowOf, totalsOf, type AccountRow, type LastBalance } from "../accounts/overview";
+import type { ListedAccount } from "../accounts/schemas";
+import type { Db } from "../db/client";
+import type { SiteDataDeps } from "../site-data/site-data";
+import { sessionStore } from "../session/store";
+import { siteRegistry } from "../sites/registry";
+import type { SavedAccount, SavedAccounts } from "./saved-accounts";
+import { ledgerOnlySession, listedSaved, scoped, type ScopedAccount } from "./scope";
+
+async function sitesById(db: Db) {
+  return new Map((await siteRegistry(db).list()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url }]));
+}
+
+/**
+ * The accounts of a workspace as stored, without asking any site: each with its session when one
+ * lives, else its ledger-only stand-in (what the ledger reads and the listing need).
+ */
+export async function storedScope(db: Db, accounts: SavedAccounts, workspaceId: number): Promise<ScopedAccount[]> {
+  const [list, sites] = await Promise.all([accounts.list(workspaceId), sitesById(db)]);
+  const store = sessionStore(db);
+  return Promise.all(
+    list.map(async (saved): Promise<ScopedAccount> => {
+      const live = saved.state === "ok" && saved.sessionId ? await store.findLiveById(saved.sessionId) : null;
+      const site = sites.get(saved.siteId) ?? null;
+      if (live) return { saved, session: { ...live, key: String(saved.id) }, problem: null };
+      return {
+        saved,
+        session: ledgerOnlySession(saved, site),
+        problem: saved.state === "ok" ? null : saved.stateMessage,
+      };
+    }),
+  );
+}
+
+/** The workspace's accounts as the dashboard lists them, the active one marked. */
+export async function listWorkspace(
+  db: Db,
+  accounts: SavedAccounts,
+  workspaceId: number,
+  activeId: number | null,
+): Promise<ListedAccount[]> {
+  const scope = await storedScope(db, accounts, workspaceId);
+  const active = scope.some((s) => s.saved.id === activeId) ? activeId : (scope[0]?.saved.id ?? null);
+  return scope.map((s) => listedSaved(s, s.saved.id === active));
+}
+
+/** One saved account's row: its live summary, or why there is none and the last balance the ledger knew. */
+export async function savedRow(
+  s: ScopedAccount,
+  tz: string,
+  deps: SiteDataDeps,
+  lastBalance: LastBalance,
+  active: boolean,
+): Promise<AccountRow> {
+  const listedRow = listedSaved(s, active);
+  if (s.problem === null) return { ...listedRow, ...(await rowOf(s.session, tz, deps, lastBalance)) };
+  const last = await lastBalance(s.session);
+  return {
+    ...listedRow,
+    state: s.saved.state === "reauth" ? "refused" : "unreachable",
+    message: s.problem,
+    summary: null,
+    daysLeft: null,
+    lastKnown: last ? { balance: { quota: last.quota, usd: last.usd }, at: last.at } : null,
+  };
+}
+
+/** Every saved account's row (sessions renewed where they end soon) and the totals of those not left out. */
+export async function workspaceOverview(
+  db: Db,
+  accounts: SavedAccounts,
+  workspaceId: number,
+  activeId: number | null,
+  tz: string,
+  deps: SiteDataDeps,
+  lastBalance: LastBalance,
+) {
+  const [list, sites] = await Promise.all([accounts.list(workspaceId), sitesById(db)]);
+  const active = list.some((a) => a.id === activeId) ? activeId : (list[0]?.id ?? null);
+  const rows = await Promise.all(
+    list.map(async (saved: SavedAccount) =>
+      savedRow(await scoped(accounts, saved, sites), tz, deps, lastBalance, saved.id === active),
+    ),
+  );
+  return { rows, totals: totalsOf(rows.filter((r) => !r.saved?.excluded)) };
+}
+
+/** A saved account's row by id, for the dashboard filling rows in as each site answers. */
+export async function workspaceRow(
+  db: Db,
+  accounts: SavedAccounts,
+  workspaceId: number,
+  id: number,
+  tz: string,
+  deps: SiteDataDeps,
+  lastBalance: LastBalance,
+  active: boolean,
+): Promise<AccountRow> {
+  const saved = await accounts.get(workspaceId, id);
+  return savedRow(await scoped(accounts, saved, await sitesById(db)), tz, deps, lastBalance, active);
+}

@@ -1,0 +1,398 @@
+/**
+ * The accounts a workspace keeps (design.md 17): each a site account with its access token sealed
+ * in the vault, bound to the workspace and the account, and the account session renewed from it
+ * through the sign-in's own verification (`GET /api/user/self`), so the person never types a token
+ * again unless the site refuses it. A refused token puts the account in `reauth`; a site that left
+ * the registry, or moved to another address, is `site_removed` or `reauth`: the token is only ever
+ * sent to the address it was given for. Nothing of an account's ledger goes with its token.
+ */
+import { login, type LoginDeps } from "../auth/login";
+import { Refusal } from "../core/errors";
+import { logEvent } from "../core/log";
+import { processState, type StatePart } from "../core/process-state";
+import type { Db } from "../db/client";
+import { hashToken, sessionStore, type LiveSession } from "../session/store";
+import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
+import { siteRegistry } from "../sites/registry";
+
+export const MAX_WORKSPACE_ACCOUNTS = 200;
+/** A session this close to its end is renewed before it is used (the runner renews earlier). */
+export const RENEW_BEFORE_MS = 60 * 60_000;
+const MAX_TAGS = 20;
+const MAX_TAG_CHARS = 20;
+const MAX_ALIAS_CHARS = 40;
+
+export const SAVED_MSG = {
+  notFound: "工作区中没有这个账户",
+  tooMany: `一个工作区最多保存 ${MAX_WORKSPACE_ACCOUNTS} 个账户`,
+  reauth: "站点拒绝了保存的访问令牌，请重新授权",
+  unsealable: "保存的访问令牌无法解密（密钥已更换），请重新授权",
+  moved: "站点地址已变更，令牌不会发往新地址，请重新授权",
+  removed: "站点已移除",
+  aliasTooLong: `别名不能超过 ${MAX_ALIAS_CHARS} 个字符`,
+  badTags: `标签最多 ${MAX_TAGS} 个，每个 1 到 ${MAX_TAG_CHARS} 个字符`,
+  empty: "工作区中还没有账户，请先添加账户",
+} as const;
+
+export type SavedState = "ok" | "reauth" | "site_removed";
+
+/** A text field of the user object the site gave ("" when it is not text). */
+const textOf = (info: Record<string, unknown>, key: string) => (typeof info[key] === "string" ? info[key] : "");
+
+/** A saved account as the workspace lists it; never its token. */
+export type SavedAccount = {
+  id: number;
+  workspaceId: number;
+  siteId: number;
+  siteUserId: number;
+  siteUrl: string;
+  userId: number | string;
+  username: string;
+  displayName: string;
+  alias: string | null;
+  tags: string[];
+  pinned: boolean;
+  excluded: boolean;
+  order: number;
+  state: SavedState;
+  stateMessage: string | null;
+  stateAt: Date;
+  createdAt: Date;
+  sessionId: string | null;
+};
+
+const accountSelect = {
+  id: true,
+  workspaceId: true,
+  siteId: true,
+  siteUserId: true,
+  siteUrl: true,
+  userId: true,
+  username: true,
+  displayName: true,
+  alias: true,
+  tags: true,
+  pinned: true,
+  excluded: true,
+  position: true,
+  state: true,
+  stateMessage: true,
+  stateAt: true,
+  createdAt: true,
+  sessionId: true,
+} as const;
+
+type Row = {
+  id: number;
+  workspaceId: number;
+  siteId: number;
+  siteUserId: bigint;
+  siteUrl: string;
+  userId: string;
+  username: string;
+  displayName: string;
+  alias: string | null;
+  tags: string;
+  pinned: boolean;
+  excluded: boolean;
+  position: number;
+  state: string;
+  stateMessage: string | null;
+  stateAt: Date;
+  createdAt: Date;
+  sessionId: string | null;
+};
+
+/** The site's current address per id, or absent once removed. */
+type SiteUrls = Map<number, string>;
+
+function fromRow(row: Row, sites: SiteUrls): SavedAccount {
+  const url = sites.get(row.siteId);
+  // The registry decides `site_removed`; an address change waits for renewal to say `reauth`.
+  const state: SavedState = url === undefined ? "site_removed" : row.state === "reauth" ? "reauth" : "ok";
+  const { position, siteUserId, userId, tags, ...rest } = row;
+  return {
+    ...rest,
+    siteUserId: Number(siteUserId),
+    userId: JSON.parse(userId) as number | string,
+    tags: JSON.parse(tags) as string[],
+    order: position,
+    state,
+    stateMessage: state === "site_removed" ? SAVED_MSG.removed : row.stateMessage,
+  };
+}
+
+/** What the sealed token is bound to: a copy in another row, workspace or account does not open. */
+const vaultContext = (workspaceId: number, siteId: number, siteUserId: number) =>
+  `workspace-account:${workspaceId}:${siteId}:${siteUserId}`;
+
+export function checkAlias(alias: string | null | undefined): string | null {
+  const trimmed = alias?.trim() ?? "";
+  if ([...trimmed].length > MAX_ALIAS_CHARS) throw new Refusal(SAVED_MSG.aliasTooLong, "BAD_REQUEST");
+  return trimmed === "" ? null : trimmed;
+}
+
+export function checkTags(tags: string[]): string[] {
+  const cleaned = [...new Set(tags.map((t) => t.trim()).filter((t) => t !== ""))];
+  if (cleaned.length > MAX_TAGS || cleaned.some((t) => [...t].length > MAX_TAG_CHARS)) {
+    throw new Refusal(SAVED_MSG.badTags, "BAD_REQUEST");
+  }
+  return cleaned;
+}
+
+/** Renewals under way in this process, per saved account: two requests share one call to the site. */
+const RENEWING: StatePart<Map<number, Promise<Renewal>>> = { name: "renewals", create: () => new Map() };
+
+/** A renewal's outcome: the new session, the account now unusable (its state says why), or the site not asked. */
+type Renewal = { session: LiveSession } | { session: null; usable: boolean };
+
+/** Sorting of a workspace's list: pinned first, then the person's order, then oldest first. */
+const ORDER_BY = [{ pinned: "desc" as const }, { position: "asc" as const }, { id: "asc" as const }];
+
+export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
+  const deps: LoginDeps = { ...loginDeps, db };
+  const siteUrls = async (): Promise<SiteUrls> => new Map((await siteRegistry(db).list()).map((s) => [s.id, s.url]));
+
+  /** Verifies a token with its site (the sign-in itself) and returns the new account session. */
+  async function verify(siteId: number, userId: number | string, accessToken: string) {
+    const outcome = await login({ siteId, userId, accessToken }, deps);
+    if (!outcome.result.success) return { ok: false as const, message: outcome.result.message, kind: outcome.kind };
+    const { sessionToken, userInfo, site } = outcome.result.data;
+    return { ok: true as const, sessionId: hashToken(sessionToken), userInfo, site };
+  }
+
+  async function setState(id: number, state: "ok" | "reauth", message: string | null, now = new Date()) {
+    await db.workspaceAccount.updateMany({
+      where: { id },
+      data: { state, stateMessage: message, stateAt: now, ...(state === "reauth" ? { sessionId: null } : {}) },
+    });
+  }
+
+  /** The account's session, renewed from its saved token when it is missing or ending. */
+  async function renew(account: SavedAccount, now: Date): Promise<Renewal> {
+    const unusable = { session: null, usable: false } as const;
+    const sites = await siteUrls();
+    const url = sites.get(account.siteId);
+    if (url === undefined) return unusable;
+    if (url !== account.siteUrl) {
+      await setState(account.id, "reauth", SAVED_MSG.moved, now);
+      return unusable;
+    }
+    const row = await db.workspaceAccount.findUnique({ where: { id: account.id }, select: { accessToken: true } });
+    if (!row) return unusable;
+    const token = vaultOpen(row.accessToken, vaultContext(account.workspaceId, account.siteId, account.siteUserId));
+    if (token === null) {
+      await setState(account.id, "reauth", SAVED_MSG.unsealable, now);
+      logEvent("workspace.token_unsealable", { account: account.id });
+      return unusable;
+    }
+    const verified = await verify(account.siteId, account.userId, token);
+    if (!verified.ok) {
+      // A site that cannot be asked now is tried again later; one that says no needs the person.
+      if (verified.kind !== "refused") return { session: null, usable: true };
+      await setState(account.id, "reauth", `${SAVED_MSG.reauth}（${verified.message}）`, now);
+      logEvent("workspace.reauth", { account: account.id, site: account.siteId });
+      return unusable;
+    }
+    const store = sessionStore(db);
+    const old = account.sessionId;
+    await db.workspaceAccount.updateMany({
+      where: { id: account.id },
+      data: {
+        sessionId: verified.sessionId,
+        username: textOf(verified.userInfo, "username"),
+        displayName: textOf(verified.userInfo, "display_name"),
+        state: "ok",
+        stateMessage: null,
+        stateAt: now,
+      },
+    });
+    if (old !== null && old !== verified.sessionId) await store.remove(old);
+    const session = await store.findLiveById(verified.sessionId, now);
+    return session ? { session } : { session: null, usable: true };
+  }
+
+  return {
+    async list(workspaceId: number): Promise<SavedAccount[]> {
+      const [rows, sites] = await Promise.all([
+        db.workspaceAccount.findMany({ where: { workspaceId }, select: accountSelect, orderBy: ORDER_BY }),
+        siteUrls(),
+      ]);
+      return rows.map((r) => fromRow(r, sites));
+    },
+
+    async get(workspaceId: number, id: number): Promise<SavedAccount> {
+      const row = await db.workspaceAccount.findFirst({ where: { id, workspaceId }, select: accountSelect });
+      if (!row) throw new Refusal(SAVED_MSG.notFound, "NOT_FOUND");
+      return fromRow(row, await siteUrls());
+    },
+
+    /**
+     * Saves an account after its site accepted the token (the site's own refusal otherwise, as
+     * sign-in answers it). Saving an account the workspace holds already replaces its token and
+     * keeps the rest (re-authorisation).
+     */
+    async add(
+      workspaceId: number,
+      input: { siteId: number; userId: number | string; accessToken: string; alias?: string | null; tags?: string[] },
+      now = new Date(),
+    ): Promise<{ ok: true; account: SavedAccount } | { ok: false; message: string }> {
+      const alias = checkAlias(input.alias);
+      const tags = checkTags(input.tags ?? []);
+      const siteUserId = Number(input.userId);
+      const existing = Number.isSafeInteger(siteUserId)
+        ? await db.workspaceAccount.findUnique({
+            where: { workspaceId_siteId_siteUserId: { workspaceId, siteId: input.siteId, siteUserId } },
+            select: { id: true, sessionId: true },
+          })
+        : null;
+      if (!existing && (await db.workspaceAccount.count({ where: { workspaceId } })) >= MAX_WORKSPACE_ACCOUNTS) {
+        throw new Refusal(SAVED_MSG.tooMany, "BAD_REQUEST");
+      }
+      const verified = await verify(input.siteId, input.userId, input.accessToken);
+      if (!verified.ok) return { ok: false, message: verified.message };
+      const sealed = vaultSeal(input.accessToken, vaultContext(workspaceId, input.siteId, siteUserId));
+      const fields = {
+        siteUrl: verified.site.url,
+        userId: JSON.stringify(input.userId),
+        accessToken: sealed,
+        sessionId: verified.sessionId,
+        username: textOf(verified.userInfo, "username"),
+        displayName: textOf(verified.userInfo, "display_name"),
+        state: "ok",
+        stateMessage: null,
+        stateAt: now,
+      };
+      let id: number;
+      if (existing) {
+        await db.workspaceAccount.update({
+          where: { id: existing.id },
+          data: { ...fields, ...(input.alias !== undefined ? { alias } : {}) },
+          select: { id: true },
+        });
+        if (existing.sessionId && existing.sessionId !== verified.sessionId) {
+          await sessionStore(db).remove(existing.sessionId);
+        }
+        id = existing.id;
+      } else {
+        const last = await db.workspaceAccount.findFirst({
+          where: { workspaceId },
+          select: { position: true },
+          orderBy: { position: "desc" },
+        });
+        const created = await db.workspaceAccount.create({
+          data: {
+            workspaceId,
+            siteId: input.siteId,
+            siteUserId,
+            alias,
+            tags: JSON.stringify(tags),
+            position: (last?.position ?? 0) + 1,
+            createdAt: now,
+            ...fields,
+          },
+          select: { id: true },
+        });
+        id = created.id;
+      }
+      logEvent("workspace.account_saved", { workspace: workspaceId, account: id, site: input.siteId });
+      return { ok: true, account: await this.get(workspaceId, id) };
+    },
+
+    /** Changes what the person set on an account (not its token: `add` re-authorises). */
+    async update(
+      workspaceId: number,
+      id: number,
+      change: { alias?: string | null; tags?: string[]; pinned?: boolean; excluded?: boolean; order?: number },
+    ): Promise<SavedAccount> {
+      await this.get(workspaceId, id);
+      await db.workspaceAccount.updateMany({
+        where: { id, workspaceId },
+        data: {
+          ...(change.alias !== undefined ? { alias: checkAlias(change.alias) } : {}),
+          ...(change.tags !== undefined ? { tags: JSON.stringify(checkTags(change.tags)) } : {}),
+          ...(change.pinned !== undefined ? { pinned: change.pinned } : {}),
+          ...(change.excluded !== undefined ? { excluded: change.excluded } : {}),
+          ...(change.order !== undefined ? { position: change.order } : {}),
+        },
+      });
+      return this.get(workspaceId, id);
+    },
+
+    /** Removes an account: its sealed token and its session go; its ledger is the caller's to keep or not. */
+    async remove(workspaceId: number, id: number): Promise<SavedAccount> {
+      const account = await this.get(workspaceId, id);
+      await db.workspaceAccount.deleteMany({ where: { id, workspaceId } });
+      if (account.sessionId) await sessionStore(db).remove(account.sessionId);
+      logEvent("workspace.account_removed", { workspace: workspaceId, account: id });
+      return account;
+    },
+
+    /**
+     * The live session of a saved account, renewed from its token when it is missing or ends within
+     * RENEW_BEFORE_MS; null when the account cannot be used now (its state then says why, or its
+     * site could not be asked and the old session has ended too).
+     */
+    async sessionOf(account: SavedAccount, now = new Date()): Promise<LiveSession | null> {
+      if (account.state !== "ok") return null;
+      const store = sessionStore(db);
+      const current = account.sessionId === null ? null : await store.findLiveById(account.sessionId, now);
+      if (current && current.expiresAt.getTime() - now.getTime() > RENEW_BEFORE_MS) return current;
+      const renewing = processState().get(RENEWING);
+      let pending = renewing.get(account.id);
+      if (!pending) {
+        pending = renew(account, now).finally(() => renewing.delete(account.id));
+        renewing.set(account.id, pending);
+      }
+      const renewal = await pending;
+      // A site down now: the session that is ending still serves until it ends.
+      return renewal.session ?? (renewal.usable ? current : null);
+    },
+
+    /** Whether any other workspace keeps this site account (its ledger is then theirs too). */
+    async savedElsewhere(workspaceId: number, siteId: number, siteUserId: number): Promise<boolean> {
+      const n = await db.workspaceAccount.count({
+        where: { siteId, siteUserId, workspaceId: { not: workspaceId } },
+      });
+      return n > 0;
+    },
+  };
+}
+
+export type SavedAccounts = ReturnType<typeof savedAccounts>;
+
+/**
+ * Seals every saved token again under the vault's newest key (after a key is added, before the
+ * old one is removed). Tokens that do not open are left as they are and counted.
+ */
+export async function resealSavedTokens(db: Db): Promise<{ resealed: number; current: number; unopenable: number }> {
+  const counts = { resealed: 0, current: 0, unopenable: 0 };
+  let after = 0;
+  for (;;) {
+    const rows = await db.workspaceAccount.findMany({
+      where: { id: { gt: after } },
+      select: { id: true, workspaceId: true, siteId: true, siteUserId: true, accessToken: true },
+      orderBy: { id: "asc" },
+      take: 200,
+    });
+    if (rows.length === 0) return counts;
+    for (const row of rows) {
+      after = row.id;
+      if (!sealedWithOlderKey(row.accessToken)) {
+        counts.current++;
+        continue;
+      }
+      const next = reseal(row.accessToken, vaultContext(row.workspaceId, row.siteId, Number(row.siteUserId)));
+      if (next === null) {
+        counts.unopenable++;
+        continue;
+      }
+      // Only the value read is replaced: a token changed meanwhile is not overwritten.
+      const { count } = await db.workspaceAccount.updateMany({
+        where: { id: row.id, accessToken: row.accessToken },
+        data: { accessToken: next },
+      });
+      counts.resealed += count;
+    }
+  }
+}

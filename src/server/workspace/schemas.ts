@@ -1,0 +1,107 @@
+import { z } from "zod";
+
+/** The workspace's answers: the procedures' outputs, the REST bodies and the OpenAPI document's schemas. */
+
+export const workspaceSignedInSchema = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      token: z.string().describe("工作区会话令牌：作为 Authorization: Bearer 发送；浏览器另收到 HttpOnly Cookie"),
+      expiresAt: z.iso.datetime().describe("闲置到期时间：每次使用顺延，最长 90 天"),
+      workspace: z.object({ id: z.number().int(), name: z.string() }),
+    }),
+  })
+  .meta({ id: "WorkspaceSignedIn" });
+
+/** The dashboard's own sign-in answers without the token (the cookie carries it). */
+export const workspaceBrowserSignedInSchema = z.object({
+  success: z.literal(true),
+  data: z.object({ workspace: z.object({ id: z.number().int(), name: z.string() }) }),
+});
+
+export const workspaceMeSchema = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      workspace: z.object({ id: z.number().int(), name: z.string() }),
+      access: z.enum(["device", "read", "write"]).describe("device：登录的设备；read / write：API 令牌"),
+      accounts: z.number().int(),
+    }),
+  })
+  .meta({ id: "WorkspaceMe" });
+
+export const workspaceAccountSchema = z
+  .object({
+    id: z.number().int(),
+    siteId: z.number().int(),
+    siteName: z.string().nullable().describe("站点已移除时为 null"),
+    userId: z.number().describe("站点上的用户 ID"),
+    username: z.string(),
+    displayName: z.string(),
+    alias: z.string().nullable(),
+    tags: z.array(z.string()),
+    pinned: z.boolean(),
+    excluded: z.boolean().describe("不计入合计"),
+    order: z.number().int(),
+    state: z.enum(["ok", "reauth", "site_removed"]),
+    stateMessage: z.string().nullable().describe("state 不是 ok 时的原因"),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: "WorkspaceAccount" });
+
+export const workspaceAccountsSchema = z
+  .object({ success: z.literal(true), data: z.object({ accounts: z.array(workspaceAccountSchema) }) })
+  .meta({ id: "WorkspaceAccounts" });
+
+export const workspaceAccountSuccessSchema = z
+  .object({ success: z.literal(true), data: z.object({ account: workspaceAccountSchema }) })
+  .meta({ id: "WorkspaceAccountAnswer" });
+
+export const removedSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    ledgerDeleted: z.boolean(),
+    entries: z.number().int().describe("删除的账本条目数"),
+    note: z.string().nullable(),
+  }),
+});
+
+export const devicesSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    devices: z.array(
+      z.object({
+        id: z.string(),
+        device: z.string(),
+        address: z.string().nullable(),
+        createdAt: z.iso.datetime(),
+        lastUsedAt: z.iso.datetime(),
+        expiresAt: z.iso.datetime(),
+        current: z.boolean(),
+      }),
+    ),
+  }),
+});
+
+export const apiTokenSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  access: z.enum(["read", "write"]),
+  createdAt: z.iso.datetime(),
+  lastUsedAt: z.iso.datetime(),
+});
+
+export const apiTokensSchema = z.object({
+  success: z.literal(true),
+  data: z.object({ tokens: z.array(apiTokenSchema) }),
+});
+
+export const apiTokenCreatedSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    token: z.string().describe("只显示这一次"),
+    id: z.string(),
+    name: z.string(),
+    access: z.enum(["read", "write"]),
+  }),
+});

@@ -1,0 +1,484 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from "../../src/demo/gateway";
+import { freshProcessState } from "../../src/server/core/process-state";
+import { setVaultKeys } from "../../src/server/session/vault";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { resealSavedTokens } from "../../src/server/workspace/saved-accounts";
+import { signup } from "../../src/server/workspace/signup";
+import { bearer, callerFor, cookieFrom } from "../support/caller";
+import { tempStore, type TempDb } from "../support/db";
+
+/**
+ * Workspaces in-process against two stand-in sites: creation and sign-in, saved accounts with
+ * their sealed tokens, renewal from the saved token, 需要重新授权 and back, isolation between two
+ * workspaces that saved the same site account, devices, API tokens, invites, key rotation.
+ */
+
+let store: TempDb;
+let newApi: RunningGateway;
+let oneHub: RunningGateway;
+let siteA: number;
+let siteB: number;
+
+const user = (id: number, token: string): GatewayUser => ({
+  accessToken: token,
+  data: newApiUser(id, { username: `user${id}`, display_name: `用户${id}` }),
+});
+const ANN = user(501, "sk-ann-0123456789abcdef0123");
+const BEN = user(502, "sk-ben-0123456789abcdef0123");
+const CAT = user(503, "sk-cat-0123456789abcdef0123");
+
+let address = 0;
+/** A caller from its own address (the creation limit counts per address). */
+const caller = (headers: Record<string, string> = {}, clientAddress = `198.51.100.${(address++ % 250) + 1}`) =>
+  callerFor(store.db, headers, { timeoutMs: 2000, clientAddress });
+
+async function register(name: string, password = "correct horse battery") {
+  const result = await caller().api.workspace.register({ name, password });
+  return result.data.token;
+}
+
+beforeAll(async () => {
+  store = await tempStore();
+  [newApi, oneHub] = await Promise.all([
+    startGateway({ family: "new-api", users: [ANN, BEN, CAT], requireUserHeader: true, failureStatus: 401 }),
+    startGateway({ family: "one-hub", users: [ANN, BEN, CAT] }),
+  ]);
+  siteA = (await siteRegistry(store.db).add({ name: "甲站", url: newApi.url })).id;
+  siteB = (await siteRegistry(store.db).add({ name: "乙站", url: oneHub.url })).id;
+});
+afterAll(async () => {
+  setVaultKeys(undefined);
+  await Promise.all([newApi?.close(), oneHub?.close()]);
+  await store?.cleanup();
+});
+beforeEach(() => {
+  freshProcessState();
+});
+
+describe("creating a workspace and signing in", () => {
+  it("answers a Bearer token and an HttpOnly cookie; the name is taken case-insensitively", async () => {
+    const { api, ctx } = caller();
+    const result = await api.workspace.register({ name: "  Alice的工作区 ", password: "correct horse battery" });
+    expect(result.data.workspace.name).toBe("Alice的工作区");
+    expect(result.data.token).toMatch(/^gdw_[A-Za-z0-9_-]{43}$/);
+    expect(ctx.resHeaders.get("set-cookie")).toMatch(
+      /^gd_workspace=gdw_[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=7776000$/,
+    );
+    expect(ctx.resHeaders.get("cache-control")).toBe("no-store");
+    // Only the token's hash is stored.
+    const rows = await store.db.workspaceSession.findMany({ select: { id: true } });
+    expect(JSON.stringify(rows)).not.toContain(result.data.token);
+    await expect(
+      caller().api.workspace.register({ name: "alice的工作区", password: "another long password" }),
+    ).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: "该工作区名称已被使用",
+    });
+    const me = await caller(bearer(result.data.token)).api.workspace.me();
+    expect(me.data).toEqual({
+      workspace: { id: result.data.workspace.id, name: "Alice的工作区" },
+      access: "device",
+      accounts: 0,
+    });
+  });
+
+  it("refuses short passwords, bad names and wrong passwords in words", async () => {
+    await expect(caller().api.workspace.register({ name: "短密码", password: "short" })).rejects.toMatchObject({
+      message: "密码至少需要 12 个字符",
+    });
+    await expect(
+      caller().api.workspace.register({ name: "x", password: "correct horse battery" }),
+    ).rejects.toMatchObject({
+      message: "工作区名称需为 2 到 40 个字符，不含控制字符",
+    });
+    await register("登录测试");
+    await expect(
+      caller().api.workspace.login({ name: "登录测试", password: "wrong password!!" }),
+    ).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "工作区名称或密码错误",
+    });
+    await expect(
+      caller().api.workspace.login({ name: "没有这个", password: "correct horse battery" }),
+    ).rejects.toMatchObject({
+      message: "工作区名称或密码错误",
+    });
+    const ok = await caller().api.workspace.login({ name: "登录测试", password: "correct horse battery" });
+    expect(ok.data.token).toMatch(/^gdw_/);
+  });
+
+  it("limits sign-in attempts per address without locking the owner out from elsewhere", async () => {
+    await register("限流");
+    const attacker = "203.0.113.66";
+    const attempt = (addr: string, password: string) =>
+      callerFor(store.db, {}, { clientAddress: addr, loginRateLimit: 3 }).api.workspace.login({
+        name: "限流",
+        password,
+      });
+    for (let i = 0; i < 3; i++)
+      await expect(attempt(attacker, "wrong password!!")).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(attempt(attacker, "correct horse battery")).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: "登录尝试过于频繁，请稍后再试",
+    });
+    const owner = await attempt("192.0.2.10", "correct horse battery");
+    expect(owner.success).toBe(true);
+  });
+
+  it("limits creations per address, and by invite code only when the operator says so", async () => {
+    const from = "203.0.113.99";
+    const create = (name: string, invite?: string) =>
+      callerFor(store.db, {}, { clientAddress: from }).api.workspace.register({
+        name,
+        password: "correct horse battery",
+        invite,
+      });
+    for (let i = 0; i < 3; i++) await create(`批量${i}`);
+    await expect(create("批量3")).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: "此地址创建工作区过于频繁，请一小时后再试",
+    });
+
+    await signup(store.db).setMode("invite");
+    try {
+      await expect(register("无邀请码")).rejects.toMatchObject({
+        message: "本站只能凭邀请码创建工作区，请向管理员索取邀请码",
+      });
+      const { code } = await signup(store.db).createInvite("给小王");
+      const made = await caller().api.workspace.register({
+        name: "凭邀请码",
+        password: "correct horse battery",
+        invite: code,
+      });
+      expect(made.success).toBe(true);
+      await expect(
+        caller().api.workspace.register({ name: "再用一次", password: "correct horse battery", invite: code }),
+      ).rejects.toMatchObject({ message: "邀请码无效、已过期或已被使用" });
+      expect((await signup(store.db).invites())[0]?.state).toBe("used");
+    } finally {
+      await signup(store.db).setMode("open");
+    }
+  });
+});
+
+describe("saved accounts", () => {
+  it("saves an account only after its site accepts the token, and never shows the token", async () => {
+    const token = await register("保存账户");
+    const api = caller(bearer(token)).api;
+    const refused = await api.workspace.addAccount({
+      siteId: siteA,
+      userId: ANN.data.id as number,
+      accessToken: "sk-wrong-token-000000",
+    });
+    expect(refused.success).toBe(false);
+    expect(await store.db.workspaceAccount.count({ where: { username: "user501" } })).toBe(0);
+
+    const saved = await api.workspace.addAccount({
+      siteId: siteA,
+      userId: "501",
+      accessToken: ANN.accessToken,
+      alias: "主力号",
+      tags: ["工作", "工作", " 备用 "],
+    });
+    expect(saved.success && saved.data.account).toMatchObject({
+      siteId: siteA,
+      siteName: "甲站",
+      userId: 501,
+      username: "user501",
+      alias: "主力号",
+      tags: ["工作", "备用"],
+      state: "ok",
+      stateMessage: null,
+    });
+    const list = await api.workspace.accounts();
+    expect(JSON.stringify(list)).not.toContain(ANN.accessToken);
+    const row = await store.db.workspaceAccount.findFirstOrThrow({
+      where: { username: "user501" },
+      select: { accessToken: true },
+    });
+    expect(row.accessToken).toMatch(/^v1\.s1\./);
+    expect(row.accessToken).not.toContain(ANN.accessToken);
+
+    // The account routes of today read the workspace's accounts.
+    const summary = await api.account.summary({});
+    expect(summary.success).toBe(true);
+    const listed = await api.account.list();
+    expect(listed.accounts.map((a) => [a.key, a.active, a.saved?.alias])).toEqual([
+      [String(saved.success && saved.data.account.id), true, "主力号"],
+    ]);
+  });
+
+  it("two workspaces that saved the same site account never see each other's", async () => {
+    const tokenA = await register("隔离甲");
+    const tokenB = await register("隔离乙");
+    const a = caller(bearer(tokenA)).api;
+    const b = caller(bearer(tokenB)).api;
+    const savedA = await a.workspace.addAccount({
+      siteId: siteA,
+      userId: 502,
+      accessToken: BEN.accessToken,
+      alias: "甲的",
+    });
+    const savedB = await b.workspace.addAccount({
+      siteId: siteA,
+      userId: 502,
+      accessToken: BEN.accessToken,
+      alias: "乙的",
+    });
+    if (!savedA.success || !savedB.success) throw new Error("save failed");
+    const idA = savedA.data.account.id;
+    expect(savedB.data.account.id).not.toBe(idA);
+
+    const notFound = { code: "NOT_FOUND", message: "工作区中没有这个账户" };
+    await expect(b.workspace.updateAccount({ id: idA, alias: "偷改" })).rejects.toMatchObject(notFound);
+    await expect(b.workspace.removeAccount({ id: idA })).rejects.toMatchObject(notFound);
+    await expect(b.workspace.switchAccount({ id: idA })).rejects.toMatchObject(notFound);
+    await expect(b.account.switch({ key: String(idA) })).rejects.toMatchObject(notFound);
+    await expect(b.account.overviewRow({ key: String(idA) })).rejects.toMatchObject(notFound);
+    const bAsked = (extra: object) => callerFor(store.db, bearer(tokenB), { accountParam: String(idA), ...extra }).api;
+    await expect(bAsked({}).account.summary({})).rejects.toMatchObject(notFound);
+    await expect(bAsked({}).account.logs({})).rejects.toMatchObject(notFound);
+    await expect(bAsked({}).usage.status()).rejects.toMatchObject(notFound);
+    await expect(bAsked({}).export.count({ from: "2026-11-01", to: "2026-11-02" })).rejects.toMatchObject(notFound);
+
+    const overviewB = await b.account.overview({});
+    expect(overviewB.data.rows.map((r) => r.saved?.alias)).toEqual(["乙的"]);
+    const listA = await a.workspace.accounts();
+    expect(listA.data.accounts.map((x) => x.alias)).toEqual(["甲的"]);
+    // Removing B's copy with its ledger keeps the ledger A still uses.
+    const removed = await b.workspace.removeAccount({ id: savedB.data.account.id, ledger: true });
+    expect(removed.data).toMatchObject({ ledgerDeleted: false, note: "该账户的账本仍被其他工作区使用，已保留" });
+    expect((await a.workspace.accounts()).data.accounts).toHaveLength(1);
+  });
+
+  it("renews the account session from the saved token; a refused token is 需要重新授权 until a new one is given", async () => {
+    const token = await register("重新授权");
+    const api = caller(bearer(token)).api;
+    const saved = await api.workspace.addAccount({ siteId: siteB, userId: 503, accessToken: CAT.accessToken });
+    if (!saved.success) throw new Error(saved.message);
+    const id = saved.data.account.id;
+
+    // The account session ended (24 hours passed): the next read signs in again with the saved token.
+    const first = await store.db.workspaceAccount.findUniqueOrThrow({ where: { id }, select: { sessionId: true } });
+    await store.db.session.deleteMany({ where: { id: first.sessionId ?? "" } });
+    const calls = oneHub.requests.filter((r) => r.path === "/api/user/self").length;
+    expect((await api.account.summary({})).success).toBe(true);
+    expect(oneHub.requests.filter((r) => r.path === "/api/user/self").length).toBeGreaterThan(calls);
+    const renewed = await store.db.workspaceAccount.findUniqueOrThrow({ where: { id }, select: { sessionId: true } });
+    expect(renewed.sessionId).not.toBe(first.sessionId);
+
+    // The site resets the token; the account's session ends again.
+    CAT.accessToken = "sk-cat-new-token-9876543210";
+    await store.db.session.deleteMany({ where: { id: renewed.sessionId ?? "" } });
+    const answer = await api.account.summary({});
+    expect(answer.success).toBe(false);
+    expect(!answer.success && answer.message).toMatch(/^站点拒绝了保存的访问令牌，请重新授权/);
+    const listed = await api.workspace.accounts();
+    expect(listed.data.accounts[0]).toMatchObject({ id, state: "reauth" });
+    const overview = await api.account.overview({});
+    expect(overview.data.rows[0]).toMatchObject({ state: "refused", saved: { state: "reauth" } });
+    // Its ledger stays readable.
+    expect((await api.usage.status()).running).toBe(false);
+
+    const wrong = await api.workspace.updateAccount({ id, accessToken: "sk-still-wrong-000000" });
+    expect(wrong.success).toBe(false);
+    const fixed = await api.workspace.updateAccount({ id, accessToken: CAT.accessToken, alias: "新令牌" });
+    expect(fixed.success && fixed.data.account).toMatchObject({ id, state: "ok", alias: "新令牌" });
+    expect((await api.account.summary({})).success).toBe(true);
+  });
+
+  it("refuses a tampered sealed token, and one copied to another account's row", async () => {
+    const token = await register("篡改");
+    const api = caller(bearer(token)).api;
+    const ann = await api.workspace.addAccount({ siteId: siteB, userId: 501, accessToken: ANN.accessToken });
+    const ben = await api.workspace.addAccount({ siteId: siteB, userId: 502, accessToken: BEN.accessToken });
+    if (!ann.success || !ben.success) throw new Error("save failed");
+    const rows = await store.db.workspaceAccount.findMany({
+      where: { id: { in: [ann.data.account.id, ben.data.account.id] } },
+      select: { id: true, accessToken: true, sessionId: true },
+      orderBy: { id: "asc" },
+    });
+    const [annRow, benRow] = rows as [(typeof rows)[0], (typeof rows)[0]];
+    const flipped = annRow.accessToken.slice(0, -3) + (annRow.accessToken.endsWith("A") ? "BAA" : "AAA");
+    await store.db.workspaceAccount.update({
+      where: { id: annRow.id },
+      data: { accessToken: flipped },
+      select: { id: true },
+    });
+    await store.db.workspaceAccount.update({
+      where: { id: benRow.id },
+      data: { accessToken: annRow.accessToken },
+      select: { id: true },
+    });
+    await store.db.session.deleteMany({ where: { id: { in: [annRow.sessionId ?? "", benRow.sessionId ?? ""] } } });
+    const calls = oneHub.requests.length;
+    const overview = await api.account.overview({});
+    expect(overview.data.rows.map((r) => [r.saved?.state, r.message])).toEqual([
+      ["reauth", "保存的访问令牌无法解密（密钥已更换），请重新授权"],
+      ["reauth", "保存的访问令牌无法解密（密钥已更换），请重新授权"],
+    ]);
+    // Nothing was sent to the site.
+    expect(oneHub.requests.length).toBe(calls);
+  });
+
+  it("rotates keys: old rows open under the map, reseal moves them to the newest key", async () => {
+    const k1 = "vault-key-one-0123456789abcdefghijklmnop";
+    const k2 = "vault-key-two-0123456789abcdefghijklmnop";
+    setVaultKeys(JSON.stringify({ "1": k1 }));
+    const token = await register("轮换密钥");
+    const api = caller(bearer(token)).api;
+    const saved = await api.workspace.addAccount({ siteId: siteA, userId: 501, accessToken: ANN.accessToken });
+    if (!saved.success) throw new Error(saved.message);
+    const id = saved.data.account.id;
+    const read = () =>
+      store.db.workspaceAccount.findUniqueOrThrow({ where: { id }, select: { accessToken: true, sessionId: true } });
+    expect((await read()).accessToken).toMatch(/^v1\.k1\./);
+
+    setVaultKeys(JSON.stringify({ "1": k1, "2": k2 }));
+    const counts = await resealSavedTokens(store.db);
+    expect(counts.resealed).toBeGreaterThanOrEqual(1);
+    // Only the rows an earlier test tampered with stay as they are.
+    const tampered = await store.db.workspaceAccount.count({ where: { stateMessage: { contains: "无法解密" } } });
+    expect(counts.unopenable).toBe(tampered);
+    expect((await read()).accessToken).toMatch(/^v1\.k2\./);
+
+    // Key 1 gone: the resealed row still renews.
+    setVaultKeys(JSON.stringify({ "2": k2 }));
+    await store.db.session.deleteMany({ where: { id: (await read()).sessionId ?? "" } });
+    expect((await api.account.summary({})).success).toBe(true);
+    setVaultKeys(undefined);
+  });
+
+  it("says 站点已移除 for an account whose site left the registry, and keeps it out of no total silently", async () => {
+    const extra = await startGateway({ family: "new-api", users: [ANN] });
+    try {
+      const siteId = (await siteRegistry(store.db).add({ name: "将移除", url: extra.url })).id;
+      const token = await register("站点移除");
+      const api = caller(bearer(token)).api;
+      await api.workspace.addAccount({ siteId, userId: 501, accessToken: ANN.accessToken });
+      await siteRegistry(store.db).remove(siteId);
+      const listed = await api.workspace.accounts();
+      expect(listed.data.accounts[0]).toMatchObject({
+        siteName: null,
+        state: "site_removed",
+        stateMessage: "站点已移除",
+      });
+      const summary = await api.account.summary({});
+      expect(summary).toEqual({ success: false, message: "站点已移除" });
+    } finally {
+      await extra.close();
+    }
+  });
+
+  it("keeps alias, tags, pinned, excluded and order; excluded accounts stay out of the totals", async () => {
+    const token = await register("账户设置");
+    const api = caller(bearer(token)).api;
+    const one = await api.workspace.addAccount({ siteId: siteA, userId: 501, accessToken: ANN.accessToken });
+    const two = await api.workspace.addAccount({ siteId: siteB, userId: 502, accessToken: BEN.accessToken });
+    if (!one.success || !two.success) throw new Error("save failed");
+    await api.workspace.updateAccount({ id: two.data.account.id, pinned: true, tags: ["常用"] });
+    await api.workspace.updateAccount({ id: one.data.account.id, excluded: true });
+    const list = await api.workspace.accounts();
+    expect(list.data.accounts.map((a) => [a.id, a.pinned, a.excluded, a.tags])).toEqual([
+      [two.data.account.id, true, false, ["常用"]],
+      [one.data.account.id, false, true, []],
+    ]);
+    await expect(
+      api.workspace.updateAccount({ id: one.data.account.id, tags: ["x".repeat(21)] }),
+    ).rejects.toMatchObject({
+      message: "标签最多 20 个，每个 1 到 20 个字符",
+    });
+    const overview = await api.account.overview({});
+    expect(overview.data.totals.accounts).toBe(1);
+  });
+});
+
+describe("devices and API tokens", () => {
+  it("lists devices, ends one, ends the others on a password change, and everywhere", async () => {
+    const first = await register("设备");
+    const second = (
+      await caller({
+        "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) Safari/605.1",
+      }).api.workspace.login({
+        name: "设备",
+        password: "correct horse battery",
+      })
+    ).data.token;
+    const api = caller(bearer(first)).api;
+    const devices = await api.workspace.devices();
+    expect(devices.data.devices.map((d) => [d.device, d.current])).toEqual([
+      ["Safari · iOS", false],
+      ["未知客户端", true],
+    ]);
+    const other = devices.data.devices[0]!.id;
+    await api.workspace.revokeDevice({ id: other });
+    await expect(caller(bearer(second)).api.workspace.me()).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "未登录或登录已过期",
+    });
+
+    const third = (await caller().api.workspace.login({ name: "设备", password: "correct horse battery" })).data.token;
+    await expect(
+      api.workspace.changePassword({ current: "not the password", next: "a brand new password" }),
+    ).rejects.toMatchObject({
+      message: "当前密码错误",
+    });
+    expect(
+      (await api.workspace.changePassword({ current: "correct horse battery", next: "a brand new password" })).ended,
+    ).toBe(1);
+    await expect(caller(bearer(third)).api.workspace.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect((await api.workspace.me()).success).toBe(true);
+    await expect(
+      caller().api.workspace.login({ name: "设备", password: "correct horse battery" }),
+    ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+
+    await api.workspace.signOutEverywhere();
+    await expect(api.workspace.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("makes read-only and read-write API tokens, shown once and revocable", async () => {
+    const token = await register("API令牌");
+    const api = caller(bearer(token)).api;
+    await api.workspace.addAccount({ siteId: siteA, userId: 501, accessToken: ANN.accessToken });
+    const read = await api.workspace.createApiToken({ name: "报表脚本", access: "read" });
+    expect(read.data.token).toMatch(/^gdk_/);
+    const listed = await api.workspace.apiTokens();
+    expect(JSON.stringify(listed)).not.toContain(read.data.token);
+    expect(listed.data.tokens.map((t) => [t.name, t.access])).toEqual([["报表脚本", "read"]]);
+
+    const reader = caller(bearer(read.data.token)).api;
+    expect((await reader.account.summary({})).success).toBe(true);
+    expect((await reader.workspace.me()).data.access).toBe("read");
+    await expect(
+      reader.workspace.addAccount({ siteId: siteA, userId: 502, accessToken: BEN.accessToken }),
+    ).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: "该 API 令牌只读，不能修改工作区",
+    });
+    await expect(reader.usage.sync()).rejects.toMatchObject({ code: "FORBIDDEN" });
+
+    await api.workspace.revokeApiToken({ id: read.data.id });
+    await expect(reader.workspace.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("refuses a cross-site write carried by the workspace cookie", async () => {
+    const { ctx } = caller();
+    await caller()
+      .api.workspace.register({ name: "跨站", password: "correct horse battery" })
+      .then(() => undefined);
+    const { api, ctx: regCtx } = caller();
+    await api.workspace.register({ name: "跨站二", password: "correct horse battery" });
+    const cookie = cookieFrom(regCtx.resHeaders);
+    expect(ctx).toBeDefined();
+    const foreign = callerFor(store.db, { cookie, origin: "https://evil.example" }, { origin: "http://localhost" }).api;
+    await expect(
+      foreign.workspace.addAccount({ siteId: siteA, userId: 501, accessToken: ANN.accessToken }),
+    ).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: "非法的请求来源",
+    });
+    const same = callerFor(store.db, { cookie, origin: "http://localhost" }, { origin: "http://localhost" }).api;
+    expect((await same.workspace.me()).data.workspace.name).toBe("跨站二");
+  });
+});
