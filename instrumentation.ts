@@ -5,4 +5,6 @@ export async function register(): Promise<void> {
   startPurges();
   const { startLedgerJobs } = await import("./src/server/jobs/ledger");
   startLedgerJobs();
+  const { startWorkspaceJobs } = await import("./src/server/jobs/workspace");
+  startWorkspaceJobs();
 }

@@ -3,6 +3,7 @@ import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from 
 import { freshProcessState } from "../../src/server/core/process-state";
 import { setVaultKeys } from "../../src/server/session/vault";
 import { siteRegistry } from "../../src/server/sites/registry";
+import { renewSavedSessions } from "../../src/server/jobs/workspace";
 import { resealSavedTokens } from "../../src/server/workspace/saved-accounts";
 import { signup } from "../../src/server/workspace/signup";
 import { bearer, callerFor, cookieFrom } from "../support/caller";
@@ -391,6 +392,39 @@ describe("saved accounts", () => {
     });
     const overview = await api.account.overview({});
     expect(overview.data.totals.accounts).toBe(1);
+  });
+});
+
+describe("around the clock", () => {
+  it("renews sessions that end soon before anyone asks, once across two runners at once", async () => {
+    const token = await register("后台续期");
+    const api = caller(bearer(token)).api;
+    const saved = await api.workspace.addAccount({ siteId: siteA, userId: 502, accessToken: BEN.accessToken });
+    if (!saved.success) throw new Error(saved.message);
+    const id = saved.data.account.id;
+    const sessionOf = async () =>
+      (await store.db.workspaceAccount.findUniqueOrThrow({ where: { id }, select: { sessionId: true } })).sessionId ??
+      "";
+    const before = await sessionOf();
+    // Fresh sessions wait; one that ends within the hour is renewed.
+    await renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 });
+    expect(await sessionOf()).toBe(before);
+    await store.db.session.update({
+      where: { id: before },
+      data: { expiresAt: new Date(Date.now() + 30 * 60_000) },
+      select: { id: true },
+    });
+    const [a, b] = await Promise.all([
+      renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 }),
+      renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 }),
+    ]);
+    expect(a + b).toBe(1);
+    const after = await sessionOf();
+    expect(after).not.toBe(before);
+    // The old session is gone, the new one lives a day.
+    expect(await store.db.session.count({ where: { id: before } })).toBe(0);
+    const renewed = await store.db.session.findUniqueOrThrow({ where: { id: after }, select: { expiresAt: true } });
+    expect(renewed.expiresAt.getTime() - Date.now()).toBeGreaterThan(23 * 60 * 60_000);
   });
 });
 

@@ -45,7 +45,8 @@ CREATE TABLE "workspace_accounts" (
     "state" TEXT NOT NULL,
     "state_message" TEXT,
     "state_at" DATETIME NOT NULL,
-    "created_at" DATETIME NOT NULL
+    "created_at" DATETIME NOT NULL,
+    "renew_until" DATETIME
 );
 
 -- CreateTable

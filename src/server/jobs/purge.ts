@@ -4,6 +4,7 @@ import { logEvent } from "../core/log";
 import { startJob } from "./registry";
 import { db } from "../db/client";
 import { sessionStore } from "../session/store";
+import { workspaceStore } from "../workspace/workspaces";
 
 const INTERVAL_MS = 60_000;
 const BATCH = 500;
@@ -21,12 +22,13 @@ export async function purgeExpiredSessions(store = sessionStore(db())): Promise<
   return total;
 }
 
-/** Every minute: expired sessions (the accounts' and the operator's), and the sign-in counters of finished windows. */
+/** Every minute: expired sessions (the accounts', the operator's and the workspaces' devices), and the sign-in counters of finished windows. */
 export function startPurges(): void {
   startJob("purge", INTERVAL_MS, async () => {
     const n = await purgeExpiredSessions();
     if (n > 0) logEvent("sessions.purged", { count: n });
     await purgeLoginAttempts(db());
     await purgeOperatorSessions(db());
+    await workspaceStore(db()).purgeExpired(BATCH);
   });
 }

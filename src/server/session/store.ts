@@ -148,6 +148,13 @@ export function sessionStore(db: Db) {
       return typeof opened?.accessToken === "string" ? opened.accessToken : null;
     },
 
+    /** When each of these sessions ends (absent: no such session). */
+    async expiries(ids: string[]): Promise<Map<string, Date>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.session.findMany({ where: { id: { in: ids } }, select: { id: true, expiresAt: true } });
+      return new Map(rows.map((r) => [r.id, r.expiresAt]));
+    },
+
     async remove(id: string): Promise<void> {
       await db.session.deleteMany({ where: { id } });
     },

@@ -18,6 +18,10 @@ import { siteRegistry } from "../sites/registry";
 export const MAX_WORKSPACE_ACCOUNTS = 200;
 /** A session this close to its end is renewed before it is used (the runner renews earlier). */
 export const RENEW_BEFORE_MS = 60 * 60_000;
+/** The background renewal starts this long before a session ends, so a read rarely waits for one. */
+export const RUNNER_RENEW_BEFORE_MS = 3 * 60 * 60_000;
+/** How long a renewal holds its account against renewals on other instances. */
+const RENEW_LEASE_MS = 2 * 60_000;
 const MAX_TAGS = 20;
 const MAX_TAG_CHARS = 20;
 const MAX_ALIAS_CHARS = 40;
@@ -178,6 +182,21 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
       await setState(account.id, "reauth", SAVED_MSG.moved, now);
       return unusable;
     }
+    // One renewal of an account at a time across instances; the holder's new session serves everyone.
+    const claimed = await db.workspaceAccount.updateMany({
+      where: { id: account.id, OR: [{ renewUntil: null }, { renewUntil: { lt: now } }] },
+      data: { renewUntil: new Date(now.getTime() + RENEW_LEASE_MS) },
+    });
+    if (claimed.count === 0) return { session: null, usable: true };
+    try {
+      return await renewHeld(account, now);
+    } finally {
+      await db.workspaceAccount.updateMany({ where: { id: account.id }, data: { renewUntil: null } });
+    }
+  }
+
+  async function renewHeld(account: SavedAccount, now: Date): Promise<Renewal> {
+    const unusable = { session: null, usable: false } as const;
     const row = await db.workspaceAccount.findUnique({ where: { id: account.id }, select: { accessToken: true } });
     if (!row) return unusable;
     const token = vaultOpen(row.accessToken, vaultContext(account.workspaceId, account.siteId, account.siteUserId));
@@ -347,6 +366,32 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
       const renewal = await pending;
       // A site down now: the session that is ending still serves until it ends.
       return renewal.session ?? (renewal.usable ? current : null);
+    },
+
+    /**
+     * Saved accounts whose session is missing or ends within RUNNER_RENEW_BEFORE_MS (every
+     * workspace's), the most urgent first, at most `limit`: what the background renewal takes.
+     */
+    async dueForRenewal(limit: number, now = new Date()): Promise<SavedAccount[]> {
+      const rows = await db.workspaceAccount.findMany({
+        where: { state: "ok", OR: [{ renewUntil: null }, { renewUntil: { lt: now } }] },
+        select: accountSelect,
+        orderBy: { id: "asc" },
+      });
+      const sites = await siteUrls();
+      const ends = await sessionStore(db).expiries(rows.flatMap((r) => (r.sessionId ? [r.sessionId] : [])));
+      const horizon = now.getTime() + RUNNER_RENEW_BEFORE_MS;
+      const endOf = (r: Row) => (r.sessionId ? (ends.get(r.sessionId)?.getTime() ?? 0) : 0);
+      return rows
+        .filter((r) => sites.has(r.siteId) && endOf(r) < horizon)
+        .sort((a, b) => endOf(a) - endOf(b))
+        .slice(0, limit)
+        .map((r) => fromRow(r, sites));
+    },
+
+    /** Renews one account's session now (the background renewal); false when it could not be. */
+    async renewNow(account: SavedAccount, now = new Date()): Promise<boolean> {
+      return (await renew(account, now)).session !== null;
     },
 
     /** Whether any other workspace keeps this site account (its ledger is then theirs too). */

@@ -50,6 +50,7 @@ CREATE TABLE "workspace_accounts" (
     "state_message" TEXT,
     "state_at" TIMESTAMP(3) NOT NULL,
     "created_at" TIMESTAMP(3) NOT NULL,
+    "renew_until" TIMESTAMP(3),
 
     CONSTRAINT "workspace_accounts_pkey" PRIMARY KEY ("id")
 );

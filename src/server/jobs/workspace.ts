@@ -1,0 +1,38 @@
+/**
+ * The workspaces' background work (design.md 18): every saved account's session is renewed from
+ * its saved token before it ends, whether or not any browser is open, so the ledger job keeps
+ * syncing it around the clock and a page never waits for a renewal. A few per minute, the most
+ * urgent first, each through its site's budget; one at a time per account across instances.
+ */
+import pLimit from "p-limit";
+import { env } from "../core/env";
+import { logEvent } from "../core/log";
+import { db as defaultDb, type Db } from "../db/client";
+import { savedAccounts } from "../workspace/saved-accounts";
+import { startJob } from "./registry";
+
+const TICK_MS = 60_000;
+/** Renewals per tick from this process: 200 accounts are all renewed within a day many times over. */
+const RENEWALS_PER_TICK = 20;
+const RENEWALS_AT_ONCE = 4;
+
+export type RenewalOptions = { timeoutMs: number; perMinute: number };
+
+/** Renews the saved accounts' sessions that end soon; returns how many were renewed. */
+export async function renewSavedSessions(db: Db, opts: RenewalOptions, now = new Date()): Promise<number> {
+  const accounts = savedAccounts(db, { timeoutMs: opts.timeoutMs, perMinute: opts.perMinute });
+  const due = await accounts.dueForRenewal(RENEWALS_PER_TICK, now);
+  const limit = pLimit(RENEWALS_AT_ONCE);
+  const renewed = await Promise.all(due.map((account) => limit(() => accounts.renewNow(account))));
+  const count = renewed.filter(Boolean).length;
+  if (due.length > 0) logEvent("workspace.renewals", { due: due.length, renewed: count });
+  return count;
+}
+
+export function startWorkspaceJobs(): void {
+  const e = env();
+  const opts = { timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE };
+  startJob("workspace.renewals", TICK_MS, async () => {
+    await renewSavedSessions(defaultDb(), opts);
+  });
+}
