@@ -4,15 +4,32 @@ import { isUnauthorized, serverCaller } from "@/src/trpc/server";
 
 export const dynamic = "force-dynamic";
 
-/** The dashboard for a signed-in user, the sign-in page for everyone else, decided from the cookie. */
+const orNull = (error: unknown) => {
+  if (isUnauthorized(error)) return null;
+  throw error;
+};
+
+/**
+ * The dashboard for a signed-in user, the sign-in page for everyone else, decided from the
+ * cookies: a workspace's (its accounts, on any device) before the browser's own accounts.
+ */
 export default async function Home({ searchParams }: { searchParams: Promise<Record<string, string | string[]>> }) {
   const api = await serverCaller();
-  const me = await api.auth.me().catch((error: unknown) => {
-    if (isUnauthorized(error)) return null;
-    throw error;
-  });
-  if (!me) return <SignInPage sites={await api.site.list()} />;
   const { tab, add } = await searchParams;
+  const requested = typeof tab === "string" ? tab : "";
+  const workspace = await api.workspace.me().catch(orNull);
+  if (workspace) {
+    const { name } = workspace.data.workspace;
+    const { accounts } = workspace.data;
+    if (accounts === 0 && requested !== "workspace") {
+      return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} />;
+    }
+    if (add !== undefined) return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} />;
+    const me = accounts > 0 ? (await api.auth.me()).data : null;
+    return <Dashboard me={me} sessions={[]} tab={requested} workspace={{ name }} />;
+  }
+  const me = await api.auth.me().catch(orNull);
+  if (!me) return <SignInPage sites={await api.site.list()} />;
   if (add !== undefined) return <SignInPage sites={await api.site.list()} adding />;
-  return <Dashboard me={me.data} sessions={await api.session.list()} tab={typeof tab === "string" ? tab : ""} />;
+  return <Dashboard me={me.data} sessions={await api.session.list()} tab={requested} />;
 }

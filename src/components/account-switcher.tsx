@@ -41,8 +41,10 @@ export function AccountSwitcher() {
   const accounts = list.data?.accounts ?? [];
   const dropped = list.data?.dropped ?? [];
   const active = accounts.find((a) => a.active);
+  // A workspace's accounts are removed in its settings, not signed out here.
+  const saved = accounts.some((a) => a.saved);
   const label = (a: (typeof accounts)[number]) =>
-    `${a.site?.name ?? "已移除的站点"} · ${a.displayName || a.username || `用户 ${a.userId}`}`;
+    `${a.site?.name ?? "已移除的站点"} · ${a.saved?.alias || a.displayName || a.username || `用户 ${a.userId}`}`;
 
   return (
     <section className="switcher" aria-label="账户切换">
@@ -57,7 +59,7 @@ export function AccountSwitcher() {
           <span className="muted">当前账户</span> {active ? label(active) : "…"}
           <span className="muted"> · 共 {accounts.length} 个</span>
         </summary>
-        <ul aria-label="本浏览器中的账户">
+        <ul aria-label={saved ? "工作区中的账户" : "本浏览器中的账户"}>
           {accounts.map((a) => (
             <li key={a.key} className={a.active ? "current" : undefined}>
               <span>
@@ -77,17 +79,19 @@ export function AccountSwitcher() {
                     切换
                   </button>
                 )}
-                <button
-                  type="button"
-                  className="ghost"
-                  disabled={busy}
-                  aria-label={`退出 ${label(a)}`}
-                  onClick={() =>
-                    void run(async () => ({ remain: (await signOut.mutateAsync({ key: a.key })).remaining > 0 }))
-                  }
-                >
-                  退出
-                </button>
+                {!saved && (
+                  <button
+                    type="button"
+                    className="ghost"
+                    disabled={busy}
+                    aria-label={`退出 ${label(a)}`}
+                    onClick={() =>
+                      void run(async () => ({ remain: (await signOut.mutateAsync({ key: a.key })).remaining > 0 }))
+                    }
+                  >
+                    退出
+                  </button>
+                )}
               </span>
             </li>
           ))}
@@ -96,14 +100,20 @@ export function AccountSwitcher() {
           <Link className="button primary" href="/?add=1">
             添加账户
           </Link>
-          <button
-            type="button"
-            className="secondary"
-            disabled={busy}
-            onClick={() => void run(async () => (await signOutAll.mutateAsync(), { remain: false }))}
-          >
-            全部退出
-          </button>
+          {saved ? (
+            <Link className="button secondary" href="/?tab=workspace">
+              管理账户
+            </Link>
+          ) : (
+            <button
+              type="button"
+              className="secondary"
+              disabled={busy}
+              onClick={() => void run(async () => (await signOutAll.mutateAsync(), { remain: false }))}
+            >
+              全部退出
+            </button>
+          )}
         </div>
       </details>
       <span className="error" role="status" aria-live="polite">

@@ -8,6 +8,7 @@ import { formatMoney, formatUsd } from "@/src/shared/money";
 import { formatAge, formatNumber } from "./format";
 import { Empty, Failed, Loading, Stat } from "./site-data";
 import { zone } from "./usage-range";
+import { Reauthorize } from "./workspace-accounts";
 
 type Listed = RouterOutputs["account"]["list"]["accounts"][number];
 
@@ -17,6 +18,13 @@ const STATE: Record<string, string> = {
   refused: "令牌被拒绝",
   expired: "会话已过期",
 };
+
+/** A row's state in words: a workspace's account says what the person can do about it. */
+function stateLabel(a: Listed, state: string): string {
+  if (a.saved?.state === "reauth") return "需要重新授权";
+  if (a.saved?.state === "site_removed") return "站点已移除";
+  return STATE[state] ?? state;
+}
 
 type Sort = "balance" | "today" | "name";
 
@@ -32,8 +40,21 @@ export function AccountsOverview() {
   const [refreshing, setRefreshing] = useState(false);
   const [opening, setOpening] = useState<string | null>(null);
   const [message, setMessage] = useState("");
+  const [search, setSearch] = useState("");
+  const [tag, setTag] = useState("");
   const list = trpc.account.list.useQuery();
-  const accounts = list.data?.accounts ?? [];
+  const everyAccount = list.data?.accounts ?? [];
+  const tags = [...new Set(everyAccount.flatMap((a) => a.saved?.tags ?? []))].sort();
+  const needle = search.trim().toLowerCase();
+  // A workspace's accounts are searched by name, site and user id, and filtered by tag.
+  const accounts = everyAccount.filter(
+    (a) =>
+      (tag === "" || (a.saved?.tags ?? []).includes(tag)) &&
+      (needle === "" ||
+        [a.saved?.alias ?? "", a.displayName, a.username, a.site?.name ?? "", String(a.userId)].some((t) =>
+          t.toLowerCase().includes(needle),
+        )),
+  );
   const rows = trpc.useQueries((t) => accounts.map((a) => t.account.overviewRow({ key: a.key, tz })));
   const switchTo = trpc.account.switch.useMutation();
 
@@ -68,9 +89,12 @@ export function AccountsOverview() {
   if (list.error) return <Failed message={errorMessage(list.error)} onRetry={() => void list.refetch()} />;
 
   const loaded = accounts.map((a, i) => ({ account: a, row: rows[i]?.data }));
-  const ok = loaded.filter((x) => x.row?.state === "ok" && x.row.summary);
+  // Accounts the person left out of totals are listed, not summed.
+  const counted = loaded.filter((x) => !x.account.saved?.excluded);
+  const excluded = loaded.length - counted.length;
+  const ok = counted.filter((x) => x.row?.state === "ok" && x.row.summary);
   // A site that cannot be read counts with the balance its last sync noted, and the total says so.
-  const stale = loaded.filter((x) => x.row && x.row.state !== "ok" && x.row.state !== "expired" && x.row.lastKnown);
+  const stale = counted.filter((x) => x.row && x.row.state !== "ok" && x.row.state !== "expired" && x.row.lastKnown);
   const staleSince = stale.map((x) => x.row?.lastKnown?.at ?? "").sort()[0];
   const totalBalance =
     ok.reduce((s, x) => s + (x.row?.summary?.balance.usd ?? 0), 0) +
@@ -106,6 +130,33 @@ export function AccountsOverview() {
         </div>
       </div>
 
+      {everyAccount.some((a) => a.saved) && (
+        <div className="filter-bar">
+          <label className="inline">
+            搜索
+            <input
+              type="search"
+              value={search}
+              placeholder="名称、站点或用户ID"
+              onChange={(e) => setSearch(e.target.value)}
+            />
+          </label>
+          {tags.length > 0 && (
+            <label className="inline">
+              标签
+              <select value={tag} onChange={(e) => setTag(e.target.value)}>
+                <option value="">全部</option>
+                {tags.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+        </div>
+      )}
+
       <section className="stats" aria-label="合计">
         <Stat
           label="总余额"
@@ -116,14 +167,15 @@ export function AccountsOverview() {
             (staleSince
               ? `，${stale.length} 个站点暂时无法读取，按最近同步的余额计入（最早 ${formatAge(staleSince)}）`
               : "") +
-            (pending > 0 ? `，${pending} 个仍在读取` : "")
+            (pending > 0 ? `，${pending} 个仍在读取` : "") +
+            (excluded > 0 ? `；${excluded} 个设为不计入合计` : "")
           }
         />
         <Stat label="今日消费" value={formatUsd(totalToday)} note={`今日请求 ${formatNumber(totalRequests)} 次`} />
       </section>
 
       {accounts.length === 0 ? (
-        <Empty>本浏览器还没有账户</Empty>
+        <Empty>{everyAccount.length > 0 ? "没有符合条件的账户" : "本浏览器还没有账户"}</Empty>
       ) : (
         <ul className="account-rows" aria-label="账户">
           {sorted.map(({ account: a, row }) => {
@@ -139,10 +191,15 @@ export function AccountsOverview() {
                   aria-label={`打开 ${a.site?.name ?? ""} ${a.displayName || a.username}`}
                 >
                   <span className="who">
-                    <strong>{a.displayName || a.username || `用户 ${a.userId}`}</strong>
+                    <strong>
+                      {a.saved?.pinned ? "📌 " : ""}
+                      {a.saved?.alias || a.displayName || a.username || `用户 ${a.userId}`}
+                    </strong>
                     <span className="muted">
                       {a.site?.name ?? "已移除的站点"} · 用户ID {a.userId}
                       {a.active ? " · 当前" : ""}
+                      {a.saved?.excluded ? " · 不计入合计" : ""}
+                      {a.saved?.tags.length ? ` · ${a.saved.tags.join("、")}` : ""}
                     </span>
                   </span>
                   {!row ? (
@@ -157,7 +214,7 @@ export function AccountsOverview() {
                         className={`row-state tag tag-${row.state === "refused" ? "failed" : "disabled"}`}
                         title={row.message ?? undefined}
                       >
-                        {STATE[row.state] ?? row.state} · {formatAge(row.lastKnown.at)}的数据
+                        {stateLabel(a, row.state)} · {formatAge(row.lastKnown.at)}的数据
                       </span>
                     </>
                   ) : row.state !== "ok" || !s ? (
@@ -165,7 +222,7 @@ export function AccountsOverview() {
                       className={`row-state tag tag-${row.state === "refused" ? "failed" : "disabled"}`}
                       title={row.message ?? undefined}
                     >
-                      {STATE[row.state] ?? row.state}
+                      {stateLabel(a, row.state)}
                     </span>
                   ) : (
                     <>
@@ -196,6 +253,12 @@ export function AccountsOverview() {
                     </>
                   )}
                 </button>
+                {a.saved?.state === "reauth" && (
+                  <div className="row-reauth">
+                    <span className="muted">{row?.message ?? a.saved.stateMessage}</span>
+                    <Reauthorize id={a.saved.id} onDone={() => void utils.invalidate()} />
+                  </div>
+                )}
               </li>
             );
           })}

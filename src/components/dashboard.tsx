@@ -11,6 +11,8 @@ import { SummaryPanel } from "./summary-panel";
 import { TokensPanel } from "./tokens-panel";
 import { TopupsPanel } from "./topups-panel";
 import { UsageTab } from "./usage-tab";
+import { WorkspaceSettings } from "./workspace-settings";
+import { WorkspaceSignOut } from "./workspace-sign-out";
 
 export const TABS = [
   { key: "accounts", label: "全部账户" },
@@ -19,6 +21,7 @@ export const TABS = [
   { key: "tokens", label: "令牌" },
   { key: "topups", label: "充值记录" },
   { key: "usage", label: "用量分析" },
+  { key: "workspace", label: "工作区" },
 ] as const;
 
 type Info = Record<string, unknown>;
@@ -36,14 +39,22 @@ function Row({ label, children }: { label: string; children: React.ReactNode }) 
   );
 }
 
-type Props = { me: RouterOutputs["auth"]["me"]["data"]; sessions: RouterOutputs["session"]["list"]; tab: string };
+type Props = {
+  /** The active account (null: a workspace without accounts yet, on its own tab). */
+  me: RouterOutputs["auth"]["me"]["data"] | null;
+  sessions: RouterOutputs["session"]["list"];
+  tab: string;
+  /** Set when the page is a workspace's: its accounts, on any device. */
+  workspace?: { name: string };
+};
 
-export function Dashboard({ me, sessions, tab: requested }: Props) {
+export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
   // The page a signed-in user lands on is every account at once; an account without its site has
   // nothing live to show on its own tabs, and its 概览 says why.
-  const tab = TABS.some((t) => t.key === requested) ? requested : "accounts";
-  const own = tab !== "accounts" && !me.site ? "overview" : tab;
-  const info = me.userInfo;
+  const tabs = TABS.filter((t) => t.key !== "workspace" || workspace);
+  const tab = tabs.some((t) => t.key === requested) ? requested : "accounts";
+  const own = !me ? "workspace" : tab !== "accounts" && tab !== "workspace" && !me.site ? "overview" : tab;
+  const info = me?.userInfo ?? {};
   const displayName = text(info, "display_name");
   const username = text(info, "username");
   const id = num(info, "id");
@@ -54,34 +65,44 @@ export function Dashboard({ me, sessions, tab: requested }: Props) {
   return (
     <main className="page">
       <header className="top">
-        <div>
-          <p className="eyebrow">{me.site ? me.site.name : "站点已移除"}</p>
-          <h1>{displayName ?? username ?? `用户 ${id ?? ""}`}</h1>
-        </div>
-        <SignOutButton />
+        {workspace ? (
+          <div>
+            <p className="eyebrow">工作区</p>
+            <h1>{workspace.name}</h1>
+          </div>
+        ) : (
+          <div>
+            <p className="eyebrow">{me?.site ? me.site.name : "站点已移除"}</p>
+            <h1>{displayName ?? username ?? `用户 ${id ?? ""}`}</h1>
+          </div>
+        )}
+        {workspace ? <WorkspaceSignOut /> : <SignOutButton />}
       </header>
 
       <QueryProvider>
-        <AccountSwitcher />
+        {me && <AccountSwitcher />}
 
         <nav className="tabs" aria-label="账户页面">
-          {TABS.filter((t) => me.site || t.key === "accounts" || t.key === "overview").map((t) => (
-            <Link
-              key={t.key}
-              href={t.key === "accounts" ? "/" : `/?tab=${t.key}`}
-              aria-current={t.key === own ? "page" : undefined}
-            >
-              {t.label}
-            </Link>
-          ))}
+          {tabs
+            .filter((t) => me?.site || t.key === "accounts" || t.key === "overview" || t.key === "workspace")
+            .map((t) => (
+              <Link
+                key={t.key}
+                href={t.key === "accounts" ? "/" : `/?tab=${t.key}`}
+                aria-current={t.key === own ? "page" : undefined}
+              >
+                {t.label}
+              </Link>
+            ))}
         </nav>
 
         {own === "accounts" && <AccountsOverview />}
-        {me.site && own === "overview" && <SummaryPanel />}
+        {me?.site && own === "overview" && <SummaryPanel />}
         {own === "logs" && <LogsPanel />}
         {own === "tokens" && <TokensPanel />}
         {own === "topups" && <TopupsPanel />}
         {own === "usage" && <UsageTab />}
+        {own === "workspace" && <WorkspaceSettings />}
       </QueryProvider>
 
       {own === "overview" && (
@@ -94,7 +115,7 @@ export function Dashboard({ me, sessions, tab: requested }: Props) {
             {group && <Row label="分组">{group}</Row>}
             {role !== undefined && <Row label="角色">{roleName(role)}</Row>}
             <Row label="站点">
-              {me.site ? (
+              {me?.site ? (
                 <>
                   {me.site.name} <span className="muted">{me.site.url}</span>
                 </>
@@ -110,7 +131,7 @@ export function Dashboard({ me, sessions, tab: requested }: Props) {
           </dl>
         </section>
       )}
-      {own === "overview" && <SessionList sessions={sessions} />}
+      {own === "overview" && !workspace && <SessionList sessions={sessions} />}
     </main>
   );
 }

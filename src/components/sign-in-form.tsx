@@ -6,9 +6,13 @@ import { api, errorMessage, type RouterOutputs } from "@/src/trpc/client";
 
 export type Sites = RouterOutputs["site"]["list"];
 
-export function SignInForm({ sites }: { sites: Sites }) {
+/**
+ * Signs in to a site account; in a workspace (`workspace`) the account is saved there instead,
+ * verified with its site the same way, with an optional alias.
+ */
+export function SignInForm({ sites, workspace = false }: { sites: Sites; workspace?: boolean }) {
   const router = useRouter();
-  const ids = { site: useId(), user: useId(), token: useId(), siteHint: useId(), error: useId() };
+  const ids = { site: useId(), user: useId(), token: useId(), siteHint: useId(), error: useId(), alias: useId() };
   const tokenRef = useRef<HTMLInputElement>(null);
   const [siteId, setSiteId] = useState(String(sites[0]?.id ?? ""));
   const [showToken, setShowToken] = useState(false);
@@ -31,11 +35,14 @@ export function SignInForm({ sites }: { sites: Sites }) {
     setPending(true);
     setError("");
     try {
-      const result = await api.auth.signIn.mutate({
+      const account = {
         userId: /^\d{1,15}$/.test(userId) ? Number(userId) : userId,
         accessToken,
         siteId: Number(siteId),
-      });
+      };
+      const result = workspace
+        ? await api.workspace.addAccount.mutate({ ...account, alias: field("alias") || undefined })
+        : await api.auth.signIn.mutate(account);
       if (result.success) {
         // From 添加账户 (`/?add=1`) the new account opens on the overview of all accounts.
         router.replace("/");
@@ -118,12 +125,19 @@ export function SignInForm({ sites }: { sites: Sites }) {
         </div>
       </div>
 
+      {workspace && (
+        <div className="field">
+          <label htmlFor={ids.alias}>别名（可选）</label>
+          <input id={ids.alias} name="alias" type="text" maxLength={40} autoComplete="off" placeholder="例如 主力号" />
+        </div>
+      )}
+
       <p id={ids.error} className="error" role="status" aria-live="polite">
         {error}
       </p>
 
       <button type="submit" className="primary" disabled={pending} aria-busy={pending}>
-        {pending ? "登录中…" : "登录"}
+        {pending ? (workspace ? "正在验证…" : "登录中…") : workspace ? "验证并保存" : "登录"}
       </button>
     </form>
   );

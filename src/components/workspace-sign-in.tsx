@@ -1,0 +1,117 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useId, useRef, useState, type FormEvent } from "react";
+import { api, errorMessage } from "@/src/trpc/client";
+
+/**
+ * Signing in to a workspace (name and password), or creating one (with an invite code when the
+ * operator asks for one). The password fields are emptied as soon as they are sent.
+ */
+export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite"; creating: boolean }) {
+  const router = useRouter();
+  const ids = { name: useId(), password: useId(), repeat: useId(), invite: useId(), error: useId() };
+  const password = useRef<HTMLInputElement>(null);
+  const repeat = useRef<HTMLInputElement>(null);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState("");
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (pending) return;
+    const form = new FormData(event.currentTarget);
+    const text = (key: string) => {
+      const value = form.get(key);
+      return typeof value === "string" ? value.trim() : "";
+    };
+    const name = text("name");
+    const secret = password.current?.value ?? "";
+    const again = repeat.current?.value ?? "";
+    const invite = text("invite");
+    if (creating && secret !== again) {
+      setError("两次输入的密码不一致");
+      return;
+    }
+    if (password.current) password.current.value = "";
+    if (repeat.current) repeat.current.value = "";
+    setPending(true);
+    setError("");
+    try {
+      if (creating) await api.workspace.create.mutate({ name, password: secret, invite: invite || undefined });
+      else await api.workspace.signIn.mutate({ name, password: secret });
+      router.replace("/");
+      router.refresh();
+      return;
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+    setPending(false);
+    password.current?.focus();
+  }
+
+  return (
+    <main className="page narrow">
+      <header className="intro">
+        <Link className="back" href="/">
+          ← 不使用工作区，直接登录站点
+        </Link>
+        <h1>{creating ? "创建工作区" : "登录工作区"}</h1>
+        <p className="muted">
+          工作区在服务器上保存你的全部账户：任何设备登录后都能看到，访问令牌加密保存、自动续期，
+          浏览器关闭时服务器也会按时同步用量。
+        </p>
+      </header>
+      <form className="card form" onSubmit={(e) => void onSubmit(e)} aria-describedby={ids.error} noValidate>
+        <div className="field">
+          <label htmlFor={ids.name}>工作区名称</label>
+          <input id={ids.name} name="name" type="text" autoComplete="username" maxLength={40} required />
+          {creating && <p className="hint">2 到 40 个字符，登录时使用，不区分大小写。</p>}
+        </div>
+        <div className="field">
+          <label htmlFor={ids.password}>密码</label>
+          <input
+            id={ids.password}
+            ref={password}
+            name="password"
+            type="password"
+            autoComplete={creating ? "new-password" : "current-password"}
+            minLength={creating ? 12 : undefined}
+            required
+          />
+          {creating && <p className="hint">至少 12 个字符。忘记密码无法找回，请妥善保存。</p>}
+        </div>
+        {creating && (
+          <div className="field">
+            <label htmlFor={ids.repeat}>再输入一次密码</label>
+            <input id={ids.repeat} ref={repeat} name="repeat" type="password" autoComplete="new-password" required />
+          </div>
+        )}
+        {creating && signup === "invite" && (
+          <div className="field">
+            <label htmlFor={ids.invite}>邀请码</label>
+            <input id={ids.invite} name="invite" type="text" autoComplete="off" spellCheck={false} required />
+            <p className="hint">本站只能凭管理员发放的邀请码创建工作区。</p>
+          </div>
+        )}
+        <p id={ids.error} className="error" role="status" aria-live="polite">
+          {error}
+        </p>
+        <button type="submit" className="primary" disabled={pending} aria-busy={pending}>
+          {pending ? (creating ? "正在创建…" : "正在登录…") : creating ? "创建并登录" : "登录"}
+        </button>
+        <p className="muted switch-link">
+          {creating ? (
+            <>
+              已有工作区？<Link href="/workspace">登录</Link>
+            </>
+          ) : (
+            <>
+              还没有工作区？<Link href="/workspace?create=1">创建一个</Link>
+            </>
+          )}
+        </p>
+      </form>
+    </main>
+  );
+}
