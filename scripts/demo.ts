@@ -2,7 +2,8 @@
  * `npm run demo`: the product together with two built-in demo gateway sites, a current new-api
  * (`演示站点`, two accounts) and a one-hub (`演示站点（one-hub）`, one account), each account with a
  * month of usage over several models and tokens, top-ups and tokens, so a newcomer can sign in at
- * once with the credentials printed below and add the others to see 全部账户.
+ * once with the credentials printed below and add the others to see 全部账户, or sign in to the
+ * demo workspace (printed too) that holds all three.
  * DEMO_GATEWAY_PORT (default 3090, and the next port) is where the demo sites listen, on 127.0.0.1.
  */
 import { newApiUser, startGateway } from "../src/demo/gateway";
@@ -11,6 +12,8 @@ import { setOperatorPassword } from "../src/server/admin/operator";
 import { verifyPassword } from "../src/server/core/password";
 import { closeDb, db } from "../src/server/db/client";
 import { siteRegistry, type Site } from "../src/server/sites/registry";
+import { savedAccounts } from "../src/server/workspace/saved-accounts";
+import { hashWorkspaceToken, workspaceStore } from "../src/server/workspace/workspaces";
 import { prepareOrExit } from "./prepare";
 import { buildIfNeeded, serveProduction } from "./serve";
 
@@ -91,6 +94,40 @@ const operator = await db().operator.findUnique({ where: { id: 1 } });
 if (!operator) await setOperatorPassword(db(), DEMO_ADMIN_PASSWORD, "演示");
 const adminPassword =
   !operator || (await verifyPassword(DEMO_ADMIN_PASSWORD, operator.passwordHash)) ? DEMO_ADMIN_PASSWORD : null;
+
+// A workspace holding every demo account, so a newcomer sees them on any device at once.
+const DEMO_WORKSPACE = { name: "演示工作区", password: "demo-workspace-password" };
+const workspaces = workspaceStore(db());
+/** The demo workspace: made on the first run (its sign-in session ended at once), found after. */
+async function demoWorkspace() {
+  const found = await workspaces.verify(DEMO_WORKSPACE.name, DEMO_WORKSPACE.password);
+  if (found) return found;
+  try {
+    const opened = await workspaces.register(DEMO_WORKSPACE, { userAgent: "demo", address: null });
+    await workspaces.end(hashWorkspaceToken(opened.token));
+    return opened.workspace;
+  } catch {
+    // The name is someone's with another password: no demo workspace then.
+    return null;
+  }
+}
+const workspace = await demoWorkspace();
+if (workspace) {
+  const saved = savedAccounts(db(), { timeoutMs: 10_000, perMinute: 600 });
+  const aliases = ["主力号", "团队", "海外"];
+  for (const [i, demo] of DEMO_SITES.entries()) {
+    for (const u of demo.users) {
+      const alias = aliases.shift() ?? null;
+      await saved.add(workspace.id, {
+        siteId: registered[i]?.id ?? 0,
+        userId: u.id,
+        accessToken: u.accessToken,
+        alias,
+        tags: u.id === 2 ? ["团队"] : ["个人"],
+      });
+    }
+  }
+}
 await closeDb(db());
 
 buildIfNeeded();
@@ -103,7 +140,11 @@ console.log(`
 演示站点已就绪: ${registered.map((s) => `${s.name} (${s.url})`).join("，")}
 打开 http://${process.env.HOST || "127.0.0.1"}:${port} 并使用以下任一账户登录，再从账户菜单「添加账户」登录其余的:
 ${lines.join("\n")}
-站点管理: http://${process.env.HOST || "127.0.0.1"}:${port}/admin ${adminPassword ? `管理员密码 ${adminPassword}` : "（使用已设置的管理员密码）"}
+${
+  workspace
+    ? `工作区（保存了全部演示账户，任何设备登录即可看到）: http://${process.env.HOST || "127.0.0.1"}:${port}/workspace  名称 ${DEMO_WORKSPACE.name}  密码 ${DEMO_WORKSPACE.password}\n`
+    : ""
+}站点管理: http://${process.env.HOST || "127.0.0.1"}:${port}/admin ${adminPassword ? `管理员密码 ${adminPassword}` : "（使用已设置的管理员密码）"}
 `);
 
 serveProduction(() => void Promise.all(gateways.map((g) => g.close())));

@@ -121,7 +121,7 @@ export function AccountsOverview() {
             <select value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
               <option value="balance">按余额</option>
               <option value="today">按今日消费</option>
-              <option value="name">按最近使用</option>
+              <option value="name">{everyAccount.some((a) => a.saved) ? "按设定的顺序" : "按最近使用"}</option>
             </select>
           </label>
           <button type="button" className="ghost" disabled={refreshing} onClick={() => void refresh()}>

@@ -58,8 +58,8 @@ export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite
         </Link>
         <h1>{creating ? "创建工作区" : "登录工作区"}</h1>
         <p className="muted">
-          工作区在服务器上保存你的全部账户：任何设备登录后都能看到，访问令牌加密保存、自动续期，
-          浏览器关闭时服务器也会按时同步用量。
+          {"工作区在服务器上保存你的全部账户：任何设备登录后都能看到，访问令牌加密保存、自动续期，" +
+            "浏览器关闭时服务器也会按时同步用量。"}
         </p>
       </header>
       <form className="card form" onSubmit={(e) => void onSubmit(e)} aria-describedby={ids.error} noValidate>

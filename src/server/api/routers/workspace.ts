@@ -27,6 +27,7 @@ import {
   type OpenedSession,
 } from "../../workspace/workspaces";
 import type { Context } from "../context";
+import { startLedgerSync } from "../site-deps";
 import {
   accountIdInput,
   addAccountInput,
@@ -170,8 +171,14 @@ export const workspaceRouter = router({
     .input(addAccountInput)
     .output(orFailure(workspaceAccountSuccessSchema))
     .mutation(async ({ ctx, input }) => {
-      const outcome = await savedAccountsOf(ctx).add(ctx.workspace.workspaceId, input);
+      const accounts = savedAccountsOf(ctx);
+      const outcome = await accounts.add(ctx.workspace.workspaceId, input);
       if (!outcome.ok) return { success: false as const, message: outcome.message };
+      // The account's ledger catches up in the background, as at sign-in (design.md 13).
+      if (ctx.ledgerSyncMinutes > 0) {
+        const session = await accounts.sessionOf(outcome.account);
+        if (session) startLedgerSync(ctx, session);
+      }
       return { success: true as const, data: { account: shown(outcome.account, await siteNames(ctx)) } };
     }),
 
