@@ -116,6 +116,12 @@ describe("one source of truth for the models", () => {
       "operator_sessions(expires_at)",
       "sessions(expires_at)",
       "sessions(site_id,site_user_id)",
+      "workspace_accounts(site_id,site_user_id)",
+      "workspace_accounts(workspace_id,site_id,site_user_id)",
+      "workspace_sessions(expires_at)",
+      "workspace_sessions(workspace_id)",
+      "workspaces(created_from,created_at)",
+      "workspaces(name_key)",
     ]);
   });
 });
