@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { api, errorMessage } from "@/src/trpc/client";
 import { QueryProvider, trpc } from "@/src/trpc/react";
+import { AdminWorkspaces } from "./admin-workspaces";
 import { AuditLog } from "./audit-log";
 import { SiteForm, budgetOf, refusal } from "./site-form";
 import { SiteRow } from "./site-row";
@@ -83,6 +84,8 @@ function Panel() {
           }}
         />
       </section>
+
+      <AdminWorkspaces onChanged={refresh} />
 
       <AuditLog />
     </main>

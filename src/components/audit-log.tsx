@@ -12,9 +12,12 @@ const ACTIONS: Record<string, string> = {
   siteAdd: "添加站点",
   siteEdit: "修改站点",
   siteRemove: "移除站点",
+  signupMode: "工作区创建方式",
+  inviteCreate: "生成邀请码",
 };
 
-type Action = "signIn" | "signInFailed" | "password" | "siteAdd" | "siteEdit" | "siteRemove";
+type Action =
+  "signIn" | "signInFailed" | "password" | "siteAdd" | "siteEdit" | "siteRemove" | "signupMode" | "inviteCreate";
 
 /** What the filter offers: every entry, or one kind. */
 const FILTERS: Array<{ label: string; actions?: Action[] }> = [
@@ -23,6 +26,7 @@ const FILTERS: Array<{ label: string; actions?: Action[] }> = [
   { label: "登录", actions: ["signIn"] },
   { label: "登录失败", actions: ["signInFailed"] },
   { label: "设置密码", actions: ["password"] },
+  { label: "工作区", actions: ["signupMode", "inviteCreate"] },
 ];
 
 const PAGE = 50;

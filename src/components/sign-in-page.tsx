@@ -31,14 +31,16 @@ export function SignInPage({
               ? "登录另一个账户后，它会和已有账户一起保存在本浏览器中，可随时切换。"
               : "选择站点，填写用户ID和个人设置中生成的系统访问令牌。"}
         </p>
-        {!workspace && !adding && (
-          <p className="muted">
-            想在手机和电脑上都看到这些账户、并让服务器全天同步？<Link href="/workspace">登录或创建工作区</Link>
-          </p>
-        )}
       </header>
       {sites.length > 0 ? (
-        <SignInForm sites={sites} workspace={workspace !== undefined} />
+        <>
+          <SignInForm sites={sites} workspace={workspace !== undefined} />
+          {!workspace && !adding && (
+            <p className="muted switch-link">
+              想在手机和电脑上都看到这些账户、并让服务器全天同步？<Link href="/workspace">登录或创建工作区</Link>
+            </p>
+          )}
+        </>
       ) : (
         <section className="card empty" aria-labelledby="empty-title">
           <h2 id="empty-title">还没有注册任何站点</h2>

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from "../../src/demo/gateway";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { setVaultKeys } from "../../src/server/session/vault";
+import { setOperatorPassword } from "../../src/server/admin/operator";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { renewSavedSessions } from "../../src/server/jobs/workspace";
 import { resealSavedTokens } from "../../src/server/workspace/saved-accounts";
@@ -159,6 +160,36 @@ describe("creating a workspace and signing in", () => {
       expect((await signup(store.db).invites())[0]?.state).toBe("used");
     } finally {
       await signup(store.db).setMode("open");
+    }
+  });
+});
+
+describe("the operator's choice", () => {
+  it("switches creation to invite codes in /admin, makes a code shown once, and audits both", async () => {
+    await setOperatorPassword(store.db, "operator password 123");
+    const login = await caller().api.admin.login({ password: "operator password 123" });
+    const admin = caller(bearer(login.data.token)).api;
+    await admin.admin.setSignup({ mode: "invite" });
+    try {
+      const made = await admin.admin.createInvite({ note: "给测试" });
+      await expect(register("管理员邀请前")).rejects.toMatchObject({
+        message: "本站只能凭邀请码创建工作区，请向管理员索取邀请码",
+      });
+      const withCode = await caller().api.workspace.register({
+        name: "管理员邀请",
+        password: "correct horse battery",
+        invite: made.data.code,
+      });
+      expect(withCode.success).toBe(true);
+      const view = await admin.admin.workspaces();
+      expect(view.data.mode).toBe("invite");
+      expect(view.data.invites[0]).toMatchObject({ note: "给测试", state: "used" });
+      expect(JSON.stringify(view)).not.toContain(made.data.code);
+      const log = await admin.admin.audit({ actions: ["signupMode", "inviteCreate"] });
+      expect(log.data.entries.map((e) => e.action)).toEqual(["inviteCreate", "signupMode"]);
+      expect(JSON.stringify(log)).not.toContain(made.data.code);
+    } finally {
+      await admin.admin.setSignup({ mode: "open" });
     }
   });
 });

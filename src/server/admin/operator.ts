@@ -189,7 +189,16 @@ export async function operatorSignOut(db: Db, token: string): Promise<void> {
 }
 
 /** The actions of the audit log, and the groups the admin page filters by. */
-export const AUDIT_ACTIONS = ["signIn", "signInFailed", "password", "siteAdd", "siteEdit", "siteRemove"] as const;
+export const AUDIT_ACTIONS = [
+  "signIn",
+  "signInFailed",
+  "password",
+  "siteAdd",
+  "siteEdit",
+  "siteRemove",
+  "signupMode",
+  "inviteCreate",
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditQuery = {

@@ -58,3 +58,21 @@ export const auditPageSchema = z.object({
   ),
   next: z.number().int().nullable(),
 });
+
+/** The workspaces as the operator sees them: who may create one, the invite codes, the counts. */
+export const workspacesAdminSchema = z.object({
+  mode: z.enum(["open", "invite"]),
+  workspaces: z.number().int(),
+  accounts: z.number().int(),
+  reauth: z.number().int().describe("需要重新授权的账户数"),
+  invites: z.array(
+    z.object({
+      id: z.string().describe("邀请码散列的前 12 位（邀请码本身不保存）"),
+      note: z.string().nullable(),
+      createdAt: z.iso.datetime(),
+      expiresAt: z.iso.datetime(),
+      usedAt: z.iso.datetime().nullable(),
+      state: z.enum(["open", "used", "expired"]),
+    }),
+  ),
+});

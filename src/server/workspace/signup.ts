@@ -77,3 +77,14 @@ export function signup(db: Db) {
     },
   };
 }
+
+/** What the operator sees of the workspaces: how many, their accounts, and those needing the person. */
+export async function workspaceTotals(db: Db) {
+  const [workspaces, accounts, reauth, bySite] = await Promise.all([
+    db.workspace.count(),
+    db.workspaceAccount.count(),
+    db.workspaceAccount.count({ where: { state: "reauth" } }),
+    db.workspaceAccount.groupBy({ by: ["siteId"], _count: { _all: true } }),
+  ]);
+  return { workspaces, accounts, reauth, bySite: new Map(bySite.map((r) => [r.siteId, r._count._all])) };
+}

@@ -3,6 +3,7 @@ import { clearOperatorCookie, setOperatorCookie } from "../../admin/cookie";
 import {
   AUDIT_ACTIONS,
   OperatorError,
+  audit,
   auditLog,
   operatorPasswordSet,
   operatorSignIn,
@@ -11,9 +12,16 @@ import {
 import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
 import { intParam, optionalParam } from "../schemas/params";
 import { doneSchema, failure, failureSchema, orFailure, successOf } from "../../core/messages";
-import { auditPageSchema, moveOutcomeSchema, probeFindingSchema, siteRowSchema } from "../../admin/schemas";
+import {
+  auditPageSchema,
+  moveOutcomeSchema,
+  probeFindingSchema,
+  siteRowSchema,
+  workspacesAdminSchema,
+} from "../../admin/schemas";
 import { siteLedger } from "../../ledger/sites";
 import { SiteError, parseSiteId } from "../../sites/registry";
+import { signup, workspaceTotals } from "../../workspace/signup";
 import type { Context } from "../context";
 import { operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
 
@@ -195,4 +203,45 @@ export const adminRouter = router({
     .input(auditInput)
     .output(successOf(auditPageSchema))
     .query(async ({ ctx, input }) => ({ success: true as const, data: await auditLog(ctx.db, input) })),
+
+  /** Who may create a workspace, the invite codes, and how many workspaces and accounts there are. */
+  workspaces: operatorProcedure.output(successOf(workspacesAdminSchema)).query(async ({ ctx }) => {
+    const rules = signup(ctx.db);
+    const [mode, invites, totals] = await Promise.all([rules.mode(), rules.invites(), workspaceTotals(ctx.db)]);
+    return {
+      success: true as const,
+      data: {
+        mode,
+        workspaces: totals.workspaces,
+        accounts: totals.accounts,
+        reauth: totals.reauth,
+        invites: invites.map((i) => ({
+          ...i,
+          createdAt: i.createdAt.toISOString(),
+          expiresAt: i.expiresAt.toISOString(),
+          usedAt: i.usedAt?.toISOString() ?? null,
+        })),
+      },
+    };
+  }),
+
+  /** Open creation to anyone, or to invite codes only (audited). */
+  setSignup: operatorProcedure
+    .input(z.object({ mode: z.enum(["open", "invite"]) }))
+    .output(doneSchema)
+    .mutation(async ({ ctx, input }) => {
+      await signup(ctx.db).setMode(input.mode);
+      await audit(ctx.db, { action: "signupMode", actor: actorOf(ctx), after: { mode: input.mode } });
+      return { success: true as const };
+    }),
+
+  /** A one-time invite code, valid 30 days, shown this once (audited without the code). */
+  createInvite: operatorProcedure
+    .input(z.object({ note: optionalParam(z.string().max(100)) }).prefault({}))
+    .output(successOf(z.object({ code: z.string(), expiresAt: z.iso.datetime() })))
+    .mutation(async ({ ctx, input }) => {
+      const invite = await signup(ctx.db).createInvite(input.note ?? null);
+      await audit(ctx.db, { action: "inviteCreate", actor: actorOf(ctx), after: { note: input.note ?? null } });
+      return { success: true as const, data: { code: invite.code, expiresAt: invite.expiresAt.toISOString() } };
+    }),
 });
