@@ -7,6 +7,7 @@ import { trpc } from "@/src/trpc/react";
 import { formatAge, formatLocal } from "./format";
 import { Failed, Loading } from "./site-data";
 import { WorkspaceAccounts } from "./workspace-accounts";
+import { WorkspaceTotp } from "./workspace-totp";
 
 /** The devices signed in to the workspace: each revocable, or all at once. */
 function Devices() {
@@ -246,6 +247,7 @@ export function WorkspaceSettings() {
       <Devices />
       <ApiTokens />
       <ChangePassword />
+      <WorkspaceTotp />
     </>
   );
 }

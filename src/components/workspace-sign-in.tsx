@@ -16,6 +16,34 @@ export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite
   const repeat = useRef<HTMLInputElement>(null);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState("");
+  // After a right password on a workspace with a second factor: the code is asked, the password
+  // kept in memory only until it is sent again.
+  const [second, setSecond] = useState<{ name: string; password: string } | null>(null);
+  const ids2 = { totp: useId() };
+
+  async function onSecond(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (pending || !second) return;
+    const code = new FormData(event.currentTarget).get("totp");
+    setPending(true);
+    setError("");
+    try {
+      const answer = await api.workspace.signIn.mutate({
+        ...second,
+        totp: typeof code === "string" ? code.trim() : "",
+      });
+      if (answer.success) {
+        setSecond(null);
+        router.replace("/");
+        router.refresh();
+        return;
+      }
+      setError(answer.message);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+    setPending(false);
+  }
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -38,16 +66,62 @@ export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite
     setPending(true);
     setError("");
     try {
-      if (creating) await api.workspace.create.mutate({ name, password: secret, invite: invite || undefined });
-      else await api.workspace.signIn.mutate({ name, password: secret });
-      router.replace("/");
-      router.refresh();
-      return;
+      const answer = creating
+        ? await api.workspace.create.mutate({ name, password: secret, invite: invite || undefined })
+        : await api.workspace.signIn.mutate({ name, password: secret });
+      if (answer.success) {
+        router.replace("/");
+        router.refresh();
+        return;
+      }
+      if (!creating && answer.message.startsWith("该工作区已开启两步验证")) {
+        setSecond({ name, password: secret });
+        setPending(false);
+        return;
+      }
+      setError(answer.message);
     } catch (e) {
       setError(errorMessage(e));
     }
     setPending(false);
     password.current?.focus();
+  }
+
+  if (second) {
+    return (
+      <main className="page narrow">
+        <header className="intro">
+          <h1>两步验证</h1>
+          <p className="muted">
+            打开验证器 App，输入「{second.name}」当前的 6 位验证码；手机不在身边时可以输入一个恢复码。
+          </p>
+        </header>
+        <form className="card form" onSubmit={(e) => void onSecond(e)} aria-describedby={ids.error} noValidate>
+          <div className="field">
+            <label htmlFor={ids2.totp}>验证码或恢复码</label>
+            <input
+              id={ids2.totp}
+              name="totp"
+              type="text"
+              inputMode="text"
+              autoComplete="one-time-code"
+              spellCheck={false}
+              autoFocus
+              required
+            />
+          </div>
+          <p id={ids.error} className="error" role="status" aria-live="polite">
+            {error}
+          </p>
+          <button type="submit" className="primary" disabled={pending} aria-busy={pending}>
+            {pending ? "正在验证…" : "验证并登录"}
+          </button>
+          <button type="button" className="ghost" onClick={() => setSecond(null)}>
+            返回
+          </button>
+        </form>
+      </main>
+    );
   }
 
   return (

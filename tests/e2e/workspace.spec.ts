@@ -1,3 +1,4 @@
+import { generate } from "otplib";
 import { ALICE } from "../support/gateway";
 import { FAMILIES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
 
@@ -67,5 +68,43 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await expect(mobile.getByRole("heading", { name: "登录网关站点" })).toBeVisible();
   await phone.close();
   expect(phoneErrors).toEqual([]);
+  void consoleErrors;
+});
+
+test("turns on the second factor with an authenticator, then asks for a code at sign-in", async ({
+  page,
+  consoleErrors,
+}) => {
+  await page.goto(`${URL_}/workspace?create=1`);
+  await page.getByLabel("工作区名称").fill("两步工作区");
+  await page.getByLabel("密码", { exact: true }).fill("e2e totp password!");
+  await page.getByLabel("再输入一次密码").fill("e2e totp password!");
+  await page.getByRole("button", { name: "创建并登录" }).click();
+  await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
+  await page.goto(`${URL_}/?tab=workspace`);
+  const card = page.getByRole("region", { name: "两步验证" });
+  await card.getByRole("button", { name: "开启两步验证" }).click();
+  await expect(card.getByRole("img", { name: "两步验证二维码" })).toBeVisible();
+  const secret = ((await card.locator("pre.code").textContent()) ?? "").replace(/\s/g, "");
+  await card.getByLabel("验证器显示的 6 位验证码").fill(await generate({ secret }));
+  await card.getByLabel("当前密码").fill("e2e totp password!");
+  await card.getByRole("button", { name: "确认并开启" }).click();
+  await expect(card.getByText("两步验证已开启。以下恢复码只显示这一次")).toBeVisible();
+  await expect(card.locator("pre.code")).toHaveText(/^([a-z0-9]{5}-[a-z0-9]{5}\n?){10}$/);
+  await shot(page, "workspace-totp");
+
+  await page.getByRole("button", { name: "退出工作区" }).click();
+  await expect(page.getByRole("heading", { name: "登录工作区" })).toBeVisible();
+  await page.getByLabel("工作区名称").fill("两步工作区");
+  await page.getByLabel("密码", { exact: true }).fill("e2e totp password!");
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByRole("heading", { name: "两步验证" })).toBeVisible();
+  await page.getByLabel("验证码或恢复码").fill("000000");
+  await page.getByRole("button", { name: "验证并登录" }).click();
+  await expect(page.locator(".error")).toHaveText("两步验证码错误或已使用");
+  // The next step's code: the one used to turn it on may not be used again.
+  await page.getByLabel("验证码或恢复码").fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+  await page.getByRole("button", { name: "验证并登录" }).click();
+  await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
   void consoleErrors;
 });

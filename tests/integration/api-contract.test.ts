@@ -519,6 +519,7 @@ describe("the workspace routes", () => {
       404,
     );
     await conforms(await get("/api/workspace/devices"), "/api/workspace/devices", "get", 200);
+    await conforms(await get("/api/workspace/totp"), "/api/workspace/totp", "get", 200);
     const created = await conforms(
       await post(app.url, "/api/workspace/tokens", { name: "脚本", access: "read" }, auth),
       "/api/workspace/tokens",

@@ -1,3 +1,4 @@
+import { generate } from "otplib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from "../../src/demo/gateway";
 import { freshProcessState } from "../../src/server/core/process-state";
@@ -104,6 +105,11 @@ describe("creating a workspace and signing in", () => {
     await expect(
       caller().api.workspace.login({ name: "没有这个", password: "correct horse battery" }),
     ).rejects.toMatchObject({
+      message: "工作区名称或密码错误",
+    });
+    // The dashboard's own sign-in says it in words instead of a 401.
+    expect(await caller().api.workspace.signIn({ name: "登录测试", password: "wrong password!!" })).toEqual({
+      success: false,
       message: "工作区名称或密码错误",
     });
     const ok = await caller().api.workspace.login({ name: "登录测试", password: "correct horse battery" });
@@ -456,6 +462,56 @@ describe("around the clock", () => {
     expect(await store.db.session.count({ where: { id: before } })).toBe(0);
     const renewed = await store.db.session.findUniqueOrThrow({ where: { id: after }, select: { expiresAt: true } });
     expect(renewed.expiresAt.getTime() - Date.now()).toBeGreaterThan(23 * 60 * 60_000);
+  });
+});
+
+describe("the second factor", () => {
+  it("asks for a TOTP code after the password, never accepts one twice, and takes each recovery code once", async () => {
+    const token = await register("两步验证");
+    const api = caller(bearer(token)).api;
+    const started = await api.workspace.beginTotp();
+    expect(started.data.uri).toMatch(/^otpauth:\/\/totp\//);
+    expect(started.data.qrSvg).toMatch(/^<svg/);
+    const { secret } = started.data;
+    const codeAt = (offsetSeconds: number) =>
+      generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSeconds });
+    await expect(
+      api.workspace.enableTotp({ secret, code: "000000", password: "correct horse battery" }),
+    ).rejects.toMatchObject({ message: "验证码不正确，请确认验证器中的时间与名称后重试" });
+    await expect(
+      api.workspace.enableTotp({ secret, code: await codeAt(0), password: "wrong password!!" }),
+    ).rejects.toMatchObject({ message: "当前密码错误" });
+    const enabled = await api.workspace.enableTotp({
+      secret,
+      code: await codeAt(0),
+      password: "correct horse battery",
+    });
+    const recovery = enabled.data.recoveryCodes;
+    expect(recovery).toHaveLength(10);
+    expect(
+      JSON.stringify(await store.db.workspace.findMany({ select: { totpSecret: true, recoveryCodes: true } })),
+    ).not.toContain(secret);
+
+    const signIn = (totp?: string) =>
+      caller().api.workspace.login({ name: "两步验证", password: "correct horse battery", totp });
+    await expect(signIn()).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "该工作区已开启两步验证，请输入验证器中的 6 位验证码或一个恢复码",
+    });
+    await expect(signIn("123456")).rejects.toMatchObject({ message: "两步验证码错误或已使用" });
+    const next = await codeAt(30);
+    expect((await signIn(next)).success).toBe(true);
+    // The same code again, or an older one: refused.
+    await expect(signIn(next)).rejects.toMatchObject({ message: "两步验证码错误或已使用" });
+    await expect(signIn(await codeAt(0))).rejects.toMatchObject({ message: "两步验证码错误或已使用" });
+    // A recovery code, once, however it is typed.
+    const first = recovery[0] ?? "";
+    expect((await signIn(` ${first.toUpperCase()} `)).success).toBe(true);
+    await expect(signIn(first)).rejects.toMatchObject({ message: "两步验证码错误或已使用" });
+    expect((await api.workspace.totpStatus()).data).toEqual({ enabled: true, recoveryLeft: 9 });
+
+    await api.workspace.disableTotp({ code: recovery[1] ?? "", password: "correct horse battery" });
+    expect((await signIn()).success).toBe(true);
   });
 });
 

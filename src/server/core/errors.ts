@@ -3,7 +3,13 @@
  * (api/trpc.ts) turns it into the answer's code and message. The codes are tRPC's names.
  */
 export type RefusalCode =
-  "BAD_REQUEST" | "UNAUTHORIZED" | "NOT_FOUND" | "PRECONDITION_FAILED" | "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE";
+  | "BAD_REQUEST"
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "PRECONDITION_FAILED"
+  | "TOO_MANY_REQUESTS"
+  | "SERVICE_UNAVAILABLE";
 
 export class Refusal extends Error {
   constructor(

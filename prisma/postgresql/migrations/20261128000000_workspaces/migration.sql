@@ -6,6 +6,7 @@ CREATE TABLE "workspaces" (
     "password_hash" TEXT NOT NULL,
     "totp_secret" TEXT,
     "recovery_codes" TEXT,
+    "totp_last_step" INTEGER,
     "created_from" TEXT,
     "created_at" TIMESTAMP(3) NOT NULL,
     "password_changed_at" TIMESTAMP(3) NOT NULL,

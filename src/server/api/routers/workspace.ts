@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { loginRateLimiter } from "../../auth/rate-limit";
 import { Refusal } from "../../core/errors";
-import { doneSchema, failureSchema, MSG, orFailure } from "../../core/messages";
+import { doneSchema, failure, failureSchema, MSG, orFailure, successOf, type Failure } from "../../core/messages";
 import { deleteAccountLedger } from "../../ledger/sites";
 import { siteRegistry } from "../../sites/registry";
 import { workspaceCookie } from "../../workspace/cookie";
@@ -18,6 +18,7 @@ import {
   workspaceSignedInSchema,
 } from "../../workspace/schemas";
 import { signup } from "../../workspace/signup";
+import { totp } from "../../workspace/totp";
 import {
   WS_MSG,
   checkName,
@@ -36,6 +37,8 @@ import {
   deviceInput,
   registerInput,
   removeAccountInput,
+  totpDisableInput,
+  totpEnableInput,
   updateAccountInput,
   workspaceLoginInput,
 } from "../schemas/workspace";
@@ -72,7 +75,24 @@ async function login(ctx: Context, input: z.infer<typeof workspaceLoginInput>): 
   const store = workspaceStore(ctx.db);
   const workspace = await store.verify(input.name, input.password);
   if (!workspace) throw new Refusal(WS_MSG.wrongCredentials, "UNAUTHORIZED");
+  await totp(ctx.db).check(workspace.id, input.totp);
   return store.open(workspace, opener(ctx));
+}
+
+/**
+ * The dashboard's own sign-in and creation answer a refusal (wrong password, a second factor
+ * needed, a name taken) as `{success:false,message}`, as the account sign-in does; too many
+ * attempts stay HTTP 429 with Retry-After.
+ */
+async function inWords(
+  open: () => Promise<{ id: number; name: string }>,
+): Promise<{ success: true; data: { workspace: { id: number; name: string } } } | Failure> {
+  try {
+    return { success: true, data: { workspace: await open() } };
+  } catch (error) {
+    if (error instanceof Refusal && error.code !== "TOO_MANY_REQUESTS") return failure(error.message);
+    throw error;
+  }
 }
 
 /** The account as the workspace's REST answers show it. */
@@ -93,6 +113,11 @@ function shown(account: SavedAccount, sites: Map<number, string>) {
     stateMessage: account.stateMessage,
     createdAt: account.createdAt.toISOString(),
   };
+}
+
+/** What only a person signed in on a device may do (not a program with an API token). */
+function deviceOnly(kind: string): void {
+  if (kind !== "device") throw new Refusal("只能在登录的设备上进行此操作，API 令牌不能", "FORBIDDEN");
 }
 
 const siteNames = async (ctx: Context) => new Map((await siteRegistry(ctx.db).list()).map((s) => [s.id, s.name]));
@@ -117,20 +142,14 @@ export const workspaceRouter = router({
   /** The dashboard's creation: the same, answered without the token (the cookie carries it). */
   create: signInProcedure
     .input(registerInput)
-    .output(workspaceBrowserSignedInSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { workspace } = signedIn(ctx, await register(ctx, input)).data;
-      return { success: true as const, data: { workspace } };
-    }),
+    .output(orFailure(workspaceBrowserSignedInSchema))
+    .mutation(({ ctx, input }) => inWords(async () => signedIn(ctx, await register(ctx, input)).data.workspace)),
 
   /** The dashboard's sign-in, answered without the token. */
   signIn: signInProcedure
     .input(workspaceLoginInput)
-    .output(workspaceBrowserSignedInSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { workspace } = signedIn(ctx, await login(ctx, input)).data;
-      return { success: true as const, data: { workspace } };
-    }),
+    .output(orFailure(workspaceBrowserSignedInSchema))
+    .mutation(({ ctx, input }) => inWords(async () => signedIn(ctx, await login(ctx, input)).data.workspace)),
 
   /** Whether anyone may create a workspace here, or only with an invite code (asked before signing in). */
   signupMode: publicProcedure
@@ -271,9 +290,46 @@ export const workspaceRouter = router({
     .input(changePasswordInput)
     .output(doneSchema.extend({ ended: z.number().int() }))
     .mutation(async ({ ctx, input }) => {
-      if (ctx.workspace.kind !== "device") throw new Refusal("只能在登录的设备上修改密码", "BAD_REQUEST");
+      deviceOnly(ctx.workspace.kind);
       const ended = await workspaceStore(ctx.db).changePassword(ctx.workspace, input.current, input.next);
       return { success: true as const, ended };
+    }),
+
+  /** Whether the second factor is on, and how many recovery codes are left. */
+  totpStatus: workspaceProcedure
+    .output(successOf(z.object({ enabled: z.boolean(), recoveryLeft: z.number().int() })))
+    .query(async ({ ctx }) => {
+      const factor = totp(ctx.db);
+      const enabled = await factor.enabled(ctx.workspace.workspaceId);
+      const recoveryLeft = enabled ? await factor.recoveryLeft(ctx.workspace.workspaceId) : 0;
+      return { success: true as const, data: { enabled, recoveryLeft } };
+    }),
+
+  /** A new secret for an authenticator app (its address and QR code); nothing changes until enableTotp. */
+  beginTotp: workspaceProcedure
+    .output(successOf(z.object({ secret: z.string(), uri: z.string(), qrSvg: z.string() })))
+    .mutation(async ({ ctx }) => {
+      deviceOnly(ctx.workspace.kind);
+      return { success: true as const, data: await totp(ctx.db).begin(ctx.workspace.workspaceId) };
+    }),
+
+  /** Turns the second factor on with a code the authenticator shows; the recovery codes are shown this once. */
+  enableTotp: workspaceProcedure
+    .input(totpEnableInput)
+    .output(successOf(z.object({ recoveryCodes: z.array(z.string()) })))
+    .mutation(async ({ ctx, input }) => {
+      deviceOnly(ctx.workspace.kind);
+      const recoveryCodes = await totp(ctx.db).enable(ctx.workspace.workspaceId, input);
+      return { success: true as const, data: { recoveryCodes } };
+    }),
+
+  disableTotp: workspaceProcedure
+    .input(totpDisableInput)
+    .output(doneSchema)
+    .mutation(async ({ ctx, input }) => {
+      deviceOnly(ctx.workspace.kind);
+      await totp(ctx.db).disable(ctx.workspace.workspaceId, input);
+      return { success: true as const };
     }),
 
   apiTokens: workspaceProcedure.output(apiTokensSchema).query(async ({ ctx }) => {
@@ -295,7 +351,7 @@ export const workspaceRouter = router({
     .input(createApiTokenInput)
     .output(apiTokenCreatedSchema)
     .mutation(async ({ ctx, input }) => {
-      if (ctx.workspace.kind !== "device") throw new Refusal("API 令牌只能在登录的设备上创建", "BAD_REQUEST");
+      deviceOnly(ctx.workspace.kind);
       const created = await workspaceStore(ctx.db).createApiToken(ctx.workspace.workspaceId, input.name, input.access);
       return {
         success: true as const,

@@ -63,3 +63,14 @@ export const createApiTokenInput = z.object({
   name: z.string().max(200),
   access: z.enum(["read", "write"]),
 });
+
+export const totpEnableInput = z.object({
+  secret: z.string().max(128).describe("beginTotp 给出的密钥"),
+  code: z.string().max(16).describe("验证器显示的 6 位验证码"),
+  password: z.string().max(1024).describe("当前密码"),
+});
+
+export const totpDisableInput = z.object({
+  code: z.string().max(64).describe("6 位验证码或一个恢复码"),
+  password: z.string().max(1024),
+});

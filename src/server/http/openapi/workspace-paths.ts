@@ -116,8 +116,12 @@ export function workspacePaths(): Record<string, object> {
         responses: {
           ...signInResponses("登录"),
           "401": {
-            description: "名称或密码错误",
-            content: json(ref("Failure"), { wrong: failureExample("工作区名称或密码错误") }),
+            description: "名称或密码错误，或两步验证码缺少、错误或已使用",
+            content: json(ref("Failure"), {
+              wrong: failureExample("工作区名称或密码错误"),
+              totpRequired: failureExample("该工作区已开启两步验证，请输入验证器中的 6 位验证码或一个恢复码"),
+              totpWrong: failureExample("两步验证码错误或已使用"),
+            }),
           },
         },
       },
@@ -251,6 +255,44 @@ export function workspacePaths(): Record<string, object> {
           },
         },
       ),
+    },
+    "/api/workspace/totp": {
+      get: operation("workspaceTotpStatus", "两步验证状态", "是否已开启，以及剩余的恢复码数。", success()),
+    },
+    "/api/workspace/totp/setup": {
+      post: operation(
+        "workspaceTotpSetup",
+        "开始设置两步验证",
+        "生成新的 TOTP 密钥（data.secret、otpauth 地址 data.uri 与其二维码 data.qrSvg）；在 enable 之前不会生效。只能在登录的设备上进行。",
+        success(),
+        { write: true },
+      ),
+    },
+    "/api/workspace/totp/enable": {
+      post: operation(
+        "workspaceTotpEnable",
+        "开启两步验证",
+        "以验证器显示的验证码与当前密码确认；成功时 data.recoveryCodes 为 10 个恢复码，只显示这一次。此后登录需要 totp 字段。",
+        success(),
+        {
+          write: true,
+          body: {
+            type: "object",
+            properties: { secret: { type: "string" }, code: { type: "string" }, password: { type: "string" } },
+            required: ["secret", "code", "password"],
+          },
+        },
+      ),
+    },
+    "/api/workspace/totp/disable": {
+      post: operation("workspaceTotpDisable", "关闭两步验证", "需要当前密码与一个验证码（或恢复码）。", done, {
+        write: true,
+        body: {
+          type: "object",
+          properties: { code: { type: "string" }, password: { type: "string" } },
+          required: ["code", "password"],
+        },
+      }),
     },
     "/api/workspace/tokens": {
       get: operation(
