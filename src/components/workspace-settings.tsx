@@ -8,6 +8,7 @@ import { formatAge, formatLocal } from "./format";
 import { Failed, Loading } from "./site-data";
 import { WorkspaceAccounts } from "./workspace-accounts";
 import { WorkspaceTotp } from "./workspace-totp";
+import { WorkspaceTransfer } from "./workspace-transfer";
 
 /** The devices signed in to the workspace: each revocable, or all at once. */
 function Devices() {
@@ -244,6 +245,7 @@ export function WorkspaceSettings() {
   return (
     <>
       <WorkspaceAccounts />
+      <WorkspaceTransfer />
       <Devices />
       <ApiTokens />
       <ChangePassword />

@@ -541,6 +541,36 @@ describe("the workspace routes", () => {
       403,
     );
     await conforms(await get("/api/workspace/tokens"), "/api/workspace/tokens", "get", 200);
+    // A backup file larger than any other body (the demo sites are not registered here: listed, not dropped).
+    const padded = {
+      version: "2.0",
+      timestamp: Date.now(),
+      accounts: {
+        accounts: Array.from({ length: 150 }, (_, i) => ({
+          id: `a${i}`,
+          site_name: `外站 ${i}`,
+          site_url: `https://elsewhere-${i}.example.com`,
+          authType: "access_token",
+          account_info: { id: i + 1, access_token: `sk-elsewhere-${i}-0000000000` },
+          notes: "x".repeat(600),
+        })),
+      },
+    };
+    expect(JSON.stringify(padded).length).toBeGreaterThan(64 * 1024);
+    const imported = await conforms(
+      await post(app.url, "/api/workspace/import", padded, auth),
+      "/api/workspace/import",
+      "post",
+      200,
+    );
+    expect(
+      (imported.data as { outcomes: { result: string }[] }).outcomes.every((o) => o.result === "unregistered"),
+    ).toBe(true);
+    const exported = await fetch(`${app.url}/api/workspace/accounts/export?format=csv`, { headers: auth });
+    expect(exported.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="accounts_\d{4}-\d{2}-\d{2}\.csv"/,
+    );
+    expect(await exported.text()).not.toContain(ALICE.token);
     const removed = await conforms(
       await fetch(`${app.url}/api/workspace/accounts/${id}?ledger=1`, { method: "DELETE", headers: auth }),
       "/api/workspace/accounts/{id}",

@@ -1,3 +1,4 @@
+import { parse } from "csv-parse/sync";
 import { generate } from "otplib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from "../../src/demo/gateway";
@@ -429,6 +430,150 @@ describe("saved accounts", () => {
     });
     const overview = await api.account.overview({});
     expect(overview.data.totals.accounts).toBe(1);
+  });
+});
+
+describe("import and export", () => {
+  it("imports an All API Hub backup: aliases, tags, pinned and totals kept; the rest listed with why", async () => {
+    const token = await register("导入插件备份");
+    const api = caller(bearer(token)).api;
+    const backup = {
+      version: "2.0",
+      timestamp: Date.now(),
+      accounts: {
+        accounts: [
+          {
+            id: "a1",
+            site_name: "我的主站",
+            site_url: `${newApi.url}/`,
+            site_type: "new-api",
+            authType: "access_token",
+            account_info: { id: 501, access_token: ANN.accessToken, username: "user501", quota: 1 },
+            tagIds: ["t1"],
+            tags: ["旧标签"],
+            excludeFromTotalBalance: true,
+            notes: "",
+          },
+          {
+            id: "a2",
+            site_name: "未注册站",
+            site_url: "https://unknown.example.com",
+            authType: "access_token",
+            account_info: { id: 9, access_token: "sk-unknown-0000000000" },
+          },
+          {
+            id: "a3",
+            site_name: "Cookie 站",
+            site_url: newApi.url,
+            authType: "cookie",
+            account_info: { id: 502, access_token: "" },
+          },
+          {
+            id: "a4",
+            site_name: "令牌失效",
+            site_url: oneHub.url,
+            authType: "access_token",
+            account_info: { id: 503, access_token: "sk-revoked-000000000000" },
+          },
+        ],
+        bookmarks: [],
+        pinnedAccountIds: ["a1"],
+        orderedAccountIds: ["a4", "a1"],
+        last_updated: Date.now(),
+      },
+      tagStore: { version: 1, tagsById: { t1: { id: "t1", name: "主力", createdAt: 0, updatedAt: 0 } } },
+      preferences: {},
+      channelConfigs: {},
+    };
+    const imported = await api.workspace.importAccounts({ file: backup });
+    expect(imported.data.format).toBe("all-api-hub");
+    expect(imported.data.outcomes.map((o) => [o.siteName, o.result])).toEqual([
+      ["令牌失效", "refused"],
+      ["我的主站", "saved"],
+      ["未注册站", "unregistered"],
+      ["Cookie 站", "skipped"],
+    ]);
+    expect(imported.data.outcomes[2]?.message).toBe("该站点尚未在本服务注册，请管理员先添加站点");
+    expect(JSON.stringify(imported)).not.toContain(ANN.accessToken);
+    const saved = (await api.workspace.accounts()).data.accounts;
+    expect(saved.map((a) => [a.alias, a.tags, a.pinned, a.excluded, a.userId])).toEqual([
+      ["我的主站", ["主力", "旧标签"], true, true, 501],
+    ]);
+    // Importing again refreshes the token and keeps what was set here.
+    await api.workspace.updateAccount({ id: saved[0]!.id, alias: "改过的名字" });
+    const again = await api.workspace.importAccounts({ file: backup });
+    expect(again.data.outcomes.find((o) => o.siteName === "我的主站")?.result).toBe("updated");
+    expect((await api.workspace.accounts()).data.accounts.map((a) => a.alias)).toEqual(["改过的名字"]);
+  });
+
+  it("imports a metapi backup (user id from extraConfig) and refuses a file it cannot read", async () => {
+    const token = await register("导入metapi");
+    const api = caller(bearer(token)).api;
+    const backup = {
+      version: "2.1",
+      timestamp: Date.now(),
+      type: "accounts",
+      accounts: {
+        sites: [{ id: 7, name: "乙站", url: oneHub.url, platform: "one-hub" }],
+        accounts: [
+          {
+            id: 1,
+            siteId: 7,
+            username: "ben",
+            accessToken: BEN.accessToken,
+            isPinned: true,
+            sortOrder: 2,
+            extraConfig: JSON.stringify({ platformUserId: 502 }),
+          },
+          { id: 2, siteId: 7, username: "nouid", accessToken: "sk-whatever-00000000", sortOrder: 1, extraConfig: null },
+        ],
+        accountTokens: [],
+        tokenRoutes: [],
+        routeChannels: [],
+      },
+    };
+    const imported = await api.workspace.importAccounts({ file: backup });
+    expect(imported.data.format).toBe("metapi");
+    expect(imported.data.outcomes.map((o) => [o.alias, o.result, o.message])).toEqual([
+      ["乙站 · nouid", "skipped", "备份中缺少该账户的用户 ID"],
+      ["乙站 · ben", "saved", null],
+    ]);
+    expect((await api.workspace.accounts()).data.accounts[0]).toMatchObject({ userId: 502, pinned: true, state: "ok" });
+    await expect(api.workspace.importAccounts({ file: { hello: "world" } })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: "无法识别的备份文件：请选择 All API Hub 或 metapi 导出的 JSON 文件",
+    });
+  });
+
+  it("exports the account list as JSON and CSV without any token", async () => {
+    const token = await register("导出账户");
+    const api = caller(bearer(token)).api;
+    await api.workspace.addAccount({
+      siteId: siteA,
+      userId: 501,
+      accessToken: ANN.accessToken,
+      alias: "=危险别名",
+      tags: ["甲"],
+    });
+    const read = async (format: "json" | "csv") => {
+      const file = await api.workspace.exportAccounts({ format });
+      return {
+        name: file.data.filename,
+        text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(file.data.body as Uint8Array),
+      };
+    };
+    const json = await read("json");
+    expect(json.name).toMatch(/^accounts_\d{4}-\d{2}-\d{2}\.json$/);
+    const parsed = JSON.parse(json.text) as { accounts: { alias: string; userId: number; site: string }[] };
+    expect(parsed.accounts).toEqual([expect.objectContaining({ alias: "=危险别名", userId: 501, site: "甲站" })]);
+    const csv = await read("csv");
+    expect(csv.text.startsWith("\uFEFF编号,站点")).toBe(true);
+    const rows: string[][] = parse(csv.text, { bom: true });
+    expect(rows[1]?.slice(1, 8)).toEqual(["甲站", newApi.url, "501", "user501", "用户501", "'=危险别名", "甲"]);
+    for (const text of [json.text, csv.text]) {
+      expect(text).not.toContain(ANN.accessToken);
+      expect(text).not.toContain("v1.s1.");
+    }
   });
 });
 

@@ -14,8 +14,8 @@ import { json, tooLarge } from "./respond";
 type Caller = ReturnType<typeof createCaller>;
 
 /** The body as JSON; undefined when it is empty or not JSON (the procedure then answers the message). */
-async function readJsonBody(req: Request): Promise<unknown> {
-  const body = await readRequestBody(req);
+async function readJsonBody(req: Request, max?: number): Promise<unknown> {
+  const body = await readRequestBody(req, max);
   try {
     return JSON.parse(body.toString("utf8")) as unknown;
   } catch {
@@ -29,9 +29,10 @@ async function callWith<T>(
   resHeaders: Headers,
   call: (caller: Caller, body: never) => Promise<T>,
   readBody: boolean,
+  maxBody?: number,
 ): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   try {
-    const body = readBody ? await readJsonBody(req) : undefined;
+    const body = readBody ? await readJsonBody(req, maxBody) : undefined;
     const caller = createCaller(createRequestContext(req, resHeaders));
     // Unchecked: the procedure's schema checks the body.
     return { ok: true, value: await call(caller, body as never) };
@@ -50,10 +51,10 @@ async function callWith<T>(
 export async function restCall(
   req: Request,
   call: (caller: Caller, body: never) => Promise<unknown>,
-  { readBody = false } = {},
+  { readBody = false, maxBody }: { readBody?: boolean; maxBody?: number } = {},
 ): Promise<Response> {
   const resHeaders = new Headers();
-  const result = await callWith(req, resHeaders, call, readBody);
+  const result = await callWith(req, resHeaders, call, readBody, maxBody);
   return result.ok ? json(result.value, 200, resHeaders) : result.response;
 }
 

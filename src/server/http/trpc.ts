@@ -1,6 +1,7 @@
 /**
  * The tRPC endpoint for the dashboard: the fetch adapter over the app router, with the same
- * 64 KiB body limit as the REST routes (the adapter has none of its own) and a cap on batches.
+ * 64 KiB body limit as the REST routes (the adapter has none of its own; an import of a backup
+ * file, alone, may send 4 MiB) and a cap on batches.
  * https://trpc.io/docs/server/adapters/fetch
  */
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
@@ -8,8 +9,13 @@ import { createRequestContext } from "../api/context";
 import { appRouter } from "../api/root";
 import { MAX_BATCH_SIZE } from "../api/trpc";
 import { logError } from "../core/log";
-import { BodyTooLarge, readRequestBody } from "../net/body";
+import { BodyTooLarge, IMPORT_MAX_BYTES, readRequestBody } from "../net/body";
 import { tooLarge } from "./respond";
+
+/** A backup file imported into a workspace may be larger than any other body (and is never batched). */
+function bodyLimitOf(url: string): number | undefined {
+  return new URL(url).pathname === "/api/trpc/workspace.importAccounts" ? IMPORT_MAX_BYTES : undefined;
+}
 
 export async function handleTrpc(original: Request): Promise<Response> {
   let req = original;
@@ -18,7 +24,7 @@ export async function handleTrpc(original: Request): Promise<Response> {
       req = new Request(original.url, {
         method: "POST",
         headers: original.headers,
-        body: new Uint8Array(await readRequestBody(original)),
+        body: new Uint8Array(await readRequestBody(original, bodyLimitOf(original.url))),
       });
     } catch (error) {
       if (error instanceof BodyTooLarge) return tooLarge();

@@ -30,7 +30,10 @@ export async function readCapped(
   return Buffer.concat(chunks);
 }
 
-/** A request's body within MAX_BODY_BYTES; throws BodyTooLarge past it. */
-export function readRequestBody(req: Request): Promise<Buffer> {
-  return readCapped(req, MAX_BODY_BYTES, () => new BodyTooLarge());
+/** What a backup file being imported into a workspace may weigh (the one route with more than 64 KiB). */
+export const IMPORT_MAX_BYTES = 4 * 1024 * 1024;
+
+/** A request's body within `max` (MAX_BODY_BYTES unless the route says more); throws BodyTooLarge past it. */
+export function readRequestBody(req: Request, max = MAX_BODY_BYTES): Promise<Buffer> {
+  return readCapped(req, max, () => new BodyTooLarge());
 }

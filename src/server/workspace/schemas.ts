@@ -105,3 +105,24 @@ export const apiTokenCreatedSchema = z.object({
     access: z.enum(["read", "write"]),
   }),
 });
+
+export const importResultSchema = z
+  .object({
+    format: z.enum(["all-api-hub", "metapi"]),
+    outcomes: z.array(
+      z.object({
+        siteUrl: z.string(),
+        siteName: z.string(),
+        userId: z.number().nullable(),
+        alias: z.string().nullable(),
+        result: z
+          .enum(["saved", "updated", "unregistered", "refused", "skipped"])
+          .describe(
+            "saved 新保存；updated 已有账户换了新令牌；unregistered 站点未注册；refused 站点拒绝；skipped 无法导入",
+          ),
+        message: z.string().nullable(),
+        accountId: z.number().int().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "WorkspaceImportResult" });

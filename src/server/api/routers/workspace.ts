@@ -10,6 +10,7 @@ import {
   apiTokenCreatedSchema,
   apiTokensSchema,
   devicesSchema,
+  importResultSchema,
   removedSchema,
   workspaceAccountSuccessSchema,
   workspaceAccountsSchema,
@@ -27,7 +28,11 @@ import {
   workspaceStore,
   type OpenedSession,
 } from "../../workspace/workspaces";
+import { logEvent } from "../../core/log";
+import { exportCsv, exportRows, importAccounts, parseBackup } from "../../workspace/transfer";
 import type { Context } from "../context";
+import { fileSuccess, type FileData } from "../schemas/accounts";
+import { choice } from "../schemas/params";
 import { startLedgerSync } from "../site-deps";
 import {
   accountIdInput,
@@ -235,6 +240,53 @@ export const workspaceRouter = router({
       }
       const entries = await deleteAccountLedger(ctx.db, removed);
       return { success: true as const, data: { ledgerDeleted: true, entries, note: null } };
+    }),
+
+  /**
+   * Imports the accounts of an All API Hub or metapi backup file: each matched to a registered
+   * site, verified with it, saved with its alias and tags; every account of the file is in the
+   * answer with what became of it (never its token).
+   */
+  importAccounts: workspaceProcedure
+    .input(z.object({ file: z.unknown().describe("备份文件的 JSON 内容") }))
+    .output(successOf(importResultSchema))
+    .mutation(async ({ ctx, input }) => {
+      const { format, candidates } = parseBackup(input.file);
+      const outcomes = await importAccounts(ctx.db, savedAccountsOf(ctx), ctx.workspace.workspaceId, candidates);
+      const count = (result: string) => outcomes.filter((o) => o.result === result).length;
+      logEvent("workspace.import", {
+        workspace: ctx.workspace.workspaceId,
+        format,
+        accounts: outcomes.length,
+        saved: count("saved"),
+        updated: count("updated"),
+      });
+      return { success: true as const, data: { format, outcomes } };
+    }),
+
+  /** The account list without tokens, as JSON or CSV (a download over REST). */
+  exportAccounts: workspaceProcedure
+    .input(z.object({ format: choice(["json", "csv"], "json") }).prefault({}))
+    .output(fileSuccess)
+    .query(async ({ ctx, input }) => {
+      const list = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId);
+      const sites = new Map((await siteRegistry(ctx.db).list()).map((s) => [s.id, { name: s.name, url: s.url }]));
+      const rows = exportRows(list, sites);
+      const day = new Date().toISOString().slice(0, 10);
+      const body =
+        input.format === "csv"
+          ? exportCsv(rows)
+          : JSON.stringify(
+              { workspace: ctx.workspace.workspaceName, exportedAt: new Date().toISOString(), accounts: rows },
+              null,
+              2,
+            );
+      const data: FileData = {
+        filename: `accounts_${day}.${input.format}`,
+        contentType: input.format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8",
+        body: new TextEncoder().encode(body),
+      };
+      return { success: true as const, data };
     }),
 
   /** Makes an account the one this device shows (the dashboard's account switcher). */

@@ -1,4 +1,5 @@
 import {
+  importResultSchema,
   workspaceAccountSchema,
   workspaceAccountSuccessSchema,
   workspaceAccountsSchema,
@@ -76,6 +77,7 @@ export function components() {
     workspaceAccountSchema,
     workspaceAccountsSchema,
     workspaceAccountSuccessSchema,
+    importResultSchema,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");

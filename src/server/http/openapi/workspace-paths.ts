@@ -53,6 +53,20 @@ function operation(
   };
 }
 
+/** An operation that also answers 413 (a backup file over 4 MiB). */
+function withTooLarge(op: ReturnType<typeof operation>) {
+  return {
+    ...op,
+    responses: {
+      ...op.responses,
+      "413": {
+        description: "文件超过 4 MiB",
+        content: json(ref("Failure"), { tooLarge: failureExample(MSG.bodyTooLarge) }),
+      },
+    },
+  };
+}
+
 const ID_PARAM = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^\\d{1,12}$" } };
 const HEX_ID = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{64}$" } };
 
@@ -215,6 +229,43 @@ export function workspacePaths(): Record<string, object> {
           notFound: "工作区中没有这个账户",
         },
       ),
+    },
+    "/api/workspace/import": {
+      post: withTooLarge({
+        ...operation(
+          "workspaceImport",
+          "导入账户",
+          "请求体就是 All API Hub（V1、V2 完整或仅账户）或 metapi 导出的 JSON 备份文件（最大 4 MiB）。每个账户按站点地址匹配已注册的站点，" +
+            "先经站点验证再保存，保留别名、标签、置顶、不计入合计与顺序；data.outcomes 逐个说明结果（saved、updated、unregistered、refused、skipped），从不返回令牌。" +
+            "无法识别的文件：success 为 false，「无法识别的备份文件：请选择 All API Hub 或 metapi 导出的 JSON 文件」。",
+          success(ref("WorkspaceImportResult")),
+          { write: true, body: { type: "object", description: "备份文件" } },
+        ),
+      }),
+    },
+    "/api/workspace/accounts/export": {
+      get: {
+        operationId: "workspaceExport",
+        summary: "导出账户列表",
+        description:
+          "工作区的账户列表（不含任何令牌）：默认 JSON，?format=csv 为 CSV（UTF-8 带 BOM，Excel 可直接打开）。",
+        security: WORKSPACE_SECURITY,
+        parameters: [
+          { name: "format", in: "query", required: false, schema: { type: "string", enum: ["json", "csv"] } },
+        ],
+        responses: {
+          "200": {
+            description: "文件（Content-Disposition: attachment）",
+            content: {
+              "application/json": { schema: { type: "object" } },
+              "text/csv": { schema: { type: "string" } },
+            },
+          },
+          "401": UNAUTHORIZED,
+          "500": INTERNAL,
+          "503": UNAVAILABLE,
+        },
+      },
     },
     "/api/workspace/devices": {
       get: operation(
