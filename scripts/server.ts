@@ -11,6 +11,7 @@ import type { BlockList } from "node:net";
 import next from "next";
 import { env } from "../src/server/core/env";
 import { logRequest } from "../src/server/core/log";
+import { processState } from "../src/server/core/process-state";
 import { resolveClientAddress, trustedProxies } from "../src/server/net/client-address";
 
 const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip"];
@@ -53,6 +54,9 @@ export async function startServer(): Promise<void> {
   });
   console.log(`服务已启动: http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`);
   const stop = () => {
+    // No job starts from now on (the ledger syncs, the renewals); one under way has the grace
+    // below to finish, and a lease it still holds expires for another instance to take over.
+    processState().dispose();
     server.close(() => process.exit(0));
     server.closeAllConnections();
     setTimeout(() => process.exit(0), 5_000).unref();

@@ -28,6 +28,27 @@ function stateLabel(a: Listed, state: string): string {
 
 type Sort = "balance" | "today" | "name";
 
+/** What the server last did for a saved account while nobody was looking: its ledger's sync. */
+function SyncLine({ sync }: { sync: NonNullable<NonNullable<Listed["saved"]>["sync"]> }) {
+  if (sync.running) return <span className="muted sync-line">正在同步用量…</span>;
+  if (sync.error) {
+    return (
+      <span className="sync-line failed-text" title={sync.error}>
+        同步失败{sync.at ? `（上次成功 ${formatAge(sync.at)}）` : ""}：{sync.error}
+      </span>
+    );
+  }
+  if (!sync.at) return <span className="muted sync-line">等待首次同步</span>;
+  return (
+    <span
+      className="muted sync-line"
+      title={sync.next ? `下次约 ${new Date(sync.next).toLocaleTimeString()}` : undefined}
+    >
+      用量同步于 {formatAge(sync.at)}
+    </span>
+  );
+}
+
 /**
  * Every account of this browser on one page: each site is asked side by side and its row fills
  * in as it answers; a site that hangs or fails marks only its own row.
@@ -201,6 +222,7 @@ export function AccountsOverview() {
                       {a.saved?.excluded ? " · 不计入合计" : ""}
                       {a.saved?.tags.length ? ` · ${a.saved.tags.join("、")}` : ""}
                     </span>
+                    {a.saved?.sync && <SyncLine sync={a.saved.sync} />}
                   </span>
                   {!row ? (
                     <span className="muted row-state">读取中…</span>

@@ -41,6 +41,31 @@ export function AdminWorkspaces({ onChanged }: { onChanged: () => void }) {
             共 {formatNumber(data.workspaces)} 个工作区，保存了 {formatNumber(data.accounts)} 个账户
             {data.reauth > 0 ? `，其中 ${formatNumber(data.reauth)} 个需要重新授权` : ""}。
           </p>
+          {data.sites.length > 0 && (
+            <div className="table-wrap">
+              <table className="table">
+                <caption className="visually-hidden">各站点的工作区账户</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">站点</th>
+                    <th scope="col">保存的账户</th>
+                    <th scope="col">需要重新授权</th>
+                    <th scope="col">同步失败的账本</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.sites.map((s) => (
+                    <tr key={s.siteId}>
+                      <td>{s.siteName ?? `已移除的站点 #${s.siteId}`}</td>
+                      <td>{formatNumber(s.accounts)}</td>
+                      <td className={s.reauth > 0 ? "failed-text" : undefined}>{formatNumber(s.reauth)}</td>
+                      <td className={s.failing > 0 ? "failed-text" : undefined}>{formatNumber(s.failing)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
           <fieldset className="choice">
             <legend>谁可以创建工作区</legend>
             {(["open", "invite"] as const).map((mode) => (

@@ -608,6 +608,29 @@ describe("around the clock", () => {
     const renewed = await store.db.session.findUniqueOrThrow({ where: { id: after }, select: { expiresAt: true } });
     expect(renewed.expiresAt.getTime() - Date.now()).toBeGreaterThan(23 * 60 * 60_000);
   });
+
+  it("shows each account's background work (when its ledger synced, when it syncs next) and the counts per site in /admin", async () => {
+    const token = await register("作业状态");
+    const api = callerFor(store.db, bearer(token), { timeoutMs: 2000, ledgerSyncMinutes: 10 }).api;
+    const saved = await api.workspace.addAccount({ siteId: siteA, userId: 501, accessToken: ANN.accessToken });
+    if (!saved.success) throw new Error(saved.message);
+    const syncOf = async () => (await api.account.list()).accounts[0]?.saved?.sync;
+    // The sync started on saving runs in the background: wait for it to finish.
+    for (let i = 0; i < 100 && ((await syncOf())?.running || !(await syncOf())?.at); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const sync = await syncOf();
+    expect(sync).toMatchObject({ running: false, error: null });
+    expect(Date.parse(sync?.next ?? "") - Date.parse(sync?.at ?? "")).toBe(10 * 60_000);
+    const rest = await api.workspace.accounts();
+    expect(rest.data.accounts[0]?.sync).toMatchObject({ at: sync?.at, running: false, error: null });
+
+    await setOperatorPassword(store.db, "operator password 123");
+    const login = await caller().api.admin.login({ password: "operator password 123" });
+    const view = await caller(bearer(login.data.token)).api.admin.workspaces();
+    expect(view.data.sites.find((s) => s.siteId === siteA)).toMatchObject({ siteName: "甲站", failing: 0 });
+    expect(view.data.sites.find((s) => s.siteId === siteA)?.accounts).toBeGreaterThan(0);
+  });
 });
 
 describe("the second factor", () => {

@@ -16,6 +16,15 @@ export const savedFieldsSchema = z
       .enum(["ok", "reauth", "site_removed"])
       .describe("ok：正常；reauth：站点拒绝了保存的令牌，需要重新授权；site_removed：站点已移除"),
     stateMessage: z.string().nullable(),
+    sync: z
+      .object({
+        at: z.iso.datetime().nullable().describe("上次完成后台同步的时间"),
+        next: z.iso.datetime().nullable().describe("下次同步的大致时间（LEDGER_SYNC_MINUTES 为 0 时为 null）"),
+        running: z.boolean(),
+        error: z.string().nullable().describe("上次同步失败的原因；成功后为 null"),
+      })
+      .optional()
+      .describe("服务器为该账户做的后台工作（账本同步）"),
   })
   .meta({ id: "SavedAccountFields" });
 

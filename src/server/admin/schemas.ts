@@ -65,6 +65,17 @@ export const workspacesAdminSchema = z.object({
   workspaces: z.number().int(),
   accounts: z.number().int(),
   reauth: z.number().int().describe("需要重新授权的账户数"),
+  sites: z
+    .array(
+      z.object({
+        siteId: z.number().int(),
+        siteName: z.string().nullable(),
+        accounts: z.number().int().describe("各工作区保存的账户数"),
+        reauth: z.number().int(),
+        failing: z.number().int().describe("上次同步失败的账本数"),
+      }),
+    )
+    .describe("按站点：保存的账户、需要重新授权的、同步失败的"),
   invites: z.array(
     z.object({
       id: z.string().describe("邀请码散列的前 12 位（邀请码本身不保存）"),

@@ -5,7 +5,8 @@
 import { listAccounts } from "../accounts/browser-accounts";
 import { accountOf } from "../accounts/overview";
 import { logError } from "../core/log";
-import { LedgerBusy, syncLedger } from "../ledger/sync";
+import { LedgerBusy, syncLedger, syncStates } from "../ledger/sync";
+import type { ListedAccount } from "../accounts/schemas";
 import type { BrowserAccounts } from "../session/cookie";
 import { sessionStore, type LiveSession } from "../session/store";
 import type { SiteDataDeps } from "../site-data/site-data";
@@ -39,6 +40,29 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
       logError("ledger.sync", error);
     },
   );
+}
+
+/**
+ * A workspace's listing with each account's background work beside it (design.md 18): when its
+ * ledger last synced, when it syncs next, whether a sync runs now, the last error in words.
+ */
+export async function withJobStatus(ctx: Context, accounts: ListedAccount[]): Promise<ListedAccount[]> {
+  const owners = accounts.flatMap((a) => (a.site ? [{ siteId: a.site.id, siteUserId: a.userId }] : []));
+  const states = await syncStates(ctx.db, owners);
+  const interval = ctx.ledgerSyncMinutes * 60_000;
+  return accounts.map((a) => {
+    if (!a.saved || !a.site) return a;
+    const state = states.get(`${a.site.id}:${a.userId}`);
+    const at = state?.syncedAt ?? null;
+    const next = interval > 0 && a.saved.state === "ok" ? new Date((at?.getTime() ?? Date.now()) + interval) : null;
+    const sync = {
+      at: at?.toISOString() ?? null,
+      next: next?.toISOString() ?? null,
+      running: state?.running ?? false,
+      error: state?.lastError ?? null,
+    };
+    return { ...a, saved: { ...a.saved, sync } };
+  });
 }
 
 /** What an authenticated procedure's context holds about who asks. */

@@ -46,6 +46,14 @@ export const workspaceAccountSchema = z
     state: z.enum(["ok", "reauth", "site_removed"]),
     stateMessage: z.string().nullable().describe("state 不是 ok 时的原因"),
     createdAt: z.iso.datetime(),
+    sync: z
+      .object({
+        at: z.iso.datetime().nullable().describe("上次完成后台同步的时间"),
+        running: z.boolean(),
+        error: z.string().nullable().describe("上次同步失败的原因；成功后为 null"),
+      })
+      .optional()
+      .describe("后台同步的状态（只在账户列表中）"),
   })
   .meta({ id: "WorkspaceAccount" });
 

@@ -80,11 +80,18 @@ export function signup(db: Db) {
 
 /** What the operator sees of the workspaces: how many, their accounts, and those needing the person. */
 export async function workspaceTotals(db: Db) {
-  const [workspaces, accounts, reauth, bySite] = await Promise.all([
+  const [workspaces, bySiteAndState] = await Promise.all([
     db.workspace.count(),
-    db.workspaceAccount.count(),
-    db.workspaceAccount.count({ where: { state: "reauth" } }),
-    db.workspaceAccount.groupBy({ by: ["siteId"], _count: { _all: true } }),
+    db.workspaceAccount.groupBy({ by: ["siteId", "state"], _count: { _all: true } }),
   ]);
-  return { workspaces, accounts, reauth, bySite: new Map(bySite.map((r) => [r.siteId, r._count._all])) };
+  const bySite = new Map<number, { accounts: number; reauth: number }>();
+  for (const row of bySiteAndState) {
+    const site = bySite.get(row.siteId) ?? { accounts: 0, reauth: 0 };
+    site.accounts += row._count._all;
+    if (row.state === "reauth") site.reauth += row._count._all;
+    bySite.set(row.siteId, site);
+  }
+  const sum = (pick: (x: { accounts: number; reauth: number }) => number) =>
+    [...bySite.values()].reduce((n, x) => n + pick(x), 0);
+  return { workspaces, accounts: sum((x) => x.accounts), reauth: sum((x) => x.reauth), bySite };
 }

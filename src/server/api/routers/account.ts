@@ -39,7 +39,7 @@ import { clearSessionCookie, setBrowserAccounts, type BrowserAccounts } from "..
 import { listWorkspace, workspaceOverview, workspaceRow } from "../../workspace/overview";
 import { workspaceStore } from "../../workspace/workspaces";
 import type { LiveSession } from "../../session/store";
-import { siteDepsOf, type AuthedContext } from "../site-deps";
+import { siteDepsOf, withJobStatus, type AuthedContext } from "../site-deps";
 import { authedProcedure, router, savedAccountsOf, viewerProcedure } from "../trpc";
 
 type Ok<T> = { success: true; data: T };
@@ -91,7 +91,8 @@ export const accountRouter = router({
   list: viewerProcedure.output(accountListSchema).query(async ({ ctx }) => {
     if (ctx.workspace) {
       const { workspaceId, activeAccountId } = ctx.workspace;
-      return { accounts: await listWorkspace(ctx.db, savedAccountsOf(ctx), workspaceId, activeAccountId), dropped: [] };
+      const accounts = await listWorkspace(ctx.db, savedAccountsOf(ctx), workspaceId, activeAccountId);
+      return { accounts: await withJobStatus(ctx, accounts), dropped: [] };
     }
     const { session, browser } = own(ctx);
     if (!browser) return { accounts: [listed(session, true)], dropped: [] };

@@ -20,7 +20,8 @@ import {
   workspacesAdminSchema,
 } from "../../admin/schemas";
 import { siteLedger } from "../../ledger/sites";
-import { SiteError, parseSiteId } from "../../sites/registry";
+import { SiteError, parseSiteId, siteRegistry } from "../../sites/registry";
+import { failingBySite } from "../../ledger/sync";
 import { signup, workspaceTotals } from "../../workspace/signup";
 import type { Context } from "../context";
 import { operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
@@ -207,7 +208,23 @@ export const adminRouter = router({
   /** Who may create a workspace, the invite codes, and how many workspaces and accounts there are. */
   workspaces: operatorProcedure.output(successOf(workspacesAdminSchema)).query(async ({ ctx }) => {
     const rules = signup(ctx.db);
-    const [mode, invites, totals] = await Promise.all([rules.mode(), rules.invites(), workspaceTotals(ctx.db)]);
+    const [mode, invites, totals, failing, names] = await Promise.all([
+      rules.mode(),
+      rules.invites(),
+      workspaceTotals(ctx.db),
+      failingBySite(ctx.db),
+      siteRegistry(ctx.db).list(),
+    ]);
+    const siteIds = [...new Set([...totals.bySite.keys(), ...failing.keys()])]
+      .filter((id) => id > 0)
+      .sort((a, b) => a - b);
+    const sites = siteIds.map((siteId) => ({
+      siteId,
+      siteName: names.find((s) => s.id === siteId)?.name ?? null,
+      accounts: totals.bySite.get(siteId)?.accounts ?? 0,
+      reauth: totals.bySite.get(siteId)?.reauth ?? 0,
+      failing: failing.get(siteId) ?? 0,
+    }));
     return {
       success: true as const,
       data: {
@@ -215,6 +232,7 @@ export const adminRouter = router({
         workspaces: totals.workspaces,
         accounts: totals.accounts,
         reauth: totals.reauth,
+        sites,
         invites: invites.map((i) => ({
           ...i,
           createdAt: i.createdAt.toISOString(),

@@ -3,6 +3,7 @@ import { loginRateLimiter } from "../../auth/rate-limit";
 import { Refusal } from "../../core/errors";
 import { doneSchema, failure, failureSchema, MSG, orFailure, successOf, type Failure } from "../../core/messages";
 import { deleteAccountLedger } from "../../ledger/sites";
+import { syncStates } from "../../ledger/sync";
 import { siteRegistry } from "../../sites/registry";
 import { workspaceCookie } from "../../workspace/cookie";
 import type { SavedAccount } from "../../workspace/saved-accounts";
@@ -184,7 +185,17 @@ export const workspaceRouter = router({
   /** The workspace's accounts, pinned first, then in the person's order; never a token. */
   accounts: workspaceProcedure.output(workspaceAccountsSchema).query(async ({ ctx }) => {
     const [accounts, sites] = await Promise.all([savedAccountsOf(ctx).list(ctx.workspace.workspaceId), siteNames(ctx)]);
-    return { success: true as const, data: { accounts: accounts.map((a) => shown(a, sites)) } };
+    const states = await syncStates(ctx.db, accounts);
+    const withSync = accounts.map((a) => {
+      const state = states.get(`${a.siteId}:${a.siteUserId}`);
+      const sync = {
+        at: state?.syncedAt?.toISOString() ?? null,
+        running: state?.running ?? false,
+        error: state?.lastError ?? null,
+      };
+      return { ...shown(a, sites), sync };
+    });
+    return { success: true as const, data: { accounts: withSync } };
   }),
 
   /**
