@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { errorMessage } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
+import { ErrorNote } from "./site-data";
 import { formatLocal, formatNumber } from "./format";
 
 const INVITE_STATE = { open: "未使用", used: "已使用", expired: "已过期" } as const;
@@ -130,11 +131,7 @@ export function AdminWorkspaces({ onChanged }: { onChanged: () => void }) {
           )}
         </>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
     </section>
   );
 }

@@ -12,7 +12,6 @@ import { TokensPanel } from "./tokens-panel";
 import { TopupsPanel } from "./topups-panel";
 import { UsageTab } from "./usage-tab";
 import { WorkspaceSettings } from "./workspace-settings";
-import { WorkspaceSignOut } from "./workspace-sign-out";
 
 export const TABS = [
   { key: "accounts", label: "全部账户" },
@@ -76,7 +75,7 @@ export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
             <h1>{displayName ?? username ?? `用户 ${id ?? ""}`}</h1>
           </div>
         )}
-        {workspace ? <WorkspaceSignOut /> : <SignOutButton />}
+        <SignOutButton workspace={workspace !== undefined} />
       </header>
 
       <QueryProvider>

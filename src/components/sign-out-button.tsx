@@ -4,7 +4,11 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api, errorMessage, isUnauthorized } from "@/src/trpc/client";
 
-export function SignOutButton() {
+/**
+ * Signs out: the active account (the contract's logout), or with `workspace` this device out of
+ * its workspace (the accounts stay saved, the other devices stay in) and on to its sign-in page.
+ */
+export function SignOutButton({ workspace = false }: { workspace?: boolean }) {
   const router = useRouter();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState("");
@@ -13,7 +17,7 @@ export function SignOutButton() {
     setPending(true);
     setError("");
     try {
-      await api.auth.logout.mutate();
+      await (workspace ? api.workspace.logout.mutate() : api.auth.logout.mutate());
     } catch (e) {
       // Already signed out elsewhere: the sign-in page is what the user wants anyway.
       if (!isUnauthorized(e)) {
@@ -22,13 +26,14 @@ export function SignOutButton() {
         return;
       }
     }
+    if (workspace) router.replace("/workspace");
     router.refresh();
   }
 
   return (
     <span className="sign-out">
       <button type="button" className="secondary" disabled={pending} aria-busy={pending} onClick={() => void signOut()}>
-        {pending ? "正在退出…" : "退出登录"}
+        {pending ? "正在退出…" : workspace ? "退出工作区" : "退出登录"}
       </button>
       <span className="error" role="status" aria-live="polite">
         {error}

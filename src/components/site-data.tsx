@@ -125,3 +125,13 @@ export function Freshness({
     </div>
   );
 }
+
+/** A refusal or failure in words, announced to screen readers; nothing when there is none. */
+export function ErrorNote({ message }: { message: string }) {
+  if (!message) return null;
+  return (
+    <p className="error" role="alert">
+      {message}
+    </p>
+  );
+}

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useId, useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
-import { Empty, Failed, Loading } from "./site-data";
+import { Empty, Failed, Loading, ErrorNote } from "./site-data";
 
 type Account = RouterOutputs["workspace"]["accounts"]["data"]["accounts"][number];
 
@@ -201,11 +201,7 @@ function AccountItem({
           </div>
         </div>
       )}
-      {message && (
-        <p className="error" role="alert">
-          {message}
-        </p>
-      )}
+      <ErrorNote message={message} />
     </li>
   );
 }
@@ -264,11 +260,7 @@ export function WorkspaceAccounts() {
           ))}
         </ul>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
     </section>
   );
 }

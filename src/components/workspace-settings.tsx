@@ -5,7 +5,7 @@ import { useId, useRef, useState, type FormEvent } from "react";
 import { errorMessage } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { formatAge, formatLocal } from "./format";
-import { Failed, Loading } from "./site-data";
+import { ErrorNote, Failed, Loading } from "./site-data";
 import { WorkspaceAccounts } from "./workspace-accounts";
 import { WorkspaceTotp } from "./workspace-totp";
 import { WorkspaceTransfer } from "./workspace-transfer";
@@ -71,11 +71,7 @@ function Devices() {
         ))}
       </ul>
       <p className="muted">设备闲置 30 天后自动退出；登录最长保持 90 天。</p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
     </section>
   );
 }
@@ -176,11 +172,7 @@ function ApiTokens() {
           ))}
         </ul>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
     </section>
   );
 }

@@ -3,7 +3,7 @@
 import { useId, useRef, useState, type FormEvent } from "react";
 import { errorMessage } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
-import { Failed, Loading } from "./site-data";
+import { Failed, Loading, ErrorNote } from "./site-data";
 
 /**
  * The workspace's second factor: turned on with an authenticator app (a QR code, or the secret
@@ -129,11 +129,7 @@ export function WorkspaceTotp() {
           </button>
         </>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
     </section>
   );
 }

@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
+import { ErrorNote } from "./site-data";
 
 type Outcome = RouterOutputs["workspace"]["importAccounts"]["data"]["outcomes"][number];
 
@@ -95,11 +96,7 @@ export function WorkspaceTransfer() {
           </ul>
         </div>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       <div className="form-actions">
         <a className="button secondary" href="/api/workspace/accounts/export?format=csv" download>
           导出账户列表（CSV）

@@ -133,6 +133,14 @@ describe("creating a workspace and signing in", () => {
     });
     const owner = await attempt("192.0.2.10", "correct horse battery");
     expect(owner.success).toBe(true);
+    // Creation attempts count per address too, answered or not.
+    const create = () =>
+      callerFor(store.db, {}, { clientAddress: "203.0.113.77", loginRateLimit: 2 }).api.workspace.register({
+        name: "限流",
+        password: "correct horse battery",
+      });
+    for (let i = 0; i < 2; i++) await expect(create()).rejects.toMatchObject({ message: "该工作区名称已被使用" });
+    await expect(create()).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
   });
 
   it("limits creations per address, and by invite code only when the operator says so", async () => {

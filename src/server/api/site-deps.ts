@@ -5,7 +5,8 @@
 import { listAccounts } from "../accounts/browser-accounts";
 import { accountOf } from "../accounts/overview";
 import { logError } from "../core/log";
-import { LedgerBusy, syncLedger, syncStates } from "../ledger/sync";
+import { LedgerBusy, syncLedger } from "../ledger/sync";
+import { syncStates } from "../ledger/sync-status";
 import type { ListedAccount } from "../accounts/schemas";
 import type { BrowserAccounts } from "../session/cookie";
 import { sessionStore, type LiveSession } from "../session/store";

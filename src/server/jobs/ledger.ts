@@ -4,7 +4,8 @@
  * in), and entries older than LEDGER_KEEP_DAYS are dropped, their hourly totals kept.
  */
 import pLimit from "p-limit";
-import { LedgerBusy, lastSyncs, pruneLedgers, syncLedger } from "../ledger/sync";
+import { LedgerBusy, pruneLedgers, syncLedger } from "../ledger/sync";
+import { lastSyncs } from "../ledger/sync-status";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";

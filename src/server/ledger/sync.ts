@@ -404,48 +404,6 @@ export async function ledgerStatus(db: Db, account: Account): Promise<LedgerStat
   };
 }
 
-/** When each account's ledger was last synced (ms; 0 for never), by `siteId:siteUserId`. */
-export async function lastSyncs(db: Db): Promise<Map<string, number>> {
-  const states = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true, syncedAt: true } });
-  return new Map(states.map((s) => [`${s.siteId}:${s.siteUserId}`, s.syncedAt?.getTime() ?? 0]));
-}
-
-/**
- * Where each of these accounts' background syncs stand: the last one finished, the last error in
- * words (null after a success), whether one is under way now (a live lease, on any instance).
- */
-export async function syncStates(
-  db: Db,
-  owners: { siteId: number; siteUserId: number }[],
-  now = new Date(),
-): Promise<Map<string, { syncedAt: Date | null; lastError: string | null; running: boolean }>> {
-  if (owners.length === 0) return new Map();
-  const rows = await db.ledgerSync.findMany({
-    where: { OR: owners.map((o) => ({ siteId: o.siteId, siteUserId: BigInt(o.siteUserId) })) },
-    select: { siteId: true, siteUserId: true, syncedAt: true, lastError: true, holder: true, leaseUntil: true },
-  });
-  return new Map(
-    rows.map((r) => [
-      `${r.siteId}:${r.siteUserId}`,
-      {
-        syncedAt: r.syncedAt,
-        lastError: r.lastError,
-        running: r.holder !== null && r.leaseUntil !== null && r.leaseUntil.getTime() > now.getTime(),
-      },
-    ]),
-  );
-}
-
-/** How many ledgers of each site ended their last sync in an error. */
-export async function failingBySite(db: Db): Promise<Map<number, number>> {
-  const rows = await db.ledgerSync.groupBy({
-    by: ["siteId"],
-    where: { lastError: { not: null } },
-    _count: { _all: true },
-  });
-  return new Map(rows.map((r) => [r.siteId, r._count._all]));
-}
-
 /** Drops entries older than `keepDays` (their hourly totals stay), account by account; returns how many went. */
 export async function pruneLedgers(db: Db, keepDays: number, now = Date.now()): Promise<number> {
   const cutoff = Math.floor(now / 1000) - keepDays * 86_400;

@@ -21,7 +21,7 @@ import {
 } from "../../admin/schemas";
 import { siteLedger } from "../../ledger/sites";
 import { SiteError, parseSiteId, siteRegistry } from "../../sites/registry";
-import { failingBySite } from "../../ledger/sync";
+import { failingBySite } from "../../ledger/sync-status";
 import { signup, workspaceTotals } from "../../workspace/signup";
 import type { Context } from "../context";
 import { operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";

@@ -3,7 +3,7 @@ import { loginRateLimiter } from "../../auth/rate-limit";
 import { Refusal } from "../../core/errors";
 import { doneSchema, failure, failureSchema, MSG, orFailure, successOf, type Failure } from "../../core/messages";
 import { deleteAccountLedger } from "../../ledger/sites";
-import { syncStates } from "../../ledger/sync";
+import { syncStates } from "../../ledger/sync-status";
 import { siteRegistry } from "../../sites/registry";
 import { workspaceCookie } from "../../workspace/cookie";
 import type { SavedAccount } from "../../workspace/saved-accounts";
@@ -63,6 +63,13 @@ function signedIn(ctx: Context, opened: OpenedSession) {
 }
 
 async function register(ctx: Context, input: z.infer<typeof registerInput>): Promise<OpenedSession> {
+  // Attempts count per address like sign-ins (a name taken is an answer too, not to be farmed).
+  const limit = await loginRateLimiter(ctx.db, ctx.loginRateLimit).hitNamed(
+    "workspace-create",
+    ctx.clientAddress,
+    null,
+  );
+  if (!limit.allowed) throw new Refusal(MSG.rateLimited, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
   const store = workspaceStore(ctx.db);
   // Everything that can be refused is checked before an invite code is spent.
   checkName(input.name);
