@@ -2,8 +2,8 @@
 
 import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
-import { formatMoney, type MoneySettings } from "@/src/shared/money";
-import { FAMILY_NAMES, formatNumber } from "./format";
+import { formatMoney, formatUsd, type MoneySettings } from "@/src/shared/money";
+import { FAMILY_NAMES, formatAge, formatNumber } from "./format";
 import { Failed, Freshness, Loading, Stat, useSiteData } from "./site-data";
 import { zone } from "./usage-range";
 
@@ -19,13 +19,36 @@ export function useMoney(): MoneySettings | null {
   return query.data?.success ? query.data.data.money : null;
 }
 
+/**
+ * While the site cannot be read: the balance the last sync noted, with its age, above the reason
+ * and a retry (design.md 19), never a blank page or a zero.
+ */
+function LastKnown({ message, onRetry }: { message: string; onRetry: () => void }) {
+  const last = trpc.usage.lastBalance.useQuery();
+  const known = last.data?.data;
+  return (
+    <>
+      {known && (
+        <section className="stats" aria-label="最近同步的额度">
+          <Stat
+            label="剩余额度（最近同步）"
+            value={formatUsd(known.balance.usd)}
+            note={`站点无法读取 · ${formatAge(known.at)}的数据 · ${formatNumber(known.balance.quota)} 额度`}
+          />
+        </section>
+      )}
+      <Failed message={message} onRetry={onRetry} />
+    </>
+  );
+}
+
 /** Live balance, spend and requests, read from the account's site. */
 export function SummaryPanel() {
   const input = useSummaryInput();
   const { answer, refreshing, refresh } = useSiteData("summary", input);
 
   if (answer.loading) return <Loading label="余额" />;
-  if (!answer.data) return <Failed message={answer.message ?? ""} onRetry={refresh} />;
+  if (!answer.data) return <LastKnown message={answer.message ?? ""} onRetry={refresh} />;
   const s = answer.data;
   const money = (quota: number) => formatMoney(quota, s.money);
   const rawNote = (quota: number) => (s.money.display === "TOKENS" ? null : `${formatNumber(quota)} 额度`);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { siteRegistry } from "../../src/server/sites/registry";
+import { bearer, callerFor } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
 import { startFamilySite, type FamilySite } from "../support/families";
 import { request } from "../support/http";
@@ -153,6 +154,10 @@ describe("GET /api/accounts/overview", () => {
       staleAccounts: 1,
       staleSince: seen.at,
     });
+    // 概览 of that account shows the same figure while its site fails.
+    const { api } = callerFor(store.db, bearer(tokens["挂起站"] ?? ""));
+    expect((await api.usage.lastBalance()).data).toEqual(seen);
+    expect((await callerFor(store.db, bearer(tokens["人民币站"] ?? "")).api.usage.lastBalance()).data).toBeNull();
   });
 
   it("an account whose session ended elsewhere appears once as expired, then leaves", async () => {

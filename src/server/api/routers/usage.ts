@@ -1,4 +1,5 @@
-import { usageBalance, usageSummary } from "../../ledger/analytics";
+import { z } from "zod";
+import { lastBalanceOf, usageBalance, usageSummary } from "../../ledger/analytics";
 import { ledgerStatus } from "../../ledger/sync";
 import { accountOf } from "../../accounts/overview";
 import { usageBalanceInput, usageBalanceSuccess, usageSummaryInput, usageSummarySuccess } from "../schemas/accounts";
@@ -10,6 +11,23 @@ import { authedProcedure, router } from "../trpc";
 export const usageRouter = router({
   /** Where the account's ledger stands: entries, the range covered, a sync under way, the last error. */
   status: authedProcedure.output(ledgerStatusSchema).query(({ ctx }) => ledgerStatus(ctx.db, accountOf(ctx.session))),
+
+  /**
+   * The balance the account's last sync noted, with when: what 概览 shows while its site cannot
+   * be read (design.md 19); null before any sync.
+   */
+  lastBalance: authedProcedure
+    .output(
+      z.object({
+        success: z.literal(true),
+        data: z.object({ balance: z.object({ quota: z.number(), usd: z.number() }), at: z.iso.datetime() }).nullable(),
+      }),
+    )
+    .query(async ({ ctx }) => {
+      const last = await lastBalanceOf(ctx.db, ctx.session);
+      const data = last ? { balance: { quota: last.quota, usd: last.usd }, at: last.at } : null;
+      return { success: true as const, data };
+    }),
 
   /** Syncs the account's ledger now (in the background); answers the status as it starts. */
   sync: authedProcedure.output(ledgerStatusSchema).mutation(async ({ ctx }) => {
