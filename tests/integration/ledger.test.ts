@@ -264,6 +264,28 @@ describe("automatic syncs and retention", () => {
     expect(status.entries).toBe(site.history.logs.length);
   });
 
+  it("waits longer after each failure in a row, so a failing site is not hammered, and back to the interval once it answers", async () => {
+    const live = await account("new-api");
+    const failing = (req: IncomingMessage, res: ServerResponse) => {
+      if (!(req.url ?? "").startsWith("/api/log")) return false;
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end('{"success":false,"message":"数据库出错"}');
+      return true;
+    };
+    fault = failing;
+    const t0 = Date.now();
+    expect(await syncDueLedgers(store.db, JOB, t0)).toBe(1);
+    expect((await ledgerStatus(store.db, live.acct)).lastError).not.toBeNull();
+    // One failure: twice the interval before the next try.
+    expect(await syncDueLedgers(store.db, JOB, t0 + 11 * 60_000)).toBe(0);
+    expect(await syncDueLedgers(store.db, JOB, t0 + 21 * 60_000)).toBe(1);
+    // Two: four times.
+    expect(await syncDueLedgers(store.db, JOB, t0 + 21 * 60_000 + 39 * 60_000)).toBe(0);
+    fault = null;
+    expect(await syncDueLedgers(store.db, JOB, t0 + 21 * 60_000 + 41 * 60_000)).toBe(1);
+    expect((await ledgerStatus(store.db, live.acct)).lastError).toBeNull();
+  });
+
   it("syncs every account with a live session when due, never one without, and drops old entries but keeps their totals", async () => {
     const live = await account("new-api");
     const gone = await account("one-hub");

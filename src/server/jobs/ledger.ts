@@ -27,13 +27,24 @@ export type LedgerJobOptions = {
   timeoutMs: number;
 };
 
-/** When this process last started a sync of each account: a failing one waits a full interval too. */
-const ATTEMPTED: StatePart<Map<string, number>> = { name: "ledger-attempts", create: () => new Map() };
+/**
+ * When this process last started a sync of each account, and how many in a row failed: a failing
+ * account waits a full interval, then twice, four, eight times as long (its site is not hammered).
+ */
+const ATTEMPTED: StatePart<Map<string, { at: number; failures: number }>> = {
+  name: "ledger-attempts",
+  create: () => new Map(),
+};
+
+/** How long after a start the next one may come: the interval, doubled per failure in a row (at most 8×). */
+export function retryWaitMs(intervalMs: number, failures: number): number {
+  return intervalMs * 2 ** Math.min(Math.max(failures, 0), 3);
+}
 
 /**
  * Syncs every account that has a live session on a site that still exists and whose ledger was
- * last synced (or tried) over `syncMinutes` ago; the newest session's token is used. Returns how
- * many syncs ran.
+ * last synced over `syncMinutes` ago (and not tried within its retry wait); the newest session's
+ * token is used. Returns how many syncs ran.
  */
 export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.now()): Promise<number> {
   const attempted = processState().get(ATTEMPTED);
@@ -46,7 +57,9 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
     const key = `${s.siteId}:${s.siteUserId}`;
     // A session signed in at an address the site has since left is no way to it (design.md 10).
     if (due.has(key) || sites.get(s.siteId) !== s.siteUrl) continue;
-    if (now - (syncedAt.get(key) ?? 0) < interval || now - (attempted.get(key) ?? 0) < interval) continue;
+    const tried = attempted.get(key);
+    if (now - (syncedAt.get(key) ?? 0) < interval) continue;
+    if (tried && now - tried.at < retryWaitMs(interval, tried.failures)) continue;
     due.set(key, s);
   }
   const limit = pLimit(SYNCS_AT_ONCE);
@@ -54,7 +67,8 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
   await Promise.all(
     [...due].map(([key, s]) =>
       limit(async () => {
-        attempted.set(key, Date.now());
+        const failures = attempted.get(key)?.failures ?? 0;
+        attempted.set(key, { at: now, failures });
         const account = {
           sessionId: s.id,
           siteId: s.siteId,
@@ -63,15 +77,20 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
           userId: s.userId,
         };
         try {
-          await syncLedger(db, account, deps, { backfillDays: opts.backfillDays });
+          const result = await syncLedger(db, account, deps, { backfillDays: opts.backfillDays });
+          // A backfill that stopped at its run limit goes on at the next tick, not an interval later.
+          if (result.complete) attempted.set(key, { at: now, failures: 0 });
+          else attempted.delete(key);
         } catch (error) {
           // The reason is on the account's sync state (usage.status); a busy lease is another instance's.
-          if (!(error instanceof LedgerBusy)) logEvent("ledger.sync_failed", { site: s.siteId });
+          if (error instanceof LedgerBusy) return;
+          attempted.set(key, { at: now, failures: failures + 1 });
+          logEvent("ledger.sync_failed", { site: s.siteId, failures: failures + 1 });
         }
       }),
     ),
   );
-  for (const [key, at] of attempted) if (now - at > 2 * interval) attempted.delete(key);
+  for (const [key, tried] of attempted) if (now - tried.at > 2 * retryWaitMs(interval, 3)) attempted.delete(key);
   return due.size;
 }
 
