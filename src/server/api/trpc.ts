@@ -13,10 +13,9 @@ import { isForeignRequest } from "../net/origin";
 import { clearSessionCookie, setBrowserAccounts } from "../session/cookie";
 import { resolveSession } from "../session/request";
 import { workspaceCookie } from "../workspace/cookie";
-import { savedAccounts, SAVED_MSG } from "../workspace/saved-accounts";
+import { savedAccounts, siteIndex, SAVED_MSG } from "../workspace/saved-accounts";
 import { scoped, type ScopedAccount } from "../workspace/scope";
 import { WS_MSG, isWorkspaceToken, workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
-import { siteRegistry } from "../sites/registry";
 import type { Context } from "./context";
 import { badParamMessage } from "./schemas/params";
 
@@ -135,7 +134,8 @@ export const workspaceProcedure = publicProcedure.use(async ({ ctx, type, next }
 async function chosenAccount(ctx: Context, workspace: WorkspaceSession, rawInput: unknown): Promise<ScopedAccount> {
   const named = ctx.accountParam ?? (rawInput as { account?: unknown } | undefined)?.account;
   const accounts = savedAccountsOf(ctx);
-  const list = await accounts.list(workspace.workspaceId);
+  const sites = await siteIndex(ctx.db);
+  const list = await accounts.list(workspace.workspaceId, sites);
   let chosen = list[0];
   if (named !== undefined && named !== null && named !== "") {
     const id =
@@ -146,7 +146,6 @@ async function chosenAccount(ctx: Context, workspace: WorkspaceSession, rawInput
     chosen = list.find((a) => a.id === workspace.activeAccountId) ?? chosen;
   }
   if (!chosen) throw new TRPCError({ code: "NOT_FOUND", message: SAVED_MSG.empty });
-  const sites = new Map((await siteRegistry(ctx.db).list()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url }]));
   return scoped(accounts, chosen, sites);
 }
 

@@ -8,20 +8,16 @@ import type { ListedAccount } from "../accounts/schemas";
 import type { Db } from "../db/client";
 import type { SiteDataDeps } from "../site-data/site-data";
 import { sessionStore } from "../session/store";
-import { siteRegistry } from "../sites/registry";
-import type { SavedAccount, SavedAccounts } from "./saved-accounts";
+import { siteIndex, type SavedAccount, type SavedAccounts } from "./saved-accounts";
 import { ledgerOnlySession, listedSaved, scoped, type ScopedAccount } from "./scope";
-
-async function sitesById(db: Db) {
-  return new Map((await siteRegistry(db).list()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url }]));
-}
 
 /**
  * The accounts of a workspace as stored, without asking any site: each with its session when one
  * lives, else its ledger-only stand-in (what the ledger reads and the listing need).
  */
 export async function storedScope(db: Db, accounts: SavedAccounts, workspaceId: number): Promise<ScopedAccount[]> {
-  const [list, sites] = await Promise.all([accounts.list(workspaceId), sitesById(db)]);
+  const sites = await siteIndex(db);
+  const list = await accounts.list(workspaceId, sites);
   const store = sessionStore(db);
   return Promise.all(
     list.map(async (saved): Promise<ScopedAccount> => {
@@ -80,7 +76,8 @@ export async function workspaceOverview(
   deps: SiteDataDeps,
   lastBalance: LastBalance,
 ) {
-  const [list, sites] = await Promise.all([accounts.list(workspaceId), sitesById(db)]);
+  const sites = await siteIndex(db);
+  const list = await accounts.list(workspaceId, sites);
   const active = list.some((a) => a.id === activeId) ? activeId : (list[0]?.id ?? null);
   const rows = await Promise.all(
     list.map(async (saved: SavedAccount) =>
@@ -101,6 +98,7 @@ export async function workspaceRow(
   lastBalance: LastBalance,
   active: boolean,
 ): Promise<AccountRow> {
-  const saved = await accounts.get(workspaceId, id);
-  return savedRow(await scoped(accounts, saved, await sitesById(db)), tz, deps, lastBalance, active);
+  const sites = await siteIndex(db);
+  const saved = await accounts.get(workspaceId, id, sites);
+  return savedRow(await scoped(accounts, saved, sites), tz, deps, lastBalance, active);
 }

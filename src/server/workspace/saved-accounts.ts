@@ -11,6 +11,7 @@ import { Refusal } from "../core/errors";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
+import type { SiteRow } from "../db/hot-path";
 import { hashToken, sessionStore, type LiveSession } from "../session/store";
 import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
 import { siteRegistry } from "../sites/registry";
@@ -107,11 +108,15 @@ type Row = {
   sessionId: string | null;
 };
 
-/** The site's current address per id, or absent once removed. */
-type SiteUrls = Map<number, string>;
+/** The registered sites by id (absent once removed): read once per request and handed around. */
+export type SiteIndex = Map<number, SiteRow>;
 
-function fromRow(row: Row, sites: SiteUrls): SavedAccount {
-  const url = sites.get(row.siteId);
+export async function siteIndex(db: Db): Promise<SiteIndex> {
+  return new Map((await siteRegistry(db).list()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url }]));
+}
+
+function fromRow(row: Row, sites: SiteIndex): SavedAccount {
+  const url = sites.get(row.siteId)?.url;
   // The registry decides `site_removed`; an address change waits for renewal to say `reauth`.
   const state: SavedState = url === undefined ? "site_removed" : row.state === "reauth" ? "reauth" : "ok";
   const { position, siteUserId, userId, tags, ...rest } = row;
@@ -144,6 +149,18 @@ export function checkTags(tags: string[]): string[] {
   return cleaned;
 }
 
+/** What a site's acceptance of the token sets on the account: its new session, its names, `ok`. */
+function verifiedFields(verified: { sessionId: string; userInfo: Record<string, unknown> }, now: Date) {
+  return {
+    sessionId: verified.sessionId,
+    username: textOf(verified.userInfo, "username"),
+    displayName: textOf(verified.userInfo, "display_name"),
+    state: "ok",
+    stateMessage: null,
+    stateAt: now,
+  };
+}
+
 /** Renewals under way in this process, per saved account: two requests share one call to the site. */
 const RENEWING: StatePart<Map<number, Promise<Renewal>>> = { name: "renewals", create: () => new Map() };
 
@@ -155,7 +172,6 @@ const ORDER_BY = [{ pinned: "desc" as const }, { position: "asc" as const }, { i
 
 export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
   const deps: LoginDeps = { ...loginDeps, db };
-  const siteUrls = async (): Promise<SiteUrls> => new Map((await siteRegistry(db).list()).map((s) => [s.id, s.url]));
 
   /** Verifies a token with its site (the sign-in itself) and returns the new account session. */
   async function verify(siteId: number, userId: number | string, accessToken: string) {
@@ -175,8 +191,7 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
   /** The account's session, renewed from its saved token when it is missing or ending. */
   async function renew(account: SavedAccount, now: Date): Promise<Renewal> {
     const unusable = { session: null, usable: false } as const;
-    const sites = await siteUrls();
-    const url = sites.get(account.siteId);
+    const url = (await siteIndex(db)).get(account.siteId)?.url;
     if (url === undefined) return unusable;
     if (url !== account.siteUrl) {
       await setState(account.id, "reauth", SAVED_MSG.moved, now);
@@ -215,35 +230,25 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
     }
     const store = sessionStore(db);
     const old = account.sessionId;
-    await db.workspaceAccount.updateMany({
-      where: { id: account.id },
-      data: {
-        sessionId: verified.sessionId,
-        username: textOf(verified.userInfo, "username"),
-        displayName: textOf(verified.userInfo, "display_name"),
-        state: "ok",
-        stateMessage: null,
-        stateAt: now,
-      },
-    });
+    await db.workspaceAccount.updateMany({ where: { id: account.id }, data: verifiedFields(verified, now) });
     if (old !== null && old !== verified.sessionId) await store.remove(old);
     const session = await store.findLiveById(verified.sessionId, now);
     return session ? { session } : { session: null, usable: true };
   }
 
   return {
-    async list(workspaceId: number): Promise<SavedAccount[]> {
+    async list(workspaceId: number, known?: SiteIndex): Promise<SavedAccount[]> {
       const [rows, sites] = await Promise.all([
         db.workspaceAccount.findMany({ where: { workspaceId }, select: accountSelect, orderBy: ORDER_BY }),
-        siteUrls(),
+        known ?? siteIndex(db),
       ]);
       return rows.map((r) => fromRow(r, sites));
     },
 
-    async get(workspaceId: number, id: number): Promise<SavedAccount> {
+    async get(workspaceId: number, id: number, known?: SiteIndex): Promise<SavedAccount> {
       const row = await db.workspaceAccount.findFirst({ where: { id, workspaceId }, select: accountSelect });
       if (!row) throw new Refusal(SAVED_MSG.notFound, "NOT_FOUND");
-      return fromRow(row, await siteUrls());
+      return fromRow(row, known ?? (await siteIndex(db)));
     },
 
     /**
@@ -275,12 +280,7 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
         siteUrl: verified.site.url,
         userId: JSON.stringify(input.userId),
         accessToken: sealed,
-        sessionId: verified.sessionId,
-        username: textOf(verified.userInfo, "username"),
-        displayName: textOf(verified.userInfo, "display_name"),
-        state: "ok",
-        stateMessage: null,
-        stateAt: now,
+        ...verifiedFields(verified, now),
       };
       let id: number;
       if (existing) {
@@ -378,7 +378,7 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
         select: accountSelect,
         orderBy: { id: "asc" },
       });
-      const sites = await siteUrls();
+      const sites = await siteIndex(db);
       const ends = await sessionStore(db).expiries(rows.flatMap((r) => (r.sessionId ? [r.sessionId] : [])));
       const horizon = now.getTime() + RUNNER_RENEW_BEFORE_MS;
       const endOf = (r: Row) => (r.sessionId ? (ends.get(r.sessionId)?.getTime() ?? 0) : 0);

@@ -4,9 +4,8 @@ import { Refusal } from "../../core/errors";
 import { doneSchema, failure, failureSchema, MSG, orFailure, successOf, type Failure } from "../../core/messages";
 import { deleteAccountLedger } from "../../ledger/sites";
 import { syncStates } from "../../ledger/sync-status";
-import { siteRegistry } from "../../sites/registry";
 import { workspaceCookie } from "../../workspace/cookie";
-import type { SavedAccount } from "../../workspace/saved-accounts";
+import { siteIndex, type SavedAccount, type SiteIndex } from "../../workspace/saved-accounts";
 import {
   apiTokenCreatedSchema,
   apiTokensSchema,
@@ -109,11 +108,11 @@ async function inWords(
 }
 
 /** The account as the workspace's REST answers show it. */
-function shown(account: SavedAccount, sites: Map<number, string>) {
+function shown(account: SavedAccount, sites: SiteIndex) {
   return {
     id: account.id,
     siteId: account.siteId,
-    siteName: sites.get(account.siteId) ?? null,
+    siteName: sites.get(account.siteId)?.name ?? null,
     userId: account.siteUserId,
     username: account.username,
     displayName: account.displayName,
@@ -132,8 +131,6 @@ function shown(account: SavedAccount, sites: Map<number, string>) {
 function deviceOnly(kind: string): void {
   if (kind !== "device") throw new Refusal("只能在登录的设备上进行此操作，API 令牌不能", "FORBIDDEN");
 }
-
-const siteNames = async (ctx: Context) => new Map((await siteRegistry(ctx.db).list()).map((s) => [s.id, s.name]));
 
 /**
  * Workspaces (design.md 17): create one, sign in from any device, keep accounts in it. REST
@@ -191,7 +188,8 @@ export const workspaceRouter = router({
 
   /** The workspace's accounts, pinned first, then in the person's order; never a token. */
   accounts: workspaceProcedure.output(workspaceAccountsSchema).query(async ({ ctx }) => {
-    const [accounts, sites] = await Promise.all([savedAccountsOf(ctx).list(ctx.workspace.workspaceId), siteNames(ctx)]);
+    const sites = await siteIndex(ctx.db);
+    const accounts = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId, sites);
     const states = await syncStates(ctx.db, accounts);
     const withSync = accounts.map((a) => {
       const state = states.get(`${a.siteId}:${a.siteUserId}`);
@@ -221,7 +219,7 @@ export const workspaceRouter = router({
         const session = await accounts.sessionOf(outcome.account);
         if (session) startLedgerSync(ctx, session);
       }
-      return { success: true as const, data: { account: shown(outcome.account, await siteNames(ctx)) } };
+      return { success: true as const, data: { account: shown(outcome.account, await siteIndex(ctx.db)) } };
     }),
 
   /** Changes alias, tags, pinned, left out of totals, order; a new `accessToken` re-authorises. */
@@ -241,7 +239,7 @@ export const workspaceRouter = router({
         if (!outcome.ok) return { success: false as const, message: outcome.message };
       }
       const account = await accounts.update(ctx.workspace.workspaceId, id, change);
-      return { success: true as const, data: { account: shown(account, await siteNames(ctx)) } };
+      return { success: true as const, data: { account: shown(account, await siteIndex(ctx.db)) } };
     }),
 
   /** Removes an account and its sealed token; its ledger too when asked (and no other workspace keeps it). */
@@ -287,8 +285,8 @@ export const workspaceRouter = router({
     .input(z.object({ format: choice(["json", "csv"], "json") }).prefault({}))
     .output(fileSuccess)
     .query(async ({ ctx, input }) => {
-      const list = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId);
-      const sites = new Map((await siteRegistry(ctx.db).list()).map((s) => [s.id, { name: s.name, url: s.url }]));
+      const sites = await siteIndex(ctx.db);
+      const list = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId, sites);
       const rows = exportRows(list, sites);
       const day = new Date().toISOString().slice(0, 10);
       const body =
