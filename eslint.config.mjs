@@ -59,7 +59,7 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
 /**
  * One owner per table: only ledger/ reads or writes the ledger tables, only session/ the sessions,
  * only admin/ the operator's rows, only workspace/ the workspaces, their sessions, accounts and
- * invites and the run-time settings; the others ask the owner. (Prisma delegates by name, on `db`,
+ * invites and the run-time settings, only jobs/ the job leases; the others ask the owner. (Prisma delegates by name, on `db`,
  * `tx` or `….db`.)
  */
 const OWNERS = {
@@ -67,6 +67,7 @@ const OWNERS = {
   session: ["session"],
   admin: ["operator", "operatorSession", "auditEntry"],
   workspace: ["workspace", "workspaceSession", "workspaceAccount", "workspaceInvite", "setting"],
+  jobs: ["jobLease"],
 };
 const delegate = (names) =>
   `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"], [object.callee.name="db"])`;

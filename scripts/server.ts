@@ -12,6 +12,10 @@ import next from "next";
 import { env } from "../src/server/core/env";
 import { logRequest } from "../src/server/core/log";
 import { processState } from "../src/server/core/process-state";
+import { db } from "../src/server/db/client";
+import { releaseHeldJobLeases } from "../src/server/jobs/leases";
+import { stopJobs } from "../src/server/jobs/registry";
+import { releaseHeldLedgerLeases } from "../src/server/ledger/sync";
 import { resolveClientAddress, trustedProxies } from "../src/server/net/client-address";
 
 const FORWARDED = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip"];
@@ -54,12 +58,18 @@ export async function startServer(): Promise<void> {
   });
   console.log(`服务已启动: http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`);
   const stop = () => {
-    // No job starts from now on (the ledger syncs, the renewals); one under way has the grace
-    // below to finish, and a lease it still holds expires for another instance to take over.
-    processState().dispose();
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
     setTimeout(() => process.exit(0), 5_000).unref();
+    server.close();
+    server.closeAllConnections();
+    // No job starts from now on (the ledger syncs, the renewals); those under way end at their
+    // next safe point (a sync after the slice it reads) and are waited for a moment; the leases
+    // still held then are let go of, so another instance takes over at once.
+    void (async () => {
+      await stopJobs(3_000);
+      await Promise.all([releaseHeldLedgerLeases(db()), releaseHeldJobLeases(db())]).catch(() => undefined);
+      processState().dispose();
+      process.exit(0);
+    })();
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { LedgerBusy, ledgerStatus, syncLedger } from "../../src/server/ledger/sync";
+import { LedgerBusy, ledgerStatus, releaseHeldLedgerLeases, syncLedger } from "../../src/server/ledger/sync";
+import { REFUSED } from "../../src/server/ledger/entries";
 import { accountOf } from "../../src/server/accounts/overview";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { sessionStore } from "../../src/server/session/store";
@@ -202,6 +203,70 @@ describe("the ledger's sync", () => {
     }
   });
 
+  it("a sync told to stop (its process stops) ends after its slice, lets go of its lease, and the next one finishes it", async () => {
+    const a = await account("new-api", { callsPerDay: 300 });
+    const stop = new AbortController();
+    let served = 0;
+    fault = (req) => {
+      if ((req.url ?? "").startsWith("/api/log/self?") && ++served === 3) stop.abort();
+      return false;
+    };
+    const result = await syncLedger(
+      store.db,
+      a.acct,
+      { db: store.db, ...DEPS },
+      {
+        backfillDays: 40,
+        now: NOW,
+        signal: stop.signal,
+      },
+    );
+    expect(result.complete).toBe(false);
+    // It read the slice it was on, no more.
+    expect(served).toBe(3);
+    const status = await ledgerStatus(store.db, a.acct);
+    expect([status.running, status.lastError]).toEqual([false, REFUSED.stopped]);
+    expect((await ledger(a.acct)).count).toBeLessThan(truth(a.logs).count);
+    fault = null;
+    await a.sync();
+    expect(await ledger(a.acct)).toEqual(truth(a.logs));
+  });
+
+  it("a stopping process lets go of the leases of syncs stuck on a site: another instance goes on at once", async () => {
+    const a = await account("new-api", { callsPerDay: 300 });
+    let stuck: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (stuck = resolve));
+    let served = 0;
+    fault = (req) => {
+      if (!(req.url ?? "").startsWith("/api/log/self?") || ++served !== 2) return false;
+      stuck();
+      return true; // never answered: the read waits for its time limit
+    };
+    const slow = syncLedger(
+      store.db,
+      a.acct,
+      { db: store.db, ...DEPS, timeoutMs: 3000 },
+      {
+        backfillDays: 40,
+        now: NOW,
+      },
+    ).catch((e: unknown) => e);
+    await reached;
+    expect((await ledgerStatus(store.db, a.acct)).running).toBe(true);
+    expect(await releaseHeldLedgerLeases(store.db)).toBe(1);
+    expect((await ledgerStatus(store.db, a.acct)).running).toBe(false);
+    fault = null;
+    const other = createDb(store.url);
+    try {
+      freshProcessState();
+      await syncLedger(other, a.acct, { db: other, ...DEPS }, { backfillDays: 40, now: NOW });
+    } finally {
+      await closeDb(other);
+    }
+    expect(await slow).toBeInstanceOf(Error);
+    expect(await ledger(a.acct)).toEqual(truth(a.logs));
+  });
+
   it("runs one sync of an account at a time; a crashed holder's lease expires", async () => {
     const a = await account();
     const [first, second] = await Promise.allSettled([a.sync(), a.sync()]);
@@ -297,9 +362,10 @@ describe("automatic syncs and retention", () => {
     expect(oldest).toBeGreaterThanOrEqual(Math.floor(t0 / 1000) - 40 * 86_400);
     expect(await ledger(live.acct)).toEqual(truth(live.logs, oldest));
     expect(await store.db.ledgerSync.count({ where: { siteId: gone.acct.siteId } })).toBe(0);
-    // Not due again until the interval has passed.
+    // Not due again before half the interval, and due by one and a half (moved to its moment of the interval).
     expect(await syncDueLedgers(store.db, JOB, t0 + 60_000)).toBe(0);
-    expect(await syncDueLedgers(store.db, JOB, t0 + 11 * 60_000)).toBe(1);
+    expect(await syncDueLedgers(store.db, JOB, t0 + 4 * 60_000)).toBe(0);
+    expect(await syncDueLedgers(store.db, JOB, t0 + 16 * 60_000)).toBe(1);
 
     const where = { siteId: live.acct.siteId, siteUserId: BigInt(live.acct.siteUserId) };
     const hoursBefore = await store.db.ledgerHour.aggregate({ where, _sum: { quota: true, requests: true } });

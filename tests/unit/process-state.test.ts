@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { freshProcessState, processState, type StatePart } from "../../src/server/core/process-state";
-import { startJob } from "../../src/server/jobs/registry";
+import { startJob, stopJobs } from "../../src/server/jobs/registry";
+import { syncDue } from "../../src/server/jobs/ledger";
 
 afterEach(() => {
   freshProcessState();
@@ -29,5 +30,79 @@ describe("the process state", () => {
     freshProcessState();
     await vi.advanceTimersByTimeAsync(3000);
     expect(runs).toBe(3);
+  });
+
+  it("finds a part by its name, so a module bundled twice still shares it", () => {
+    const a: StatePart<{ n: number }> = { name: "shared", create: () => ({ n: 0 }) };
+    const b: StatePart<{ n: number }> = { name: "shared", create: () => ({ n: 100 }) };
+    processState().get(a).n++;
+    expect(processState().get(b).n).toBe(1);
+  });
+
+  it("stops the jobs: none starts again, a run under way is told to stop and waited for", async () => {
+    let runs = 0;
+    let stoppedInside = false;
+    startJob("long", 20, async (signal) => {
+      runs++;
+      while (!signal.aborted) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 30));
+      stoppedInside = true;
+    });
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await stopJobs(2000)).toBe(true);
+    expect([runs, stoppedInside]).toEqual([1, true]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(runs).toBe(1);
+  });
+
+  it("gives up waiting for a run that does not stop after the grace", async () => {
+    startJob("stuck", 10, () => new Promise(() => undefined));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(await stopJobs(50)).toBe(false);
+  });
+});
+
+describe("the ledger syncs' schedule", () => {
+  const INTERVAL = 10 * 60_000;
+  const TICK = 60_000;
+
+  it("spreads 200 accounts saved at one moment over the interval, each synced once per interval", () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `${1 + (i % 10)}:${1000 + i}`);
+    const t0 = Date.UTC(2026, 10, 23, 12, 0, 0);
+    const synced = new Map(keys.map((k) => [k, 0]));
+    const times = new Map<string, number[]>(keys.map((k) => [k, []]));
+    const perTick: number[] = [];
+    for (let now = t0; now <= t0 + 6 * INTERVAL; now += TICK) {
+      let n = 0;
+      for (const k of keys) {
+        if (!syncDue(k, synced.get(k) ?? 0, INTERVAL, now)) continue;
+        synced.set(k, now);
+        times.get(k)?.push(now);
+        n++;
+      }
+      perTick.push(n);
+    }
+    // The first tick takes all (never synced); after that each minute takes about a tenth.
+    expect(perTick[0]).toBe(200);
+    const later = perTick.slice(INTERVAL / TICK + 1);
+    expect(Math.max(...later)).toBeLessThanOrEqual(40);
+    expect(later.reduce((a, b) => a + b, 0) / later.length).toBeCloseTo(20, 0);
+    for (const [k, at] of times) {
+      const gaps = at.slice(1).map((t, i) => t - (at[i] ?? 0));
+      // The first gap moves the account to its moment (at most half an interval and a tick more), then exactly the interval.
+      expect(
+        gaps.slice(1).every((g) => g === INTERVAL),
+        k,
+      ).toBe(true);
+      expect(gaps[0], k).toBeGreaterThanOrEqual(INTERVAL / 2);
+      expect(gaps[0], k).toBeLessThanOrEqual(INTERVAL * 1.5 + TICK);
+    }
+  });
+
+  it("is due when never synced, and gives every account the same moment on every instance", () => {
+    expect(syncDue("3:42", 0, INTERVAL, Date.now())).toBe(true);
+    const now = Date.now();
+    expect(syncDue("3:42", now - 1.5 * INTERVAL, INTERVAL, now)).toBe(true);
+    expect(syncDue("3:42", now - 1000, INTERVAL, now)).toBe(false);
   });
 });

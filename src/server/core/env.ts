@@ -50,6 +50,10 @@ const envSchema = z.object({
   LEDGER_BACKFILL_DAYS: intFrom(30, 1, 180),
   LEDGER_SYNC_MINUTES: intFrom(10, 0, 1440),
   LEDGER_KEEP_DAYS: intFrom(400, 1, 36_500),
+  /** How often the job runner looks for due work (seconds). */
+  JOB_TICK_SECONDS: intFrom(60, 1, 3600),
+  /** How long a job's lease lasts unrenewed: a dead holder's job is taken over after this. */
+  JOB_LEASE_SECONDS: intFrom(45, 3, 3600),
   TRUST_PROXY: proxyList,
   DB_POOL_SIZE: intFrom(10, 1, 1000),
   DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),

@@ -1,20 +1,23 @@
 /**
- * The ledger's background work (design.md 13): every account with a live session is synced every
- * LEDGER_SYNC_MINUTES (never one without: its access token is used only while its owner is signed
- * in), and entries older than LEDGER_KEEP_DAYS are dropped, their hourly totals kept.
+ * The ledger's background work (design.md 13, 18): every account with a live session is synced
+ * every LEDGER_SYNC_MINUTES (never one without: its access token is used only while its owner is
+ * signed in), each at its own moment of the interval so that the syncs spread over it; and once an
+ * hour, by one instance of the deployment, entries older than LEDGER_KEEP_DAYS are dropped, their
+ * hourly totals kept.
  */
+import { createHash } from "node:crypto";
 import pLimit from "p-limit";
 import { LedgerBusy, pruneLedgers, syncLedger } from "../ledger/sync";
 import { lastSyncs } from "../ledger/sync-status";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
+import { runLeased } from "./leases";
 import { startJob } from "./registry";
 import { db as defaultDb, type Db } from "../db/client";
 import { sessionStore } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 
-const TICK_MS = 60_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
 /** Syncs under way at once from this process (each site's gate keeps them polite). */
 const SYNCS_AT_ONCE = 4;
@@ -25,6 +28,8 @@ export type LedgerJobOptions = {
   backfillDays: number;
   perMinute: number;
   timeoutMs: number;
+  /** How long a sync's lease lasts unrenewed (JOB_LEASE_SECONDS). */
+  leaseMs?: number;
 };
 
 /**
@@ -41,12 +46,36 @@ export function retryWaitMs(intervalMs: number, failures: number): number {
   return intervalMs * 2 ** Math.min(Math.max(failures, 0), 3);
 }
 
+/** The account's moment within every interval (ms after each multiple of it), the same on every instance. */
+export function phaseOf(key: string, intervalMs: number): number {
+  return createHash("sha256").update(key).digest().readUInt32BE(0) % intervalMs;
+}
+
 /**
- * Syncs every account that has a live session on a site that still exists and whose ledger was
- * last synced over `syncMinutes` ago (and not tried within its retry wait); the newest session's
- * token is used. Returns how many syncs ran.
+ * Whether an account last synced at `syncedAt` (0: never) is due: never synced, or its moment of
+ * the interval has come since its last sync, at least half an interval after it (an account synced
+ * just before its moment waits for the next one: it moves to its moment once, by at most half an
+ * interval more, and then syncs every interval).
  */
-export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.now()): Promise<number> {
+export function syncDue(key: string, syncedAt: number, intervalMs: number, now: number): boolean {
+  if (syncedAt === 0) return true;
+  const phase = phaseOf(key, intervalMs);
+  const moment = now - ((((now - phase) % intervalMs) + intervalMs) % intervalMs);
+  return moment - syncedAt >= intervalMs / 2;
+}
+
+/**
+ * Syncs every account that has a live session on a site that still exists and that is due (its
+ * moment of the interval came since its last sync; not tried within its retry wait); the newest
+ * session's token is used. Returns how many syncs ran. `signal` ends the run (the process stops):
+ * no sync starts after it, and those under way end after their slice.
+ */
+export async function syncDueLedgers(
+  db: Db,
+  opts: LedgerJobOptions,
+  now = Date.now(),
+  signal?: AbortSignal,
+): Promise<number> {
   const attempted = processState().get(ATTEMPTED);
   const sessions = await sessionStore(db).listLive(new Date(now));
   const sites = new Map((await siteRegistry(db).list()).map((s) => [s.id, s.url]));
@@ -58,7 +87,7 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
     // A session signed in at an address the site has since left is no way to it (design.md 10).
     if (due.has(key) || sites.get(s.siteId) !== s.siteUrl) continue;
     const tried = attempted.get(key);
-    if (now - (syncedAt.get(key) ?? 0) < interval) continue;
+    if (!syncDue(key, syncedAt.get(key) ?? 0, interval, now)) continue;
     if (tried && now - tried.at < retryWaitMs(interval, tried.failures)) continue;
     due.set(key, s);
   }
@@ -67,6 +96,7 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
   await Promise.all(
     [...due].map(([key, s]) =>
       limit(async () => {
+        if (signal?.aborted) return;
         const failures = attempted.get(key)?.failures ?? 0;
         attempted.set(key, { at: now, failures });
         const account = {
@@ -77,7 +107,11 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
           userId: s.userId,
         };
         try {
-          const result = await syncLedger(db, account, deps, { backfillDays: opts.backfillDays });
+          const result = await syncLedger(db, account, deps, {
+            backfillDays: opts.backfillDays,
+            signal,
+            leaseMs: opts.leaseMs,
+          });
           // A backfill that stopped at its run limit goes on at the next tick, not an interval later.
           if (result.complete) attempted.set(key, { at: now, failures: 0 });
           else attempted.delete(key);
@@ -94,24 +128,28 @@ export async function syncDueLedgers(db: Db, opts: LedgerJobOptions, now = Date.
   return due.size;
 }
 
-/** Every minute the due syncs; every hour the retention. Off with LEDGER_SYNC_MINUTES=0 (retention stays). */
+/**
+ * Every JOB_TICK_SECONDS the due syncs; every hour the retention, by one instance of the
+ * deployment. Syncs off with LEDGER_SYNC_MINUTES=0 (retention stays).
+ */
 export function startLedgerJobs(): void {
   const e = env();
+  const leaseMs = e.JOB_LEASE_SECONDS * 1000;
   const opts: LedgerJobOptions = {
     syncMinutes: e.LEDGER_SYNC_MINUTES,
     keepDays: e.LEDGER_KEEP_DAYS,
     backfillDays: e.LEDGER_BACKFILL_DAYS,
     perMinute: e.SITE_REQUESTS_PER_MINUTE,
     timeoutMs: e.SITE_TIMEOUT_MS,
+    leaseMs,
   };
-  let prunedAt = 0;
-  startJob("ledger.jobs", TICK_MS, async () => {
+  startJob("ledger.jobs", e.JOB_TICK_SECONDS * 1000, async (signal) => {
     const db = defaultDb();
-    if (opts.syncMinutes > 0) await syncDueLedgers(db, opts);
-    if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
-      prunedAt = Date.now();
+    if (opts.syncMinutes > 0) await syncDueLedgers(db, opts, Date.now(), signal);
+    if (signal.aborted) return;
+    await runLeased(db, "ledger.prune", { leaseMs, everyMs: PRUNE_EVERY_MS }, async () => {
       const n = await pruneLedgers(db, opts.keepDays);
       if (n > 0) logEvent("ledger.pruned", { count: n });
-    }
+    });
   });
 }

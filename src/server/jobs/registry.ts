@@ -1,32 +1,63 @@
 /**
  * This process's background jobs, by name: each runs every `everyMs`, never twice at once, and
- * stops with the process state (core/process-state.ts) that holds its timer.
+ * stops with the process state (core/process-state.ts) that holds its timer. A run is handed a
+ * signal that aborts when the process stops: long work (a ledger backfill) ends at its next safe
+ * point and lets go of what it holds.
  */
 import { logError } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 
-const JOBS: StatePart<Map<string, NodeJS.Timeout>> = {
+type Jobs = {
+  timers: Map<string, NodeJS.Timeout>;
+  running: Set<Promise<void>>;
+  stop: AbortController;
+};
+
+const JOBS: StatePart<Jobs> = {
   name: "jobs",
-  create: () => new Map(),
+  create: () => ({ timers: new Map(), running: new Set(), stop: new AbortController() }),
   dispose: (jobs) => {
-    for (const timer of jobs.values()) clearInterval(timer);
+    for (const timer of jobs.timers.values()) clearInterval(timer);
+    jobs.timers.clear();
+    jobs.stop.abort();
   },
 };
 
 /** Starts the job unless it runs already; a failure is logged under its name and the next tick tries again. */
-export function startJob(name: string, everyMs: number, run: () => Promise<void>): void {
+export function startJob(name: string, everyMs: number, run: (signal: AbortSignal) => Promise<void>): void {
   const jobs = processState().get(JOBS);
-  if (jobs.has(name)) return;
+  if (jobs.timers.has(name)) return;
   let running = false;
   const timer = setInterval(() => {
-    if (running) return;
+    if (running || jobs.stop.signal.aborted) return;
     running = true;
-    run()
+    const done: Promise<void> = run(jobs.stop.signal)
       .catch((error: unknown) => logError(name, error))
       .finally(() => {
         running = false;
+        jobs.running.delete(done);
       });
+    jobs.running.add(done);
   }, everyMs);
   timer.unref();
-  jobs.set(name, timer);
+  jobs.timers.set(name, timer);
+}
+
+/**
+ * Stops the jobs: no run starts from now on, the runs under way are told to stop and are waited
+ * for, at most `graceMs`. Returns whether they all ended in time.
+ */
+export async function stopJobs(graceMs: number): Promise<boolean> {
+  const jobs = processState().get(JOBS);
+  for (const timer of jobs.timers.values()) clearInterval(timer);
+  jobs.timers.clear();
+  jobs.stop.abort();
+  if (jobs.running.size === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
+  const ended = await Promise.race([Promise.all(jobs.running).then(() => true), late]);
+  clearTimeout(timer);
+  return ended;
 }

@@ -11,8 +11,7 @@ import { db as defaultDb, type Db } from "../db/client";
 import { savedAccounts } from "../workspace/saved-accounts";
 import { startJob } from "./registry";
 
-const TICK_MS = 60_000;
-/** Renewals per tick from this process: 200 accounts are all renewed within a day many times over. */
+/** Renewals per tick from this process (a tick a minute by default: 200 accounts are all renewed within a day many times over). */
 const RENEWALS_PER_TICK = 20;
 const RENEWALS_AT_ONCE = 4;
 
@@ -32,7 +31,7 @@ export async function renewSavedSessions(db: Db, opts: RenewalOptions, now = new
 export function startWorkspaceJobs(): void {
   const e = env();
   const opts = { timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE };
-  startJob("workspace.renewals", TICK_MS, async () => {
+  startJob("workspace.renewals", e.JOB_TICK_SECONDS * 1000, async () => {
     await renewSavedSessions(defaultDb(), opts);
   });
 }

@@ -30,6 +30,7 @@ export const REFUSED = {
   crowded: `同一秒内的日志超过 ${LEDGER_LIMITS.MAX_SECOND_ENTRIES} 条`,
   tooManySeconds: "站点返回的日志多次超出合理范围，本次同步已停止",
   runLimit: "本次同步已达单次读取上限，下次同步从此处继续",
+  stopped: "服务停止，本次同步已中断，下次同步从此处继续",
 } as const;
 
 /** Roughly what an entry takes in memory and on the wire (its texts and its numbers). */

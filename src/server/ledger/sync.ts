@@ -10,10 +10,12 @@
  * A window is read newest first in slices of time, each read whole and committed in one
  * transaction with the cursor below it (and with its hourly totals), so a sync that dies resumes
  * where it stopped. One sync per account at a time, across instances: a lease row with an expiry,
- * checked in every commit.
+ * renewed while the sync runs and checked in every commit; a holder that dies loses it when it
+ * expires, and a process that stops ends its syncs at the next slice and lets go of their leases.
  */
 import { randomUUID } from "node:crypto";
 import { MSG } from "../core/messages";
+import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "./store";
 import type { LedgerStatus } from "./schemas";
@@ -32,18 +34,19 @@ import {
 export const LEDGER_PAGE_SIZE = 100;
 /** Entries a site writes late (a slow request logged when it ends) are looked for this far back. */
 export const LATE_WINDOW_SECONDS = 3600;
-const LEASE_MS = 2 * 60_000;
+/** How long a sync's lease lasts unrenewed, unless the caller says (JOB_LEASE_SECONDS). */
+const LEASE_MS = 45_000;
 const INITIAL_SLICE_SECONDS = 3600;
 const MAX_SLICE_SECONDS = 7 * 86_400;
 
 const owner = (account: Account) => ({ siteId: account.siteId, siteUserId: BigInt(account.siteUserId) });
 
-/** The lease is renewed at least this often while a sync runs. */
-const RENEW_MS = 20_000;
-
 export class LedgerBusy extends Error {}
 
-async function lease(db: Db, account: Account, holder: string): Promise<void> {
+/** The ledger leases this process holds now (holder → account), let go of when it stops. */
+const HELD: StatePart<Map<string, Account>> = { name: "ledger-leases", create: () => new Map() };
+
+async function lease(db: Db, account: Account, holder: string, leaseMs: number): Promise<void> {
   const now = new Date();
   try {
     await db.ledgerSync.upsert({
@@ -59,17 +62,30 @@ async function lease(db: Db, account: Account, holder: string): Promise<void> {
   }
   const { count } = await db.ledgerSync.updateMany({
     where: { ...owner(account), OR: [{ holder: null }, { leaseUntil: null }, { leaseUntil: { lt: now } }] },
-    data: { holder, leaseUntil: new Date(now.getTime() + LEASE_MS) },
+    data: { holder, leaseUntil: new Date(now.getTime() + leaseMs) },
   });
   if (count === 0) throw new LedgerBusy(MSG.syncRunning);
 }
 
-async function progress(db: Db, account: Account, holder: string, data: Record<string, unknown>): Promise<void> {
-  const { count } = await db.ledgerSync.updateMany({
-    where: { ...owner(account), holder },
-    data: { ...data, leaseUntil: new Date(Date.now() + LEASE_MS) },
+async function progress(sync: Pick<Sync, "db" | "account" | "holder" | "leaseMs">, data: Record<string, unknown>) {
+  const { count } = await sync.db.ledgerSync.updateMany({
+    where: { ...owner(sync.account), holder: sync.holder },
+    data: { ...data, leaseUntil: new Date(Date.now() + sync.leaseMs) },
   });
   if (count === 0) throw new LedgerBusy(MSG.syncLeaseLost);
+}
+
+/** Lets go of every ledger lease this process holds (it is stopping); returns how many. */
+export async function releaseHeldLedgerLeases(db: Db): Promise<number> {
+  const held = processState().get(HELD);
+  const all = [...held];
+  held.clear();
+  await Promise.all(
+    all.map(([holder, account]) =>
+      db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } }),
+    ),
+  );
+  return all.length;
 }
 
 /** One sync's state: the account, what reads its site, its lease, the seconds covered before, what it read. */
@@ -78,8 +94,10 @@ type Sync = {
   account: Account;
   reader: LedgerReader;
   holder: string;
+  leaseMs: number;
+  /** Aborts when the process stops: the sync ends after the slice it is reading. */
+  signal: AbortSignal | undefined;
   covered: { oldest: number; newest: number } | null;
-  renewedAt: number;
   pages: number;
   bytes: number;
   refusedSeconds: number;
@@ -88,7 +106,7 @@ type Sync = {
 /** Entries refused in a slice, and the last reason. */
 type Refusals = { count: number; reason: string | null };
 
-/** The run has read what one run may: it stops here, and the next sync goes on from the cursor. */
+/** The run has read what one run may, or its process stops: it ends here, and the next sync goes on from the cursor. */
 class RunLimitReached extends Error {}
 
 /**
@@ -126,10 +144,6 @@ async function commit(sync: Sync, entries: Entry[], cursor: number, refused: Ref
       where: { ...owner(account), holder },
       data: { skipped: { increment: refused.count }, skipReason: refused.reason },
     });
-  }
-  if (Date.now() - sync.renewedAt > RENEW_MS) {
-    await progress(db, account, holder, {});
-    sync.renewedAt = Date.now();
   }
   return rows.length;
 }
@@ -219,7 +233,11 @@ async function readSlice(sync: Sync, lo: number, hi: number): Promise<Slice> {
  * with the cursor moved below it. The slice width follows the density, aiming at most of a page.
  * `complete` is false when the run's reading limit stopped it first (the cursor says where).
  */
-async function syncWindow(sync: Sync, from: number, to: number): Promise<{ added: number; complete: boolean }> {
+async function syncWindow(
+  sync: Sync,
+  from: number,
+  to: number,
+): Promise<{ added: number; complete: boolean; reason?: string }> {
   let upper = to;
   let width = INITIAL_SLICE_SECONDS;
   let added = 0;
@@ -229,6 +247,7 @@ async function syncWindow(sync: Sync, from: number, to: number): Promise<{ added
   committing.catch(() => undefined);
   try {
     while (upper >= from) {
+      if (sync.signal?.aborted) throw new RunLimitReached(REFUSED.stopped);
       const lo = Math.max(from, upper - width + 1);
       const span = upper - lo + 1;
       const slice = await readSlice(sync, lo, upper);
@@ -248,7 +267,7 @@ async function syncWindow(sync: Sync, from: number, to: number): Promise<{ added
   } catch (error) {
     // A commit under way finishes (or fails) before the sync lets go of its lease.
     const last = await committing.catch(() => 0);
-    if (error instanceof RunLimitReached) return { added: added + last, complete: false };
+    if (error instanceof RunLimitReached) return { added: added + last, complete: false, reason: error.message };
     throw error;
   }
 }
@@ -276,10 +295,19 @@ export async function syncLedger(
   db: Db,
   account: Account,
   deps: SiteDataDeps,
-  opts: { backfillDays: number; now?: number },
+  opts: { backfillDays: number; now?: number; signal?: AbortSignal; leaseMs?: number },
 ): Promise<SyncResult> {
   const holder = randomUUID();
-  await lease(db, account, holder);
+  const leaseMs = opts.leaseMs ?? LEASE_MS;
+  await lease(db, account, holder, leaseMs);
+  const held = processState().get(HELD);
+  held.set(holder, account);
+  // The lease is renewed while the sync runs, whatever a site read takes; a lost one shows at the next commit.
+  const heartbeat = setInterval(
+    () => void progress({ db, account, holder, leaseMs }, {}).catch(() => undefined),
+    leaseMs / 3,
+  );
+  heartbeat.unref();
   try {
     const reader = await ledgerReader(account, { ...deps, background: true });
     const now = opts.now ?? Math.floor(Date.now() / 1000);
@@ -306,30 +334,31 @@ export async function syncLedger(
       account,
       reader,
       holder,
+      leaseMs,
+      signal: opts.signal,
       covered: state.oldest !== null && state.newest !== null ? { oldest: state.oldest, newest: state.newest } : null,
-      renewedAt: Date.now(),
       pages: 0,
       bytes: 0,
       refusedSeconds: 0,
     };
-    const stopped = async (added: number, from: number, to: number): Promise<SyncResult> => {
-      await progress(db, account, holder, { lastError: REFUSED.runLimit });
+    const stopped = async (added: number, from: number, to: number, reason?: string): Promise<SyncResult> => {
+      await progress(sync, { lastError: reason ?? REFUSED.runLimit });
       return { added, from, to, complete: false };
     };
     let added = 0;
     if (state.cursor !== null && state.windowFrom !== null && state.windowTo !== null) {
       const resumed = await syncWindow(sync, state.windowFrom, state.cursor);
       added += resumed.added;
-      if (!resumed.complete) return await stopped(added, state.windowFrom, state.windowTo);
-      sync.covered = await covered(db, account, holder, state.windowFrom, state.windowTo);
+      if (!resumed.complete) return await stopped(added, state.windowFrom, state.windowTo, resumed.reason);
+      sync.covered = await covered(sync, state.windowFrom, state.windowTo);
     }
     const from =
       sync.covered === null ? now - opts.backfillDays * 86_400 : Math.max(0, sync.covered.newest - LATE_WINDOW_SECONDS);
-    await progress(db, account, holder, { windowFrom: from, windowTo: now, cursor: now, lastError: null });
+    await progress(sync, { windowFrom: from, windowTo: now, cursor: now, lastError: null });
     const window = await syncWindow(sync, from, now);
     added += window.added;
-    if (!window.complete) return await stopped(added, from, now);
-    await covered(db, account, holder, from, now);
+    if (!window.complete) return await stopped(added, from, now, window.reason);
+    await covered(sync, from, now);
     return { added, from, to: now, complete: true };
   } catch (error) {
     const message =
@@ -337,27 +366,23 @@ export async function syncLedger(
     await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { lastError: message } });
     throw error;
   } finally {
+    clearInterval(heartbeat);
+    held.delete(holder);
     await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } });
   }
 }
 
 /** A window is complete: the covered range grows to include it. */
-async function covered(
-  db: Db,
-  account: Account,
-  holder: string,
-  from: number,
-  to: number,
-): Promise<{ oldest: number; newest: number }> {
-  const state = await db.ledgerSync.findUniqueOrThrow({
-    where: { siteId_siteUserId: owner(account) },
+async function covered(sync: Sync, from: number, to: number): Promise<{ oldest: number; newest: number }> {
+  const state = await sync.db.ledgerSync.findUniqueOrThrow({
+    where: { siteId_siteUserId: owner(sync.account) },
     select: { oldest: true, newest: true },
   });
   const range = {
     oldest: state.oldest === null ? from : Math.min(state.oldest, from),
     newest: state.newest === null ? to : Math.max(state.newest, to),
   };
-  await progress(db, account, holder, {
+  await progress(sync, {
     ...range,
     windowFrom: null,
     windowTo: null,
