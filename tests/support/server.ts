@@ -26,6 +26,8 @@ export type RunningApp = {
   /** Everything the server printed so far. */
   output: () => string;
   stop: () => Promise<void>;
+  /** Kills it outright (SIGKILL), as a crash or an out-of-memory kill does. */
+  kill: () => Promise<void>;
 };
 
 /**
@@ -85,16 +87,18 @@ export async function startApp(env: Record<string, string>): Promise<RunningApp>
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+  let exited = false;
+  const ended = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
+  const signal = (name: NodeJS.Signals) => {
+    process.removeListener("exit", kill);
+    if (!exited) child.kill(name);
+    return ended;
+  };
   return {
     url,
     pid: child.pid ?? 0,
     output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        process.removeListener("exit", kill);
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
+    stop: () => signal("SIGTERM"),
+    kill: () => signal("SIGKILL"),
   };
 }

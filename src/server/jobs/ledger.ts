@@ -116,8 +116,13 @@ export async function syncDueLedgers(
           if (result.complete) attempted.set(key, { at: now, failures: 0 });
           else attempted.delete(key);
         } catch (error) {
-          // The reason is on the account's sync state (usage.status); a busy lease is another instance's.
-          if (error instanceof LedgerBusy) return;
+          // A busy lease is another instance's: this one looks again at its next tick, so it takes
+          // over as soon as that lease ends (its holder died). Other reasons are on the account's
+          // sync state (usage.status).
+          if (error instanceof LedgerBusy) {
+            attempted.delete(key);
+            return;
+          }
           attempted.set(key, { at: now, failures: failures + 1 });
           logEvent("ledger.sync_failed", { site: s.siteId, failures: failures + 1 });
         }

@@ -14,6 +14,7 @@
  * expires, and a process that stops ends its syncs at the next slice and lets go of their leases.
  */
 import { randomUUID } from "node:crypto";
+import { env } from "../core/env";
 import { MSG } from "../core/messages";
 import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
@@ -34,8 +35,6 @@ import {
 export const LEDGER_PAGE_SIZE = 100;
 /** Entries a site writes late (a slow request logged when it ends) are looked for this far back. */
 export const LATE_WINDOW_SECONDS = 3600;
-/** How long a sync's lease lasts unrenewed, unless the caller says (JOB_LEASE_SECONDS). */
-const LEASE_MS = 45_000;
 const INITIAL_SLICE_SECONDS = 3600;
 const MAX_SLICE_SECONDS = 7 * 86_400;
 
@@ -298,7 +297,8 @@ export async function syncLedger(
   opts: { backfillDays: number; now?: number; signal?: AbortSignal; leaseMs?: number },
 ): Promise<SyncResult> {
   const holder = randomUUID();
-  const leaseMs = opts.leaseMs ?? LEASE_MS;
+  // How long the lease lasts unrenewed: JOB_LEASE_SECONDS, for the syncs at sign-in and on demand too.
+  const leaseMs = opts.leaseMs ?? env().JOB_LEASE_SECONDS * 1000;
   await lease(db, account, holder, leaseMs);
   const held = processState().get(HELD);
   held.set(holder, account);
