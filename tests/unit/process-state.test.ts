@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { freshProcessState, processState, type StatePart } from "../../src/server/core/process-state";
 import { startJob, stopJobs } from "../../src/server/jobs/registry";
-import { syncDue } from "../../src/server/jobs/ledger";
+import { nextSync, syncDue } from "../../src/server/ledger/schedule";
 
 afterEach(() => {
   freshProcessState();
@@ -104,5 +104,18 @@ describe("the ledger syncs' schedule", () => {
     const now = Date.now();
     expect(syncDue("3:42", now - 1.5 * INTERVAL, INTERVAL, now)).toBe(true);
     expect(syncDue("3:42", now - 1000, INTERVAL, now)).toBe(false);
+  });
+
+  it("says when an account syncs next: the first moment it is due", () => {
+    const now = Date.UTC(2026, 10, 23, 12, 0, 0);
+    for (const key of ["1:1", "2:99", "7:12345"]) {
+      for (const ago of [0, 60_000, 4 * 60_000, 9 * 60_000, 20 * 60_000]) {
+        const syncedAt = now - ago;
+        const next = nextSync(key, syncedAt, INTERVAL, now);
+        expect(syncDue(key, syncedAt, INTERVAL, next), `${key} ${ago}`).toBe(true);
+        if (next > now) expect(syncDue(key, syncedAt, INTERVAL, next - 1), `${key} ${ago}`).toBe(false);
+        expect(next - now).toBeLessThanOrEqual(1.5 * INTERVAL);
+      }
+    }
   });
 });

@@ -6,6 +6,7 @@ import { listAccounts } from "../accounts/browser-accounts";
 import { accountOf } from "../accounts/overview";
 import { logError } from "../core/log";
 import { LedgerBusy, syncLedger } from "../ledger/sync";
+import { nextSync } from "../ledger/schedule";
 import { syncStates } from "../ledger/sync-status";
 import type { ListedAccount } from "../accounts/schemas";
 import type { BrowserAccounts } from "../session/cookie";
@@ -55,7 +56,9 @@ export async function withJobStatus(ctx: Context, accounts: ListedAccount[]): Pr
     if (!a.saved || !a.site) return a;
     const state = states.get(`${a.site.id}:${a.userId}`);
     const at = state?.syncedAt ?? null;
-    const next = interval > 0 && a.saved.state === "ok" ? new Date((at?.getTime() ?? Date.now()) + interval) : null;
+    const key = `${a.site.id}:${a.userId}`;
+    const next =
+      interval > 0 && a.saved.state === "ok" ? new Date(nextSync(key, at?.getTime() ?? 0, interval, Date.now())) : null;
     const sync = {
       at: at?.toISOString() ?? null,
       next: next?.toISOString() ?? null,

@@ -5,9 +5,9 @@
  * hour, by one instance of the deployment, entries older than LEDGER_KEEP_DAYS are dropped, their
  * hourly totals kept.
  */
-import { createHash } from "node:crypto";
 import pLimit from "p-limit";
 import { LedgerBusy, pruneLedgers, syncLedger } from "../ledger/sync";
+import { syncDue } from "../ledger/schedule";
 import { lastSyncs } from "../ledger/sync-status";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
@@ -44,24 +44,6 @@ const ATTEMPTED: StatePart<Map<string, { at: number; failures: number }>> = {
 /** How long after a start the next one may come: the interval, doubled per failure in a row (at most 8×). */
 export function retryWaitMs(intervalMs: number, failures: number): number {
   return intervalMs * 2 ** Math.min(Math.max(failures, 0), 3);
-}
-
-/** The account's moment within every interval (ms after each multiple of it), the same on every instance. */
-export function phaseOf(key: string, intervalMs: number): number {
-  return createHash("sha256").update(key).digest().readUInt32BE(0) % intervalMs;
-}
-
-/**
- * Whether an account last synced at `syncedAt` (0: never) is due: never synced, or its moment of
- * the interval has come since its last sync, at least half an interval after it (an account synced
- * just before its moment waits for the next one: it moves to its moment once, by at most half an
- * interval more, and then syncs every interval).
- */
-export function syncDue(key: string, syncedAt: number, intervalMs: number, now: number): boolean {
-  if (syncedAt === 0) return true;
-  const phase = phaseOf(key, intervalMs);
-  const moment = now - ((((now - phase) % intervalMs) + intervalMs) % intervalMs);
-  return moment - syncedAt >= intervalMs / 2;
 }
 
 /**
