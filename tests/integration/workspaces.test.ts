@@ -2,6 +2,7 @@ import { parse } from "csv-parse/sync";
 import { generate } from "otplib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from "../../src/demo/gateway";
+import { demoHistory } from "../../src/demo/history";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { setVaultKeys } from "../../src/server/session/vault";
 import { setOperatorPassword } from "../../src/server/admin/operator";
@@ -641,6 +642,63 @@ describe("around the clock", () => {
     const view = await caller(bearer(login.data.token)).api.admin.workspaces();
     expect(view.data.sites.find((s) => s.siteId === siteA)).toMatchObject({ siteName: "甲站", failing: 0 });
     expect(view.data.sites.find((s) => s.siteId === siteA)?.accounts).toBeGreaterThan(0);
+  });
+  it("answers a row as the last sync left it while that is fresh, asking no site; 刷新 and a stale sync read the site", async () => {
+    const history = demoHistory({ seed: 9, days: 2, callsPerDay: 400 });
+    const dan: GatewayUser = {
+      accessToken: "sk-dan-0123456789abcdef0123",
+      data: newApiUser(504, {
+        username: "user504",
+        quota: history.totals.quota,
+        used_quota: history.totals.usedQuota,
+        request_count: history.totals.requestCount,
+      }),
+      logs: history.logs,
+    };
+    const site = await startGateway({ family: "new-api", users: [dan] });
+    try {
+      const siteId = (await siteRegistry(store.db).add({ name: "丙站", url: site.url })).id;
+      const api = callerFor(store.db, bearer(await register("账本里的行")), {
+        timeoutMs: 2000,
+        ledgerSyncMinutes: 10,
+      }).api;
+      const saved = await api.workspace.addAccount({ siteId, userId: 504, accessToken: dan.accessToken });
+      if (!saved.success) throw new Error(saved.message);
+      const syncOf = async () => (await api.account.list()).accounts[0]?.saved?.sync;
+      for (let i = 0; i < 100 && ((await syncOf())?.running || !(await syncOf())?.at); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const key = (await api.account.list()).accounts[0]?.key ?? "";
+      const tz = "Asia/Shanghai";
+      const live = await api.account.overviewRow({ key, tz, refresh: true });
+      freshProcessState();
+      const asked = site.requests.length;
+      const stored = await api.account.overviewRow({ key, tz });
+      expect(site.requests.length).toBe(asked);
+      expect(stored.state).toBe("ok");
+      // The same figures the site gives: the balance the sync noted, today's spend and requests from the ledger.
+      expect(stored.summary?.balance).toEqual(live.summary?.balance);
+      expect(stored.summary?.today).toEqual(live.summary?.today);
+      expect(stored.summary?.today.quota).toBeGreaterThan(0);
+      expect(stored.summary?.todayRequests).toBe(live.summary?.todayRequests);
+      expect(stored.summary?.user).toMatchObject({ id: 504, username: "user504" });
+      expect(Date.parse(stored.summary?.fetchedAt ?? "")).toBeLessThanOrEqual(
+        Date.parse(live.summary?.fetchedAt ?? ""),
+      );
+      const overview = await api.account.overview({ tz });
+      expect(site.requests.length).toBe(asked);
+      expect(overview.data.totals.balanceUsd).toBe(live.summary?.balance.usd);
+
+      // A sync older than the schedule allows: the row is read from the site again.
+      await store.db.ledgerSync.updateMany({
+        where: { siteId },
+        data: { syncedAt: new Date(Date.now() - 20 * 60_000) },
+      });
+      expect((await api.account.overviewRow({ key, tz })).state).toBe("ok");
+      expect(site.requests.length).toBeGreaterThan(asked);
+    } finally {
+      await site.close();
+    }
   });
 });
 

@@ -12,7 +12,9 @@ import type { ListedAccount } from "../accounts/schemas";
 import type { BrowserAccounts } from "../session/cookie";
 import { sessionStore, type LiveSession } from "../session/store";
 import type { SiteDataDeps } from "../site-data/site-data";
-import { storedScope } from "../workspace/overview";
+import { storedScope, type LedgerViews } from "../workspace/overview";
+import { lastBalanceOf } from "../ledger/analytics";
+import { storedSummary } from "../ledger/stored-summary";
 import { isLedgerOnly, type ScopedAccount } from "../workspace/scope";
 import { workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
 import type { Context } from "./context";
@@ -67,6 +69,19 @@ export async function withJobStatus(ctx: Context, accounts: ListedAccount[]): Pr
     };
     return { ...a, saved: { ...a.saved, sync } };
   });
+}
+
+/**
+ * What the ledger tells a workspace's rows: the last balance a sync noted, and the summary as the
+ * last sync left it while that sync is within the runner's schedule (one and a half intervals,
+ * the longest it lets an account wait, and a minute); never with LEDGER_SYNC_MINUTES=0.
+ */
+export function ledgerViews(ctx: Context): LedgerViews {
+  const fresh = ctx.ledgerSyncMinutes > 0 ? ctx.ledgerSyncMinutes * 90_000 + 60_000 : 0;
+  return {
+    lastBalance: (s) => lastBalanceOf(ctx.db, s),
+    stored: (s, tz) => storedSummary(ctx.db, s, tz, fresh),
+  };
 }
 
 /** What an authenticated procedure's context holds about who asks. */

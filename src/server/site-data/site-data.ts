@@ -322,17 +322,21 @@ export function daysLeftAt(balance: number, spentToday: number, midnight: number
   return Math.round((balance / (spentToday / dayShare)) * 100) / 100;
 }
 
+/** An account's row made of its summary (live, or as its last sync left it). */
+export function okRow(s: Summary, tz: string): OverviewRow {
+  const midnight = localMidnight(tz, Date.parse(s.fetchedAt));
+  return {
+    state: "ok",
+    message: null,
+    summary: s,
+    daysLeft: daysLeftAt(s.balance.quota, s.today.quota, midnight, Date.parse(s.fetchedAt)),
+    lastKnown: null,
+  };
+}
+
 export async function overviewRow(account: Account, tz: string, deps: SiteDataDeps): Promise<OverviewRow> {
   try {
-    const s = await summary(account, tz, deps);
-    const midnight = localMidnight(tz, Date.parse(s.fetchedAt));
-    return {
-      state: "ok",
-      message: null,
-      summary: s,
-      daysLeft: daysLeftAt(s.balance.quota, s.today.quota, midnight, Date.parse(s.fetchedAt)),
-      lastKnown: null,
-    };
+    return okRow(await summary(account, tz, deps), tz);
   } catch (error) {
     if (!(error instanceof SiteDataError)) throw error;
     return {

@@ -6,8 +6,9 @@
 import { rowOf, totalsOf, type AccountRow, type LastBalance } from "../accounts/overview";
 import type { ListedAccount } from "../accounts/schemas";
 import type { Db } from "../db/client";
-import type { SiteDataDeps } from "../site-data/site-data";
-import { sessionStore } from "../session/store";
+import type { Summary } from "../site-data/schemas";
+import { okRow, type SiteDataDeps } from "../site-data/site-data";
+import { sessionStore, type LiveSession } from "../session/store";
 import { siteIndex, type SavedAccount, type SavedAccounts } from "./saved-accounts";
 import { ledgerOnlySession, listedSaved, scoped, type ScopedAccount } from "./scope";
 
@@ -45,17 +46,34 @@ export async function listWorkspace(
   return scope.map((s) => listedSaved(s, s.saved.id === active));
 }
 
-/** One saved account's row: its live summary, or why there is none and the last balance the ledger knew. */
+/**
+ * What the ledger tells a workspace's rows (the api layer hands it down): the last balance a sync
+ * noted, and the summary as the last sync left it while that is fresh (null when it is not).
+ */
+export type LedgerViews = {
+  lastBalance: LastBalance;
+  stored: (session: LiveSession, tz: string) => Promise<Summary | null>;
+};
+
+/**
+ * One saved account's row: as its last sync left it while that is fresh (the job runner keeps it
+ * so; no site is asked), else its live summary, or why there is none and the last balance the
+ * ledger knew. 刷新 (`deps.refresh`) always reads the site.
+ */
 export async function savedRow(
   s: ScopedAccount,
   tz: string,
   deps: SiteDataDeps,
-  lastBalance: LastBalance,
+  ledger: LedgerViews,
   active: boolean,
 ): Promise<AccountRow> {
   const listedRow = listedSaved(s, active);
-  if (s.problem === null) return { ...listedRow, ...(await rowOf(s.session, tz, deps, lastBalance)) };
-  const last = await lastBalance(s.session);
+  if (s.problem === null) {
+    const stored = deps.refresh === true ? null : await ledger.stored(s.session, tz);
+    if (stored) return { ...listedRow, ...okRow(stored, tz) };
+    return { ...listedRow, ...(await rowOf(s.session, tz, deps, ledger.lastBalance)) };
+  }
+  const last = await ledger.lastBalance(s.session);
   return {
     ...listedRow,
     state: s.saved.state === "reauth" ? "refused" : "unreachable",
@@ -74,14 +92,14 @@ export async function workspaceOverview(
   activeId: number | null,
   tz: string,
   deps: SiteDataDeps,
-  lastBalance: LastBalance,
+  ledger: LedgerViews,
 ) {
   const sites = await siteIndex(db);
   const list = await accounts.list(workspaceId, sites);
   const active = list.some((a) => a.id === activeId) ? activeId : (list[0]?.id ?? null);
   const rows = await Promise.all(
     list.map(async (saved: SavedAccount) =>
-      savedRow(await scoped(accounts, saved, sites), tz, deps, lastBalance, saved.id === active),
+      savedRow(await scoped(accounts, saved, sites), tz, deps, ledger, saved.id === active),
     ),
   );
   return { rows, totals: totalsOf(rows.filter((r) => !r.saved?.excluded)) };
@@ -95,10 +113,10 @@ export async function workspaceRow(
   id: number,
   tz: string,
   deps: SiteDataDeps,
-  lastBalance: LastBalance,
+  ledger: LedgerViews,
   active: boolean,
 ): Promise<AccountRow> {
   const sites = await siteIndex(db);
   const saved = await accounts.get(workspaceId, id, sites);
-  return savedRow(await scoped(accounts, saved, sites), tz, deps, lastBalance, active);
+  return savedRow(await scoped(accounts, saved, sites), tz, deps, ledger, active);
 }

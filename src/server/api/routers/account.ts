@@ -39,7 +39,7 @@ import { clearSessionCookie, setBrowserAccounts, type BrowserAccounts } from "..
 import { listWorkspace, workspaceOverview, workspaceRow } from "../../workspace/overview";
 import { workspaceStore } from "../../workspace/workspaces";
 import type { LiveSession } from "../../session/store";
-import { siteDepsOf, withJobStatus, type AuthedContext } from "../site-deps";
+import { ledgerViews, siteDepsOf, withJobStatus, type AuthedContext } from "../site-deps";
 import { authedProcedure, router, savedAccountsOf, viewerProcedure } from "../trpc";
 
 type Ok<T> = { success: true; data: T };
@@ -146,7 +146,7 @@ export const accountRouter = router({
           activeAccountId,
           input.tz,
           deps,
-          lastBalance,
+          ledgerViews(ctx),
         );
         return { success: true as const, data };
       }
@@ -170,7 +170,7 @@ export const accountRouter = router({
         const { workspaceId, activeAccountId } = ctx.workspace;
         const id = Number(key);
         const accounts = savedAccountsOf(ctx);
-        return workspaceRow(ctx.db, accounts, workspaceId, id, tz, deps, lastBalance, id === activeAccountId);
+        return workspaceRow(ctx.db, accounts, workspaceId, id, tz, deps, ledgerViews(ctx), id === activeAccountId);
       }
       const { session: own_, browser } = own(ctx);
       const session = await sessionByKey(ctx.db, browser, own_, key);
