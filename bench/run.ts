@@ -7,6 +7,7 @@
  *   BENCH_STORES=sqlite npm run bench
  *   BENCH_SECONDS=5 BENCH_ROUNDS=3 npm run bench
  *   BENCH_LEDGER=0 npm run bench  # without the usage ledger's million-entry runs
+ *   BENCH_WORKSPACE=0 npm run bench  # without the 200-account workspace (about 11 minutes)
  */
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
@@ -14,6 +15,7 @@ import { buildIfNeeded } from "../scripts/serve";
 import { benchLedger, ledgerLines, type LedgerFigures } from "./ledger";
 import { benchBudget } from "./budget";
 import { benchOverview } from "./overview";
+import { benchWorkspace, workspaceLines } from "./workspace";
 import { bench } from "./sessions";
 import { SECONDS, ROUNDS } from "./common";
 
@@ -58,6 +60,8 @@ console.error("[bench] overview of 20 accounts …");
 const overviewFigures = process.env.BENCH_OVERVIEW === "0" ? null : await benchOverview();
 console.error("[bench] site budget …");
 const budget = process.env.BENCH_BUDGET === "0" ? null : await benchBudget();
+console.error("[bench] workspace of 200 accounts …");
+const workspace = process.env.BENCH_WORKSPACE === "0" ? null : await benchWorkspace();
 
 const lines = [
   `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
@@ -102,5 +106,6 @@ if (budget) {
     `| longest request − what the budget requires (${budget.over} calls past it wait one window of 61 s) | small | ${((budget.longest - budget.required) / 1000).toFixed(2)} s (${(budget.longest / 1000).toFixed(2)} s − ${budget.required / 1000} s) |`,
   );
 }
+if (workspace) lines.push(...workspaceLines(workspace));
 if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
 console.log(lines.join("\n"));

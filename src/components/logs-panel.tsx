@@ -3,7 +3,7 @@
 import { useRouter, useSearchParams } from "next/navigation";
 import { LOG_TYPES, LOG_TYPE_NAMES, logTypeName, type LogType } from "@/src/shared/log-types";
 import { formatMoney } from "@/src/shared/money";
-import { formatDuration, formatLocal, formatNumber } from "./format";
+import { formatAge, formatDuration, formatLocal, formatNumber } from "./format";
 import { Pager, pageParam, useHrefWith } from "./pager";
 import { Empty, Failed, Freshness, Loading, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
@@ -129,6 +129,12 @@ export function LogsPanel() {
         </div>
       </form>
 
+      {answer.data?.fromLedger && (
+        <p className="notice" role="status">
+          站点暂时无法读取（{answer.data.fromLedger.reason}）。以下是本服务账本中的记录，截至{" "}
+          {formatAge(answer.data.fetchedAt)}的同步；站点恢复后将显示站点的实时日志。
+        </p>
+      )}
       {answer.loading ? (
         <Loading label="使用日志" />
       ) : !answer.data ? (

@@ -643,7 +643,7 @@ describe("around the clock", () => {
     expect(view.data.sites.find((s) => s.siteId === siteA)).toMatchObject({ siteName: "甲站", failing: 0 });
     expect(view.data.sites.find((s) => s.siteId === siteA)?.accounts).toBeGreaterThan(0);
   });
-  it("answers a row as the last sync left it while that is fresh, asking no site; 刷新 and a stale sync read the site", async () => {
+  it("answers a row as the last sync left it while that is fresh, asking no site (刷新 and a stale sync read it); 使用日志 falls back to the ledger, marked so", async () => {
     const history = demoHistory({ seed: 9, days: 2, callsPerDay: 400 });
     const dan: GatewayUser = {
       accessToken: "sk-dan-0123456789abcdef0123",
@@ -656,6 +656,7 @@ describe("around the clock", () => {
       logs: history.logs,
     };
     const site = await startGateway({ family: "new-api", users: [dan] });
+    let closed = false;
     try {
       const siteId = (await siteRegistry(store.db).add({ name: "丙站", url: site.url })).id;
       const api = callerFor(store.db, bearer(await register("账本里的行")), {
@@ -696,8 +697,25 @@ describe("around the clock", () => {
       });
       expect((await api.account.overviewRow({ key, tz })).state).toBe("ok");
       expect(site.requests.length).toBeGreaterThan(asked);
-    } finally {
+
+      // The site goes away: 使用日志 answers from the ledger, marked so, with the site's filters.
+      const fromSite = await api.account.logs({ page: 1, pageSize: 20 });
+      expect(fromSite.success && fromSite.data.fromLedger).toBe(undefined);
       await site.close();
+      closed = true;
+      freshProcessState();
+      const fromLedger = await api.account.logs({ page: 2, pageSize: 20, type: "consume" });
+      if (!fromLedger.success) throw new Error(fromLedger.message);
+      expect(fromLedger.data.fromLedger?.reason).toMatch(/^无法连接站点|^站点/);
+      const consumed = history.logs.filter((l) => l.type === 2).sort((a, b) => b.createdAt - a.createdAt);
+      expect(fromLedger.data.total).toBe(consumed.length);
+      // Newest first (entries of one second in either order).
+      expect(fromLedger.data.items.map((i) => Date.parse(i.createdAt ?? "") / 1000)).toEqual(
+        consumed.slice(20, 40).map((l) => l.createdAt),
+      );
+      expect(fromLedger.data.items.every((i) => i.type === "consume")).toBe(true);
+    } finally {
+      if (!closed) await site.close();
     }
   });
 });

@@ -14,7 +14,7 @@ import { sessionStore, type LiveSession } from "../session/store";
 import type { SiteDataDeps } from "../site-data/site-data";
 import { storedScope, type LedgerViews } from "../workspace/overview";
 import { lastBalanceOf } from "../ledger/analytics";
-import { storedSummary } from "../ledger/stored-summary";
+import { storedSummary } from "../ledger/stored";
 import { isLedgerOnly, type ScopedAccount } from "../workspace/scope";
 import { workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
 import type { Context } from "./context";

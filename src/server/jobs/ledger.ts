@@ -19,8 +19,14 @@ import { sessionStore } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 
 const PRUNE_EVERY_MS = 60 * 60_000;
-/** Syncs under way at once from this process (each site's gate keeps them polite). */
-const SYNCS_AT_ONCE = 4;
+/**
+ * Syncs under way at once from this process, and per site: a site's gate lets background work
+ * send one call at a time within half its budget, so more than two syncs of one site only wait
+ * there, while a global limit alone would let one site's waiting syncs hold every place and the
+ * other sites' accounts fall behind.
+ */
+const SYNCS_AT_ONCE = 16;
+const SYNCS_PER_SITE = 2;
 
 export type LedgerJobOptions = {
   syncMinutes: number;
@@ -74,41 +80,49 @@ export async function syncDueLedgers(
     due.set(key, s);
   }
   const limit = pLimit(SYNCS_AT_ONCE);
+  const perSite = new Map<number, ReturnType<typeof pLimit>>();
+  const siteLimit = (siteId: number) => {
+    let l = perSite.get(siteId);
+    if (!l) perSite.set(siteId, (l = pLimit(SYNCS_PER_SITE)));
+    return l;
+  };
   const deps = { db, timeoutMs: opts.timeoutMs, perMinute: opts.perMinute };
   await Promise.all(
     [...due].map(([key, s]) =>
-      limit(async () => {
-        if (signal?.aborted) return;
-        const failures = attempted.get(key)?.failures ?? 0;
-        attempted.set(key, { at: now, failures });
-        const account = {
-          sessionId: s.id,
-          siteId: s.siteId,
-          siteUrl: s.siteUrl,
-          siteUserId: s.siteUserId,
-          userId: s.userId,
-        };
-        try {
-          const result = await syncLedger(db, account, deps, {
-            backfillDays: opts.backfillDays,
-            signal,
-            leaseMs: opts.leaseMs,
-          });
-          // A backfill that stopped at its run limit goes on at the next tick, not an interval later.
-          if (result.complete) attempted.set(key, { at: now, failures: 0 });
-          else attempted.delete(key);
-        } catch (error) {
-          // A busy lease is another instance's: this one looks again at its next tick, so it takes
-          // over as soon as that lease ends (its holder died). Other reasons are on the account's
-          // sync state (usage.status).
-          if (error instanceof LedgerBusy) {
-            attempted.delete(key);
-            return;
+      siteLimit(s.siteId)(() =>
+        limit(async () => {
+          if (signal?.aborted) return;
+          const failures = attempted.get(key)?.failures ?? 0;
+          attempted.set(key, { at: now, failures });
+          const account = {
+            sessionId: s.id,
+            siteId: s.siteId,
+            siteUrl: s.siteUrl,
+            siteUserId: s.siteUserId,
+            userId: s.userId,
+          };
+          try {
+            const result = await syncLedger(db, account, deps, {
+              backfillDays: opts.backfillDays,
+              signal,
+              leaseMs: opts.leaseMs,
+            });
+            // A backfill that stopped at its run limit goes on at the next tick, not an interval later.
+            if (result.complete) attempted.set(key, { at: now, failures: 0 });
+            else attempted.delete(key);
+          } catch (error) {
+            // A busy lease is another instance's: this one looks again at its next tick, so it takes
+            // over as soon as that lease ends (its holder died). Other reasons are on the account's
+            // sync state (usage.status).
+            if (error instanceof LedgerBusy) {
+              attempted.delete(key);
+              return;
+            }
+            attempted.set(key, { at: now, failures: failures + 1 });
+            logEvent("ledger.sync_failed", { site: s.siteId, failures: failures + 1 });
           }
-          attempted.set(key, { at: now, failures: failures + 1 });
-          logEvent("ledger.sync_failed", { site: s.siteId, failures: failures + 1 });
-        }
-      }),
+        }),
+      ),
     ),
   );
   for (const [key, tried] of attempted) if (now - tried.at > 2 * retryWaitMs(interval, 3)) attempted.delete(key);

@@ -30,7 +30,15 @@ export type Summary = z.infer<typeof summarySchema>;
 
 const page = pagingSchema.extend({ fetchedAt: iso.describe("从站点取得数据的时间") });
 
-export const logsPageSchema = page.extend({ items: z.array(logItemSchema) }).meta({ id: "LogsPage" });
+export const logsPageSchema = page
+  .extend({
+    items: z.array(logItemSchema),
+    fromLedger: z
+      .object({ reason: z.string().describe("站点为何无法读取") })
+      .optional()
+      .describe("站点无法读取时出现：这一页来自本服务账本中的记录（截至 fetchedAt 的同步），筛选规则与站点相同"),
+  })
+  .meta({ id: "LogsPage" });
 export type LogsPage = z.infer<typeof logsPageSchema>;
 
 export const tokensPageSchema = page.extend({ items: z.array(tokenItemSchema) }).meta({ id: "TokensPage" });

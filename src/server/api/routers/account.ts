@@ -3,6 +3,7 @@ import { Refusal } from "../../core/errors";
 import { doneSchema, failure, MSG, orFailure, type Failure } from "../../core/messages";
 import { accountListSchema } from "../../accounts/schemas";
 import { lastBalanceOf } from "../../ledger/analytics";
+import { storedLogs } from "../../ledger/stored";
 import { overviewRowSchema } from "../../site-data/schemas";
 import { accountOf, overview, rowOf } from "../../accounts/overview";
 import {
@@ -198,26 +199,25 @@ export const accountRouter = router({
     .output(orFailure(summarySuccess))
     .query(({ ctx, input }) => run(ctx, input.refresh, (account, deps) => summary(account, input.tz, deps))),
 
+  /** A page of the usage log from the site; while the site cannot be read, from the ledger, marked so. */
   logs: authedProcedure
     .input(logsInput)
     .output(orFailure(logsSuccess))
-    .query(({ ctx, input: p }) =>
-      run(ctx, p.refresh, (account, deps) =>
-        logs(
-          account,
-          {
-            page: p.page,
-            pageSize: p.pageSize,
-            type: p.type,
-            model: p.model,
-            token: p.token,
-            from: p.start,
-            to: p.end === undefined ? undefined : p.end - 1,
-          },
-          deps,
-        ),
-      ),
-    ),
+    .query(async ({ ctx, input: p }) => {
+      const query = {
+        page: p.page,
+        pageSize: p.pageSize,
+        type: p.type,
+        model: p.model,
+        token: p.token,
+        from: p.start,
+        to: p.end === undefined ? undefined : p.end - 1,
+      };
+      const live = await run(ctx, p.refresh, (account, deps) => logs(account, query, deps));
+      if (live.success) return live;
+      const stored = await storedLogs(ctx.db, ctx.session, query);
+      return stored ? { success: true as const, data: { ...stored, fromLedger: { reason: live.message } } } : live;
+    }),
 
   tokens: authedProcedure
     .input(pageInput)
