@@ -351,6 +351,39 @@ describe("automatic syncs and retention", () => {
     expect((await ledgerStatus(store.db, live.acct)).lastError).toBeNull();
   });
 
+  it("a look of the runner does not wait for another's syncs: a slow site holds up no other, and no account runs twice", async () => {
+    const slow = await account("new-api");
+    let hold: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (hold = resolve));
+    let stalled = false;
+    fault = (req, res) => {
+      if (
+        !(req.url ?? "").startsWith("/api/log/self?") ||
+        (req.headers["new-api-user"] ?? "") !== String(slow.site.user.id)
+      ) {
+        return false;
+      }
+      if (stalled) return false;
+      stalled = true;
+      // The first log page of the slow site answers only when let go.
+      void held.then(() => {
+        res.writeHead(502, { "Content-Type": "text/html" });
+        res.end("<html>Bad Gateway</html>");
+      });
+      return true;
+    };
+    const t0 = Date.now();
+    const first = syncDueLedgers(store.db, JOB, t0);
+    while (!stalled) await new Promise((r) => setTimeout(r, 20));
+    // A second site's account saved meanwhile: the next look syncs it while the first one's sync still waits.
+    const fast = await account("one-hub");
+    expect(await syncDueLedgers(store.db, JOB, t0 + 60_000)).toBe(1);
+    expect(await ledger(fast.acct)).toEqual(truth(fast.logs));
+    expect((await ledgerStatus(store.db, slow.acct)).running).toBe(true);
+    hold();
+    expect(await first).toBe(1);
+  });
+
   it("syncs every account with a live session when due, never one without, and drops old entries but keeps their totals", async () => {
     const live = await account("new-api");
     const gone = await account("one-hub");

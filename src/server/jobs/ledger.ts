@@ -13,7 +13,7 @@ import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import { runLeased } from "./leases";
-import { startJob } from "./registry";
+import { startJob, trackJobWork } from "./registry";
 import { db as defaultDb, type Db } from "../db/client";
 import { sessionStore } from "../session/store";
 import { siteRegistry } from "../sites/registry";
@@ -47,6 +47,20 @@ const ATTEMPTED: StatePart<Map<string, { at: number; failures: number }>> = {
   create: () => new Map(),
 };
 
+/**
+ * The syncs this process has started or queued, and the places they take: every look of the
+ * runner starts what became due without waiting for the syncs of earlier looks (a site whose
+ * budget makes its syncs wait holds up no other site's).
+ */
+const RUNNER: StatePart<{
+  inFlight: Set<string>;
+  limit: ReturnType<typeof pLimit>;
+  perSite: Map<number, ReturnType<typeof pLimit>>;
+}> = {
+  name: "ledger-runner",
+  create: () => ({ inFlight: new Set(), limit: pLimit(SYNCS_AT_ONCE), perSite: new Map() }),
+};
+
 /** How long after a start the next one may come: the interval, doubled per failure in a row (at most 8×). */
 export function retryWaitMs(intervalMs: number, failures: number): number {
   return intervalMs * 2 ** Math.min(Math.max(failures, 0), 3);
@@ -54,9 +68,10 @@ export function retryWaitMs(intervalMs: number, failures: number): number {
 
 /**
  * Syncs every account that has a live session on a site that still exists and that is due (its
- * moment of the interval came since its last sync; not tried within its retry wait); the newest
- * session's token is used. Returns how many syncs ran. `signal` ends the run (the process stops):
- * no sync starts after it, and those under way end after their slice.
+ * moment of the interval came since its last sync; not tried within its retry wait; not under
+ * way or queued here already); the newest session's token is used. Resolves, with how many it
+ * started, when those syncs have ended. `signal` ends the run (the process stops): no sync starts
+ * after it, and those under way end after their slice.
  */
 export async function syncDueLedgers(
   db: Db,
@@ -65,6 +80,7 @@ export async function syncDueLedgers(
   signal?: AbortSignal,
 ): Promise<number> {
   const attempted = processState().get(ATTEMPTED);
+  const runner = processState().get(RUNNER);
   const sessions = await sessionStore(db).listLive(new Date(now));
   const sites = new Map((await siteRegistry(db).list()).map((s) => [s.id, s.url]));
   const syncedAt = await lastSyncs(db);
@@ -73,24 +89,23 @@ export async function syncDueLedgers(
   for (const s of sessions) {
     const key = `${s.siteId}:${s.siteUserId}`;
     // A session signed in at an address the site has since left is no way to it (design.md 10).
-    if (due.has(key) || sites.get(s.siteId) !== s.siteUrl) continue;
+    if (due.has(key) || runner.inFlight.has(key) || sites.get(s.siteId) !== s.siteUrl) continue;
     const tried = attempted.get(key);
     if (!syncDue(key, syncedAt.get(key) ?? 0, interval, now)) continue;
     if (tried && now - tried.at < retryWaitMs(interval, tried.failures)) continue;
     due.set(key, s);
   }
-  const limit = pLimit(SYNCS_AT_ONCE);
-  const perSite = new Map<number, ReturnType<typeof pLimit>>();
   const siteLimit = (siteId: number) => {
-    let l = perSite.get(siteId);
-    if (!l) perSite.set(siteId, (l = pLimit(SYNCS_PER_SITE)));
+    let l = runner.perSite.get(siteId);
+    if (!l) runner.perSite.set(siteId, (l = pLimit(SYNCS_PER_SITE)));
     return l;
   };
   const deps = { db, timeoutMs: opts.timeoutMs, perMinute: opts.perMinute };
+  for (const key of due.keys()) runner.inFlight.add(key);
   await Promise.all(
     [...due].map(([key, s]) =>
       siteLimit(s.siteId)(() =>
-        limit(async () => {
+        runner.limit(async () => {
           if (signal?.aborted) return;
           const failures = attempted.get(key)?.failures ?? 0;
           attempted.set(key, { at: now, failures });
@@ -119,10 +134,11 @@ export async function syncDueLedgers(
               return;
             }
             attempted.set(key, { at: now, failures: failures + 1 });
-            logEvent("ledger.sync_failed", { site: s.siteId, failures: failures + 1 });
+            const reason = error instanceof Error ? error.message : String(error);
+            logEvent("ledger.sync_failed", { site: s.siteId, failures: failures + 1, reason });
           }
         }),
-      ),
+      ).finally(() => runner.inFlight.delete(key)),
     ),
   );
   for (const [key, tried] of attempted) if (now - tried.at > 2 * retryWaitMs(interval, 3)) attempted.delete(key);
@@ -146,7 +162,8 @@ export function startLedgerJobs(): void {
   };
   startJob("ledger.jobs", e.JOB_TICK_SECONDS * 1000, async (signal) => {
     const db = defaultDb();
-    if (opts.syncMinutes > 0) await syncDueLedgers(db, opts, Date.now(), signal);
+    // The syncs go on after this look; the next look starts what has become due meanwhile.
+    if (opts.syncMinutes > 0) trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
     if (signal.aborted) return;
     await runLeased(db, "ledger.prune", { leaseMs, everyMs: PRUNE_EVERY_MS }, async () => {
       const n = await pruneLedgers(db, opts.keepDays);

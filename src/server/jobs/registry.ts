@@ -44,6 +44,19 @@ export function startJob(name: string, everyMs: number, run: (signal: AbortSigna
 }
 
 /**
+ * Work a run started and left going (a look of the runner starts syncs and ends): it is waited for
+ * when the process stops, like a run; a failure is logged under `name`.
+ */
+export function trackJobWork(name: string, work: Promise<unknown>): void {
+  const jobs = processState().get(JOBS);
+  const done: Promise<void> = work
+    .then(() => undefined)
+    .catch((error: unknown) => logError(name, error))
+    .finally(() => jobs.running.delete(done));
+  jobs.running.add(done);
+}
+
+/**
  * Stops the jobs: no run starts from now on, the runs under way are told to stop and are waited
  * for, at most `graceMs`. Returns whether they all ended in time.
  */
