@@ -61,6 +61,10 @@ describe("usage.summary", () => {
 
       const days = await api.usage.summary({ from, to, tz, groupBy: "day", split: "model" });
       expect(days.data.rows).toHaveLength(35);
+      // Without the split: the same days (the edges of a zone off the hour grouped by hour alone).
+      const plain = await api.usage.summary({ from, to, tz, groupBy: "day" });
+      const strip = (rows: typeof days.data.rows) => rows.map((row) => ({ ...row, split: undefined }));
+      expect(strip(plain.data.rows)).toEqual(strip(days.data.rows));
       const truthByDay = by(consume(inRange), (l) => dayIn(tz, l.createdAt * 1000));
       for (const row of days.data.rows) {
         const t = truthByDay.get(row.key) ?? { requests: 0, quota: 0, promptTokens: 0, completionTokens: 0 };

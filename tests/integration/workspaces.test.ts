@@ -673,7 +673,7 @@ describe("around the clock", () => {
       const tz = "Asia/Shanghai";
       const live = await api.account.overviewRow({ key, tz, refresh: true });
       freshProcessState();
-      const asked = site.requests.length;
+      let asked = site.requests.length;
       const stored = await api.account.overviewRow({ key, tz });
       expect(site.requests.length).toBe(asked);
       expect(stored.state).toBe("ok");
@@ -683,6 +683,13 @@ describe("around the clock", () => {
       expect(stored.summary?.today.quota).toBeGreaterThan(0);
       expect(stored.summary?.todayRequests).toBe(live.summary?.todayRequests);
       expect(stored.summary?.user).toMatchObject({ id: 504, username: "user504" });
+      // A zone whose day starts inside an hour: the exact split, the same figures as the site.
+      const india = await api.account.overviewRow({ key, tz: "Asia/Kolkata", refresh: true });
+      freshProcessState();
+      const indiaStored = await api.account.overviewRow({ key, tz: "Asia/Kolkata" });
+      expect(indiaStored.summary?.today).toEqual(india.summary?.today);
+      expect(indiaStored.summary?.todayRequests).toBe(india.summary?.todayRequests);
+      asked = site.requests.length;
       expect(Date.parse(stored.summary?.fetchedAt ?? "")).toBeLessThanOrEqual(
         Date.parse(live.summary?.fetchedAt ?? ""),
       );

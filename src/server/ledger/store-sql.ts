@@ -83,7 +83,7 @@ export function entrySumsQuery(
   const sql = `SELECT at - at % 3600 AS hour, ${key} AS key, COUNT(*) AS requests, SUM(quota) AS quota,
     SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens
     FROM ledger_entries WHERE ${o.sql} AND (${inWindows}) ${consumeOnly ? "AND type = 'consume'" : ""}
-    GROUP BY at - at % 3600, ${key}`;
+    GROUP BY at - at % 3600${by === null ? "" : `, ${key}`}`;
   return { sql, values: [...o.values, ...windows.flatMap((w) => [w.from, w.to])] };
 }
 

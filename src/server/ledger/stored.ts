@@ -10,13 +10,130 @@ import { LOG_TYPES, usdOf, selfInfo, type LogItem, type LogQuery, type LogType }
 import type { LiveSession } from "../session/store";
 import type { LogsPage, Summary } from "../site-data/schemas";
 import { siteRegistry } from "../sites/registry";
-import { dayIn } from "../core/time";
+import { dayIn, dayStart } from "../core/time";
 import { readersOf, summaryOf } from "./analytics";
 
+type Owned = { siteId: number; siteUserId: bigint };
+const ownerKey = (o: { siteId: number; siteUserId: number | bigint }) => `${o.siteId}:${Number(o.siteUserId)}`;
+
 /**
- * The summary from the ledger when the account's last complete sync is at most `maxAgeMs` old
- * (and the site has been probed, so its money settings are known); null otherwise.
+ * The summaries from the ledger of every session's account whose last complete sync is at most
+ * `maxAgeMs` old (and whose site has been probed, so its money settings are known), by
+ * `siteId:siteUserId`; the others are left out. A handful of queries however many accounts.
  */
+export async function storedSummaries(
+  db: Db,
+  sessions: LiveSession[],
+  tz: string,
+  maxAgeMs: number,
+  now = Date.now(),
+): Promise<Map<string, Summary>> {
+  const out = new Map<string, Summary>();
+  const withSite = sessions.filter((s) => s.site !== null);
+  if (maxAgeMs <= 0 || withSite.length === 0) return out;
+  const owners: Owned[] = [...new Map(withSite.map((s) => [ownerKey(s), s])).values()].map((s) => ({
+    siteId: s.siteId,
+    siteUserId: BigInt(s.siteUserId),
+  }));
+  const [states, sites] = await Promise.all([
+    db.ledgerSync.findMany({
+      where: { OR: owners, syncedAt: { gte: new Date(now - maxAgeMs) } },
+      select: { siteId: true, siteUserId: true, syncedAt: true },
+    }),
+    siteRegistry(db).listProfiled(),
+  ]);
+  const siteOf = new Map(sites.map((s) => [s.id, s]));
+  const fresh = states.filter((st) => {
+    const site = siteOf.get(st.siteId);
+    return st.syncedAt !== null && site !== undefined && site.probedAt !== null && site.family !== "unknown";
+  });
+  if (fresh.length === 0) return out;
+  const syncedOf = new Map(fresh.map((st) => [ownerKey(st), Math.floor((st.syncedAt?.getTime() ?? 0) / 1000)]));
+  // The balance noted by each sync that completed (a sync notes it first, then reads the log).
+  const snapshots = await db.balanceSnapshot.findMany({
+    where: {
+      OR: fresh.map((st) => {
+        const at = syncedOf.get(ownerKey(st)) ?? 0;
+        return { siteId: st.siteId, siteUserId: st.siteUserId, at: { lte: at, gte: at - Math.ceil(maxAgeMs / 1000) } };
+      }),
+    },
+    orderBy: { at: "desc" },
+    select: { siteId: true, siteUserId: true, at: true, quota: true, usedQuota: true, requestCount: true },
+  });
+  const snapshotOf = new Map<string, (typeof snapshots)[number]>();
+  for (const snap of snapshots) if (!snapshotOf.has(ownerKey(snap))) snapshotOf.set(ownerKey(snap), snap);
+  const spent = await spentToday(
+    db,
+    withSite,
+    fresh.map((st) => ({ siteId: st.siteId, siteUserId: st.siteUserId })),
+    tz,
+    now,
+  );
+  for (const session of withSite) {
+    const key = ownerKey(session);
+    const snap = snapshotOf.get(key);
+    const site = siteOf.get(session.siteId);
+    const today = spent.get(key);
+    if (!snap || !site || !today) continue;
+    const { money } = site;
+    const quota = Number(snap.quota);
+    const used = Number(snap.usedQuota);
+    out.set(key, {
+      site: { id: site.id, name: site.name, url: site.url, family: site.family },
+      user: selfInfo(JSON.parse(session.userInfo) as Record<string, unknown>).user,
+      money,
+      balance: { quota, usd: usdOf(quota, money) },
+      used: { quota: used, usd: usdOf(used, money) },
+      requestCount: Number(snap.requestCount),
+      today: { quota: today.quota, usd: usdOf(today.quota, money) },
+      todayRequests: today.requests,
+      fetchedAt: new Date(snap.at * 1000).toISOString(),
+    });
+  }
+  return out;
+}
+
+/**
+ * Today's consume totals (in `tz`) of each account: one grouped read of the hourly totals when
+ * the day starts on a whole hour (as in every zone a whole number of hours from UTC), else the
+ * analytics' exact split, account by account.
+ */
+async function spentToday(
+  db: Db,
+  sessions: LiveSession[],
+  owners: Owned[],
+  tz: string,
+  now: number,
+): Promise<Map<string, { quota: number; requests: number }>> {
+  const day = dayIn(tz, now);
+  const start = Math.floor(dayStart(tz, day) / 1000);
+  const out = new Map<string, { quota: number; requests: number }>(
+    owners.map((o) => [ownerKey(o), { quota: 0, requests: 0 }]),
+  );
+  if (start % 3600 === 0) {
+    const rows = await db.ledgerHourTotal.groupBy({
+      by: ["siteId", "siteUserId"],
+      where: { OR: owners, type: "consume", hour: { gte: start } },
+      _sum: { quota: true, requests: true },
+    });
+    for (const r of rows) out.set(ownerKey(r), { quota: Number(r._sum.quota ?? 0), requests: r._sum.requests ?? 0 });
+    return out;
+  }
+  const wanted = new Set(out.keys());
+  const readers = await readersOf(
+    db,
+    sessions.filter((s) => wanted.has(ownerKey(s))),
+  );
+  await Promise.all(
+    readers.map(async (r) => {
+      const sums = await summaryOf(db, [r], { from: day, to: day, tz, groupBy: "day" });
+      out.set(ownerKey(r), { quota: sums.totals.quota, requests: sums.totals.requests });
+    }),
+  );
+  return out;
+}
+
+/** One account's summary from the ledger (storedSummaries), or null. */
 export async function storedSummary(
   db: Db,
   session: LiveSession,
@@ -24,43 +141,7 @@ export async function storedSummary(
   maxAgeMs: number,
   now = Date.now(),
 ): Promise<Summary | null> {
-  if (maxAgeMs <= 0 || session.site === null) return null;
-  const owner = { siteId: session.siteId, siteUserId: BigInt(session.siteUserId) };
-  const [state, site] = await Promise.all([
-    db.ledgerSync.findUnique({
-      where: { siteId_siteUserId: owner },
-      select: { syncedAt: true },
-    }),
-    siteRegistry(db).profiled(session.siteId),
-  ]);
-  const syncedAt = state?.syncedAt?.getTime() ?? 0;
-  if (!site || site.probedAt === null || site.family === "unknown" || now - syncedAt > maxAgeMs) return null;
-  // The balance noted by the sync that completed (a sync notes it first, then reads the log).
-  const snapshot = await db.balanceSnapshot.findFirst({
-    where: { ...owner, at: { lte: Math.floor(syncedAt / 1000) } },
-    orderBy: { at: "desc" },
-    select: { at: true, quota: true, usedQuota: true, requestCount: true },
-  });
-  if (!snapshot || syncedAt - snapshot.at * 1000 > maxAgeMs) return null;
-  const [reader] = await readersOf(db, [session]);
-  if (!reader) return null;
-  const today = dayIn(tz, now);
-  const spent = await summaryOf(db, [reader], { from: today, to: today, tz, groupBy: "day" });
-  const { money } = site;
-  const quota = Number(snapshot.quota);
-  const used = Number(snapshot.usedQuota);
-  const todayQuota = spent.totals.quota;
-  return {
-    site: { id: site.id, name: site.name, url: site.url, family: site.family },
-    user: selfInfo(JSON.parse(session.userInfo) as Record<string, unknown>).user,
-    money,
-    balance: { quota, usd: usdOf(quota, money) },
-    used: { quota: used, usd: usdOf(used, money) },
-    requestCount: Number(snapshot.requestCount),
-    today: { quota: todayQuota, usd: usdOf(todayQuota, money) },
-    todayRequests: spent.totals.requests,
-    fetchedAt: new Date(snapshot.at * 1000).toISOString(),
-  };
+  return (await storedSummaries(db, [session], tz, maxAgeMs, now)).get(ownerKey(session)) ?? null;
 }
 
 /**
