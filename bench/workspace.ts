@@ -149,7 +149,8 @@ export async function benchWorkspace(): Promise<WorkspaceFigures> {
     }
     const firstSyncSeconds = (Date.now() - started) / 1000;
 
-    // 全部账户 as the page asks for it: the list, then every row through the streaming batch link (10 a batch).
+    // 全部账户 as the page asks for it: the list, the rows the ledger holds fresh in one answer, then
+    // every other row through the streaming batch link (10 a batch).
     const client = createTRPCClient<AppRouter>({
       links: [
         httpBatchStreamLink({
@@ -162,14 +163,18 @@ export async function benchWorkspace(): Promise<WorkspaceFigures> {
     const page = async () => {
       const t = performance.now();
       const list = await client.account.list.query();
-      let first = Number.POSITIVE_INFINITY;
-      let healthy = 0;
+      const stored = await client.account.storedRows.query({ tz: "Asia/Shanghai" });
+      let first = stored.rows.length > 0 ? performance.now() - t : Number.POSITIVE_INFINITY;
+      let healthy = stored.rows.filter((r) => r.row.state === "ok").length;
+      const have = new Set(stored.rows.map((r) => r.key));
       await Promise.all(
-        list.accounts.map(async (a) => {
-          const row = await client.account.overviewRow.query({ key: a.key, tz: "Asia/Shanghai" });
-          first = Math.min(first, performance.now() - t);
-          if (row.state === "ok") healthy++;
-        }),
+        list.accounts
+          .filter((a) => !have.has(a.key))
+          .map(async (a) => {
+            const row = await client.account.overviewRow.query({ key: a.key, tz: "Asia/Shanghai" });
+            first = Math.min(first, performance.now() - t);
+            if (row.state === "ok") healthy++;
+          }),
       );
       return { first, all: performance.now() - t, healthy };
     };

@@ -76,7 +76,14 @@ export function AccountsOverview() {
           t.toLowerCase().includes(needle),
         )),
   );
-  const rows = trpc.useQueries((t) => accounts.map((a) => t.account.overviewRow({ key: a.key, tz })));
+  // A workspace's rows the ledger holds fresh come at once in one answer; only the others ask their sites.
+  const stored = trpc.account.storedRows.useQuery({ tz }, { enabled: list.isSuccess });
+  const storedOf = new Map((stored.data?.rows ?? []).map((r) => [r.key, r.row]));
+  const rows = trpc.useQueries((t) =>
+    accounts.map((a) =>
+      t.account.overviewRow({ key: a.key, tz }, { enabled: stored.isFetched && !storedOf.has(a.key) }),
+    ),
+  );
   const switchTo = trpc.account.switch.useMutation();
 
   async function refresh() {
@@ -109,7 +116,7 @@ export function AccountsOverview() {
   if (list.isPending) return <Loading label="账户列表" />;
   if (list.error) return <Failed message={errorMessage(list.error)} onRetry={() => void list.refetch()} />;
 
-  const loaded = accounts.map((a, i) => ({ account: a, row: rows[i]?.data }));
+  const loaded = accounts.map((a, i) => ({ account: a, row: rows[i]?.data ?? storedOf.get(a.key) }));
   // Accounts the person left out of totals are listed, not summed.
   const counted = loaded.filter((x) => !x.account.saved?.excluded);
   const excluded = loaded.length - counted.length;

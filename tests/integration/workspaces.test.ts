@@ -693,6 +693,8 @@ describe("around the clock", () => {
       expect(Date.parse(stored.summary?.fetchedAt ?? "")).toBeLessThanOrEqual(
         Date.parse(live.summary?.fetchedAt ?? ""),
       );
+      const batch = await api.account.storedRows({ tz });
+      expect(batch.rows.map((r) => [r.key, r.row.summary?.balance])).toEqual([[key, live.summary?.balance]]);
       const overview = await api.account.overview({ tz });
       expect(site.requests.length).toBe(asked);
       expect(overview.data.totals.balanceUsd).toBe(live.summary?.balance.usd);

@@ -14,7 +14,7 @@ import { sessionStore, type LiveSession } from "../session/store";
 import type { SiteDataDeps } from "../site-data/site-data";
 import { storedScope, type LedgerViews } from "../workspace/overview";
 import { lastBalanceOf } from "../ledger/analytics";
-import { storedSummary } from "../ledger/stored";
+import { storedSummaries } from "../ledger/stored";
 import { isLedgerOnly, type ScopedAccount } from "../workspace/scope";
 import { workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
 import type { Context } from "./context";
@@ -80,7 +80,7 @@ export function ledgerViews(ctx: Context): LedgerViews {
   const fresh = ctx.ledgerSyncMinutes > 0 ? ctx.ledgerSyncMinutes * 90_000 + 60_000 : 0;
   return {
     lastBalance: (s) => lastBalanceOf(ctx.db, s),
-    stored: (s, tz) => storedSummary(ctx.db, s, tz, fresh),
+    stored: (sessions, tz) => storedSummaries(ctx.db, sessions, tz, fresh),
   };
 }
 

@@ -133,17 +133,6 @@ async function spentToday(
   return out;
 }
 
-/** One account's summary from the ledger (storedSummaries), or null. */
-export async function storedSummary(
-  db: Db,
-  session: LiveSession,
-  tz: string,
-  maxAgeMs: number,
-  now = Date.now(),
-): Promise<Summary | null> {
-  return (await storedSummaries(db, [session], tz, maxAgeMs, now)).get(ownerKey(session)) ?? null;
-}
-
 /**
  * A page of the account's usage log from the ledger's entries, newest first, with the query's
  * filters as the site applies them (type, exact model and token name, the time range); null when

@@ -52,8 +52,11 @@ export async function listWorkspace(
  */
 export type LedgerViews = {
   lastBalance: LastBalance;
-  stored: (session: LiveSession, tz: string) => Promise<Summary | null>;
+  /** The fresh stored summaries of these sessions' accounts, by `siteId:siteUserId`. */
+  stored: (sessions: LiveSession[], tz: string) => Promise<Map<string, Summary>>;
 };
+
+const ownerOf = (s: LiveSession) => `${s.siteId}:${s.siteUserId}`;
 
 /**
  * One saved account's row: as its last sync left it while that is fresh (the job runner keeps it
@@ -69,7 +72,7 @@ export async function savedRow(
 ): Promise<AccountRow> {
   const listedRow = listedSaved(s, active);
   if (s.problem === null) {
-    const stored = deps.refresh === true ? null : await ledger.stored(s.session, tz);
+    const stored = deps.refresh === true ? undefined : (await ledger.stored([s.session], tz)).get(ownerOf(s.session));
     if (stored) return { ...listedRow, ...okRow(stored, tz) };
     return { ...listedRow, ...(await rowOf(s.session, tz, deps, ledger.lastBalance)) };
   }
@@ -97,12 +100,42 @@ export async function workspaceOverview(
   const sites = await siteIndex(db);
   const list = await accounts.list(workspaceId, sites);
   const active = list.some((a) => a.id === activeId) ? activeId : (list[0]?.id ?? null);
+  const scope = await Promise.all(list.map((saved: SavedAccount) => scoped(accounts, saved, sites)));
+  // The rows the ledger holds fresh come in one read; the others ask their sites side by side.
+  const usable = scope.filter((x) => x.problem === null).map((x) => x.session);
+  const stored = deps.refresh === true ? new Map<string, Summary>() : await ledger.stored(usable, tz);
+  const none: LedgerViews = { ...ledger, stored: () => Promise.resolve(new Map()) };
   const rows = await Promise.all(
-    list.map(async (saved: SavedAccount) =>
-      savedRow(await scoped(accounts, saved, sites), tz, deps, ledger, saved.id === active),
-    ),
+    scope.map(async (x) => {
+      const summary = x.problem === null ? stored.get(ownerOf(x.session)) : undefined;
+      const listedRow = listedSaved(x, x.saved.id === active);
+      if (summary) return { ...listedRow, ...okRow(summary, tz) };
+      return savedRow(x, tz, deps, none, x.saved.id === active);
+    }),
   );
   return { rows, totals: totalsOf(rows.filter((r) => !r.saved?.excluded)) };
+}
+
+/**
+ * The rows of the workspace's accounts that the ledger holds fresh, from stored data only (no
+ * site is asked, no session renewed): the dashboard shows these at once and asks only for the rest.
+ */
+export async function storedRows(
+  db: Db,
+  accounts: SavedAccounts,
+  workspaceId: number,
+  tz: string,
+  ledger: LedgerViews,
+): Promise<Array<{ key: string; row: AccountRow }>> {
+  const scope = (await storedScope(db, accounts, workspaceId)).filter((x) => x.problem === null);
+  const stored = await ledger.stored(
+    scope.map((x) => x.session),
+    tz,
+  );
+  return scope.flatMap((x) => {
+    const summary = stored.get(ownerOf(x.session));
+    return summary ? [{ key: String(x.saved.id), row: { ...listedSaved(x, false), ...okRow(summary, tz) } }] : [];
+  });
 }
 
 /** A saved account's row by id, for the dashboard filling rows in as each site answers. */

@@ -37,7 +37,7 @@ import {
   switchAccount,
 } from "../../accounts/browser-accounts";
 import { clearSessionCookie, setBrowserAccounts, type BrowserAccounts } from "../../session/cookie";
-import { listWorkspace, workspaceOverview, workspaceRow } from "../../workspace/overview";
+import { listWorkspace, storedRows, workspaceOverview, workspaceRow } from "../../workspace/overview";
 import { workspaceStore } from "../../workspace/workspaces";
 import type { LiveSession } from "../../session/store";
 import { ledgerViews, siteDepsOf, withJobStatus, type AuthedContext } from "../site-deps";
@@ -157,6 +157,20 @@ export const accountRouter = router({
         await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
       }
       return { success: true as const, data: { rows: result.rows, totals: result.totals } };
+    }),
+
+  /**
+   * A workspace's rows the ledger holds fresh (its job runner's last syncs), in one answer and
+   * asking no site: the dashboard shows them at once and asks overviewRow only for the others.
+   * Empty for an account session (its rows are read live).
+   */
+  storedRows: viewerProcedure
+    .input(summaryInput)
+    .output(z.object({ rows: z.array(z.object({ key: z.string(), row: overviewRowSchema })) }))
+    .query(async ({ ctx, input }) => {
+      if (!ctx.workspace) return { rows: [] };
+      const accounts = savedAccountsOf(ctx);
+      return { rows: await storedRows(ctx.db, accounts, ctx.workspace.workspaceId, input.tz, ledgerViews(ctx)) };
     }),
 
   /** One account's row of the overview, by key: the dashboard fills the rows in as each site answers. */
