@@ -351,6 +351,26 @@ describe("automatic syncs and retention", () => {
     expect((await ledgerStatus(store.db, live.acct)).lastError).toBeNull();
   });
 
+  it("a site that asks for quiet (429) defers the sync to the next look and counts as no failure", async () => {
+    const a = await account("new-api");
+    let answered = false;
+    fault = (req, res) => {
+      if (answered || !(req.url ?? "").startsWith("/api/log/self?")) return false;
+      answered = true;
+      res.writeHead(429, { "Retry-After": "1" });
+      res.end();
+      return true;
+    };
+    const t0 = Date.now();
+    expect(await syncDueLedgers(store.db, JOB, t0)).toBe(1);
+    expect((await ledgerStatus(store.db, a.acct)).lastError).toBe("站点繁忙，请稍后再试");
+    // The next look goes on (a failure would wait two intervals), after the site's pause.
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await syncDueLedgers(store.db, JOB, t0 + 60_000)).toBe(1);
+    expect(await ledger(a.acct)).toEqual(truth(a.logs));
+    expect((await ledgerStatus(store.db, a.acct)).lastError).toBeNull();
+  });
+
   it("a look of the runner does not wait for another's syncs: a slow site holds up no other, and no account runs twice", async () => {
     const slow = await account("new-api");
     let hold: () => void = () => undefined;

@@ -15,6 +15,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
+import { SiteBusy } from "../gateway/gate";
 import { MSG } from "../core/messages";
 import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
@@ -362,7 +363,11 @@ export async function syncLedger(
     return { added, from, to: now, complete: true };
   } catch (error) {
     const message =
-      error instanceof SiteDataError ? error.message : error instanceof LedgerBusy ? error.message : MSG.syncFailed;
+      error instanceof SiteDataError || error instanceof LedgerBusy
+        ? error.message
+        : error instanceof SiteBusy
+          ? MSG.siteBusy
+          : MSG.syncFailed;
     await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { lastError: message } });
     throw error;
   } finally {
