@@ -257,7 +257,7 @@ export function AccountsOverview() {
                     <>
                       <span className="figure">
                         <span className="muted" title={`数据时间 ${new Date(s.fetchedAt).toLocaleString()}`}>
-                          余额{Date.now() - Date.parse(s.fetchedAt) > 90_000 ? `（截至${formatAge(s.fetchedAt)}）` : ""}
+                          余额{Date.now() - Date.parse(s.fetchedAt) > 90_000 ? `（${formatAge(s.fetchedAt)}）` : ""}
                         </span>
                         <span>
                           {formatMoney(s.balance.quota, s.money)}
