@@ -73,8 +73,8 @@ export async function withJobStatus(ctx: Context, accounts: ListedAccount[]): Pr
 
 /**
  * What the ledger tells a workspace's rows: the last balance a sync noted, and the summary as the
- * last sync left it while that sync is within the runner's schedule (one and a half intervals,
- * the longest it lets an account wait, and a minute); never with LEDGER_SYNC_MINUTES=0.
+ * last sync left it while that sync is within the runner's schedule (an interval, and half of one
+ * and a minute for a sync its site's budget held up); never with LEDGER_SYNC_MINUTES=0.
  */
 export function ledgerViews(ctx: Context): LedgerViews {
   const fresh = ctx.ledgerSyncMinutes > 0 ? ctx.ledgerSyncMinutes * 90_000 + 60_000 : 0;

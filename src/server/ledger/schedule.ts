@@ -18,19 +18,21 @@ function lastMoment(key: string, intervalMs: number, now: number): number {
 
 /**
  * Whether an account last synced at `syncedAt` (0: never) is due: never synced, or its moment of
- * the interval has come since its last sync, at least half an interval after it (an account synced
- * just before its moment waits for the next one: it moves to its moment once, by at most half an
- * interval more, and then syncs every interval).
+ * the interval has come since its last sync and half an interval has passed since it. An account
+ * first synced at any time reaches its moment within one interval (one gap of at least half an
+ * interval on the way) and then syncs every interval; one whose sync was held up (its site's
+ * budget) is never made to skip a moment for it.
  */
 export function syncDue(key: string, syncedAt: number, intervalMs: number, now: number): boolean {
   if (syncedAt === 0) return true;
-  return lastMoment(key, intervalMs, now) - syncedAt >= intervalMs / 2;
+  return syncedAt < lastMoment(key, intervalMs, now) && now - syncedAt >= intervalMs / 2;
 }
 
 /** When the account is next due (now when it is due already). */
 export function nextSync(key: string, syncedAt: number, intervalMs: number, now: number): number {
   if (syncDue(key, syncedAt, intervalMs, now)) return now;
-  let next = lastMoment(key, intervalMs, now) + intervalMs;
-  while (next - syncedAt < intervalMs / 2) next += intervalMs;
-  return next;
+  const last = lastMoment(key, intervalMs, now);
+  // Its moment came since the last sync, but half an interval has not passed yet.
+  if (syncedAt < last) return syncedAt + intervalMs / 2;
+  return last + intervalMs;
 }
