@@ -1,6 +1,8 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
+import { useState } from "react";
 import { LOG_TYPES, LOG_TYPE_NAMES, logTypeName, type LogType } from "@/src/shared/log-types";
 import { formatMoney } from "@/src/shared/money";
 import { formatAge, formatDuration, formatLocal, formatNumber } from "./format";
@@ -42,6 +44,7 @@ export function LogsPanel() {
     tz: zone(),
   };
   const { answer, refreshing, refresh } = useSiteData("logs", input);
+  const [invalid, setInvalid] = useState("");
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
 
   function apply(form: HTMLFormElement) {
@@ -50,6 +53,12 @@ export function LogsPanel() {
       const v = data.get(k);
       return typeof v === "string" ? v.trim() : "";
     };
+    // Said here in words, before anything is asked (the service would answer 请求参数无效: to).
+    if (value("from") && value("to") && value("to") < value("from")) {
+      setInvalid("结束日期不能早于开始日期");
+      return;
+    }
+    setInvalid("");
     router.push(
       hrefWith({
         type: value("type"),
@@ -129,6 +138,11 @@ export function LogsPanel() {
         </div>
       </form>
 
+      {invalid && (
+        <p className="error" role="alert">
+          {invalid}
+        </p>
+      )}
       {answer.data?.fromLedger && (
         <p className="notice" role="status">
           站点暂时无法读取（{answer.data.fromLedger.reason}）。以下是本服务账本中的记录，截至{" "}
@@ -140,7 +154,22 @@ export function LogsPanel() {
       ) : !answer.data ? (
         <Failed message={answer.message ?? ""} onRetry={refresh} />
       ) : answer.data.items.length === 0 ? (
-        <Empty>{filtered ? "没有符合条件的日志" : input.page > 1 ? "这一页没有日志" : "还没有使用日志"}</Empty>
+        input.page > 1 ? (
+          // A page past the end (an old link, a shrunken filter): the way back to the last one.
+          <Empty>
+            第 {input.page} 页没有日志。{" "}
+            <Link
+              href={hrefWith({
+                page: answer.data.total ? String(Math.ceil(answer.data.total / PAGE_SIZE)) : null,
+              })}
+              scroll={false}
+            >
+              {answer.data.total ? `回到最后一页（第 ${Math.ceil(answer.data.total / PAGE_SIZE)} 页）` : "回到第一页"}
+            </Link>
+          </Empty>
+        ) : (
+          <Empty>{filtered ? "没有符合条件的日志" : "还没有使用日志"}</Empty>
+        )
       ) : (
         <>
           <div className="table-wrap">
