@@ -50,7 +50,6 @@ describe("job leases", () => {
       const ran = await Promise.all([job(store.db), job(other), job(store.db), job(other)]);
       expect([ran.filter(Boolean).length, runs]).toEqual([1, 1]);
       expect(await job(other)).toBe(false);
-      expect((await jobLeases(store.db).lastRuns(["ledger.prune.test"])).has("ledger.prune.test")).toBe(true);
 
       // A run that throws is not a finished run: the next look tries again.
       const failing = () =>

@@ -64,15 +64,6 @@ export function jobLeases(db: Db) {
         data: { holder: null, leaseUntil: null, ...(ran ? { ranAt: new Date() } : {}) },
       });
     },
-
-    /** When each named job last finished a run. */
-    async lastRuns(names: string[]): Promise<Map<string, Date>> {
-      const rows = await db.jobLease.findMany({
-        where: { name: { in: names }, ranAt: { not: null } },
-        select: { name: true, ranAt: true },
-      });
-      return new Map(rows.flatMap((r) => (r.ranAt ? [[r.name, r.ranAt] as const] : [])));
-    },
   };
 }
 
