@@ -11,7 +11,9 @@ import { Empty, Failed, Freshness, Loading, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
 import { zone } from "./usage-range";
 
-const PAGE_SIZE = 20;
+/** The page sizes a person may choose (`?size=`); the first is the default. */
+const PAGE_SIZES = [20, 50, 100] as const;
+const sizeParam = (size: string | null) => PAGE_SIZES.find((n) => String(n) === size) ?? PAGE_SIZES[0];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A `YYYY-MM-DD` from the URL, sent as a calendar day in the browser's zone. */
@@ -33,9 +35,10 @@ export function LogsPanel() {
     from: params.get("from") ?? "",
     to: params.get("to") ?? "",
   };
+  const pageSize = sizeParam(params.get("size"));
   const input = {
     page: pageParam(params.get("page")),
-    pageSize: PAGE_SIZE,
+    pageSize,
     type: typeParam(filters.type),
     model: filters.model || undefined,
     token: filters.token || undefined,
@@ -66,6 +69,7 @@ export function LogsPanel() {
         token: value("token"),
         from: value("from"),
         to: value("to"),
+        size: value("size") === String(PAGE_SIZES[0]) ? "" : value("size"),
         page: null,
       }),
       { scroll: false },
@@ -118,6 +122,16 @@ export function LogsPanel() {
           结束日期
           <input name="to" type="date" defaultValue={filters.to} />
         </label>
+        <label>
+          每页
+          <select name="size" defaultValue={String(pageSize)}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n} 条
+              </option>
+            ))}
+          </select>
+        </label>
         <div className="filter-actions">
           <button type="submit" className="primary">
             筛选
@@ -160,11 +174,11 @@ export function LogsPanel() {
             第 {input.page} 页没有日志。{" "}
             <Link
               href={hrefWith({
-                page: answer.data.total ? String(Math.ceil(answer.data.total / PAGE_SIZE)) : null,
+                page: answer.data.total ? String(Math.ceil(answer.data.total / pageSize)) : null,
               })}
               scroll={false}
             >
-              {answer.data.total ? `回到最后一页（第 ${Math.ceil(answer.data.total / PAGE_SIZE)} 页）` : "回到第一页"}
+              {answer.data.total ? `回到最后一页（第 ${Math.ceil(answer.data.total / pageSize)} 页）` : "回到第一页"}
             </Link>
           </Empty>
         ) : (

@@ -312,6 +312,11 @@ for (const f of FAMILIES) {
       await back.click();
       await expect(rows.first()).toBeVisible();
       await expect(page.getByRole("navigation", { name: "分页" })).not.toContainText("第 9999");
+      // 50 a page, kept in the URL.
+      await logs.getByLabel("每页").selectOption("50");
+      await logs.getByRole("button", { name: "筛选" }).click();
+      await expect(page).toHaveURL(/size=50/);
+      await expect(rows).toHaveCount(50);
     }
 
     // 令牌: masked keys only.
@@ -356,6 +361,11 @@ test("fits a phone screen on every tab", async ({ page }) => {
     await expect(page.getByText("正在从站点读取")).toHaveCount(0);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     expect(overflow, tab).toBe(false);
+    // Every tab is on screen (they wrap; none is cut off at the edge).
+    const tabs = page.getByRole("navigation", { name: "账户页面" }).getByRole("link");
+    for (const box of await tabs.evaluateAll((links) => links.map((l) => l.getBoundingClientRect().right))) {
+      expect(box, tab).toBeLessThanOrEqual(375);
+    }
     await shot(page, `14-phone-${tab || "accounts"}`);
   }
 });
