@@ -21,3 +21,22 @@ export class Refusal extends Error {
     super(message);
   }
 }
+
+/**
+ * `instanceof` for an error class whose instances may be made by another copy of its module. The
+ * server's bundles (the route handlers, the jobs, the server entry) each hold a copy, and one
+ * process state serves them all: a site's gate started by one copy fails the waiters of another,
+ * a read shared through the live-data state rejects every caller with one copy's error. Instances
+ * carry a process-wide brand, and the class checks it.
+ */
+export function brand(name: string) {
+  const key = Symbol.for(`gateway-dashboard.error.${name}`);
+  return {
+    mark(error: Error): void {
+      Object.defineProperty(error, key, { value: true });
+    },
+    is(value: unknown): boolean {
+      return typeof value === "object" && value !== null && key in value;
+    },
+  };
+}

@@ -6,6 +6,7 @@
  * site in turn (one account's burst cannot spend the minute before another's one call), background
  * work last. State lives in this process (core/process-state.ts).
  */
+import { brand } from "../core/errors";
 import { processState, type StatePart } from "../core/process-state";
 
 const MAX_IN_FLIGHT = 4;
@@ -29,10 +30,18 @@ const TURN_SLACK_MS = 5_000;
 const MAX_PROJECTED = 1_000;
 const DEFAULT_BACKOFF_MS = 10_000;
 
+const SITE_BUSY = brand("SiteBusy");
+
 /** The site is throttled, or this service's budget for it is spent: try again later. */
 export class SiteBusy extends Error {
+  /** Also one made by another copy of this module (core/errors.ts brand). */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return SITE_BUSY.is(value);
+  }
+
   constructor(readonly retryAfterMs: number) {
     super("site busy");
+    SITE_BUSY.mark(this);
   }
 }
 

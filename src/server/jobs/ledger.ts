@@ -6,7 +6,6 @@
  * hourly totals kept.
  */
 import pLimit from "p-limit";
-import { SiteBusy } from "../gateway/gate";
 import { LedgerBusy, pruneLedgers, syncLedger } from "../ledger/sync";
 import { SiteDataError } from "../site-data/site-data";
 import { syncDue } from "../ledger/schedule";
@@ -138,7 +137,7 @@ export async function syncDueLedgers(
             // The site's budget here was spent, or the site asked for quiet: its gate decides when
             // calls go again, so the account is not failing; it queues again at the next look
             // (its cursor kept: nothing is read twice).
-            if (error instanceof SiteBusy || (error instanceof SiteDataError && error.kind === "busy")) {
+            if (error instanceof SiteDataError && error.kind === "busy") {
               attempted.delete(key);
               logEvent("ledger.sync_deferred", { site: s.siteId });
               return;

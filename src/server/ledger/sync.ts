@@ -15,7 +15,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
-import { SiteBusy } from "../gateway/gate";
 import { MSG } from "../core/messages";
 import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
@@ -363,11 +362,7 @@ export async function syncLedger(
     return { added, from, to: now, complete: true };
   } catch (error) {
     const message =
-      error instanceof SiteDataError || error instanceof LedgerBusy
-        ? error.message
-        : error instanceof SiteBusy
-          ? MSG.siteBusy
-          : MSG.syncFailed;
+      error instanceof SiteDataError ? error.message : error instanceof LedgerBusy ? error.message : MSG.syncFailed;
     await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { lastError: message } });
     throw error;
   } finally {

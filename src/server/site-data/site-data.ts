@@ -4,6 +4,7 @@
  * for a few seconds and identical calls in flight are shared, so a busy dashboard costs the site
  * one call; every call goes through the site's gate (budget, in-flight limit, 429 pause).
  */
+import { brand } from "../core/errors";
 import { env } from "../core/env";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
@@ -45,12 +46,20 @@ import { accountShare, cached, callsThisMinute, chargeAccount, tokenPageBases } 
 export type FailureKind = "refused" | "unreachable" | "busy" | "removed";
 
 /** A failure of the operation: its message is the answer (`{success:false,message}`). */
+const SITE_DATA_ERROR = brand("SiteDataError");
+
 export class SiteDataError extends Error {
+  /** Also one made by another copy of this module: reads are shared through the process state. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return SITE_DATA_ERROR.is(value);
+  }
+
   constructor(
     message: string,
     readonly kind: FailureKind = "unreachable",
   ) {
     super(message);
+    SITE_DATA_ERROR.mark(this);
   }
 }
 
