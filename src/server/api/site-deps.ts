@@ -56,9 +56,9 @@ export async function withJobStatus(ctx: Context, accounts: ListedAccount[]): Pr
   const interval = ctx.ledgerSyncMinutes * 60_000;
   return accounts.map((a) => {
     if (!a.saved || !a.site) return a;
-    const state = states.get(`${a.site.id}:${a.userId}`);
-    const at = state?.syncedAt ?? null;
     const key = `${a.site.id}:${a.userId}`;
+    const state = states.get(key);
+    const at = state?.syncedAt ?? null;
     const next =
       interval > 0 && a.saved.state === "ok" ? new Date(nextSync(key, at?.getTime() ?? 0, interval, Date.now())) : null;
     const sync = {

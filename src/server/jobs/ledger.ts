@@ -35,8 +35,6 @@ export type LedgerJobOptions = {
   backfillDays: number;
   perMinute: number;
   timeoutMs: number;
-  /** How long a sync's lease lasts unrenewed (JOB_LEASE_SECONDS). */
-  leaseMs?: number;
 };
 
 /**
@@ -118,11 +116,7 @@ export async function syncDueLedgers(
             userId: s.userId,
           };
           try {
-            const result = await syncLedger(db, account, deps, {
-              backfillDays: opts.backfillDays,
-              signal,
-              leaseMs: opts.leaseMs,
-            });
+            const result = await syncLedger(db, account, deps, { backfillDays: opts.backfillDays, signal });
             // A backfill that stopped at its run limit goes on at the next tick, not an interval later.
             if (result.complete) attempted.set(key, { at: now, failures: 0 });
             else attempted.delete(key);
@@ -167,7 +161,6 @@ export function startLedgerJobs(): void {
     backfillDays: e.LEDGER_BACKFILL_DAYS,
     perMinute: e.SITE_REQUESTS_PER_MINUTE,
     timeoutMs: e.SITE_TIMEOUT_MS,
-    leaseMs,
   };
   startJob("ledger.jobs", e.JOB_TICK_SECONDS * 1000, async (signal) => {
     const db = defaultDb();

@@ -18,8 +18,8 @@ const ownerKey = (o: { siteId: number; siteUserId: number | bigint }) => `${o.si
 
 /**
  * The summaries from the ledger of every session's account whose last complete sync is at most
- * `maxAgeMs` old (and whose site has been probed, so its money settings are known), by
- * `siteId:siteUserId`; the others are left out. A handful of queries however many accounts.
+ * `maxAgeMs` old (and whose site has been probed, so its money settings are known), by the
+ * session given; the others are left out. A handful of queries however many accounts.
  */
 export async function storedSummaries(
   db: Db,
@@ -27,8 +27,8 @@ export async function storedSummaries(
   tz: string,
   maxAgeMs: number,
   now = Date.now(),
-): Promise<Map<string, Summary>> {
-  const out = new Map<string, Summary>();
+): Promise<Map<LiveSession, Summary>> {
+  const out = new Map<LiveSession, Summary>();
   const withSite = sessions.filter((s) => s.site !== null);
   if (maxAgeMs <= 0 || withSite.length === 0) return out;
   const owners: Owned[] = [...new Map(withSite.map((s) => [ownerKey(s), s])).values()].map((s) => ({
@@ -78,7 +78,7 @@ export async function storedSummaries(
     const { money } = site;
     const quota = Number(snap.quota);
     const used = Number(snap.usedQuota);
-    out.set(key, {
+    out.set(session, {
       site: { id: site.id, name: site.name, url: site.url, family: site.family },
       user: selfInfo(JSON.parse(session.userInfo) as Record<string, unknown>).user,
       money,
@@ -142,7 +142,7 @@ export async function storedLogs(db: Db, session: LiveSession, q: LogQuery): Pro
   const owner = { siteId: session.siteId, siteUserId: BigInt(session.siteUserId) };
   const state = await db.ledgerSync.findUnique({
     where: { siteId_siteUserId: owner },
-    select: { syncedAt: true, newest: true },
+    select: { syncedAt: true },
   });
   if (!state?.syncedAt) return null;
   const [reader] = await readersOf(db, [session]);

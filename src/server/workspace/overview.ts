@@ -52,11 +52,9 @@ export async function listWorkspace(
  */
 export type LedgerViews = {
   lastBalance: LastBalance;
-  /** The fresh stored summaries of these sessions' accounts, by `siteId:siteUserId`. */
-  stored: (sessions: LiveSession[], tz: string) => Promise<Map<string, Summary>>;
+  /** The fresh stored summaries of these sessions' accounts, by session. */
+  stored: (sessions: LiveSession[], tz: string) => Promise<Map<LiveSession, Summary>>;
 };
-
-const ownerOf = (s: LiveSession) => `${s.siteId}:${s.siteUserId}`;
 
 /**
  * One saved account's row: as its last sync left it while that is fresh (the job runner keeps it
@@ -72,7 +70,7 @@ export async function savedRow(
 ): Promise<AccountRow> {
   const listedRow = listedSaved(s, active);
   if (s.problem === null) {
-    const stored = deps.refresh === true ? undefined : (await ledger.stored([s.session], tz)).get(ownerOf(s.session));
+    const stored = deps.refresh === true ? undefined : (await ledger.stored([s.session], tz)).get(s.session);
     if (stored) return { ...listedRow, ...okRow(stored, tz) };
     return { ...listedRow, ...(await rowOf(s.session, tz, deps, ledger.lastBalance)) };
   }
@@ -103,11 +101,11 @@ export async function workspaceOverview(
   const scope = await Promise.all(list.map((saved: SavedAccount) => scoped(accounts, saved, sites)));
   // The rows the ledger holds fresh come in one read; the others ask their sites side by side.
   const usable = scope.filter((x) => x.problem === null).map((x) => x.session);
-  const stored = deps.refresh === true ? new Map<string, Summary>() : await ledger.stored(usable, tz);
+  const stored = deps.refresh === true ? new Map<LiveSession, Summary>() : await ledger.stored(usable, tz);
   const none: LedgerViews = { ...ledger, stored: () => Promise.resolve(new Map()) };
   const rows = await Promise.all(
     scope.map(async (x) => {
-      const summary = x.problem === null ? stored.get(ownerOf(x.session)) : undefined;
+      const summary = x.problem === null ? stored.get(x.session) : undefined;
       const listedRow = listedSaved(x, x.saved.id === active);
       if (summary) return { ...listedRow, ...okRow(summary, tz) };
       return savedRow(x, tz, deps, none, x.saved.id === active);
@@ -133,7 +131,7 @@ export async function storedRows(
     tz,
   );
   return scope.flatMap((x) => {
-    const summary = stored.get(ownerOf(x.session));
+    const summary = stored.get(x.session);
     return summary ? [{ key: String(x.saved.id), row: { ...listedSaved(x, false), ...okRow(summary, tz) } }] : [];
   });
 }

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { Refusal } from "../../core/errors";
 import { doneSchema, failure, MSG, orFailure, type Failure } from "../../core/messages";
 import { accountListSchema } from "../../accounts/schemas";
-import { lastBalanceOf } from "../../ledger/analytics";
 import { storedLogs } from "../../ledger/stored";
 import { overviewRowSchema } from "../../site-data/schemas";
 import { accountOf, overview, rowOf } from "../../accounts/overview";
@@ -135,24 +134,16 @@ export const accountRouter = router({
     .input(summaryInput)
     .output(overviewSuccess)
     .query(async ({ ctx, input }) => {
-      const lastBalance = (s: LiveSession) => lastBalanceOf(ctx.db, s);
+      const ledger = ledgerViews(ctx);
       const deps = siteDepsOf(ctx, input.refresh === true);
       if (ctx.workspace) {
         const { workspaceId, activeAccountId } = ctx.workspace;
         const accounts = savedAccountsOf(ctx);
-        const data = await workspaceOverview(
-          ctx.db,
-          accounts,
-          workspaceId,
-          activeAccountId,
-          input.tz,
-          deps,
-          ledgerViews(ctx),
-        );
+        const data = await workspaceOverview(ctx.db, accounts, workspaceId, activeAccountId, input.tz, deps, ledger);
         return { success: true as const, data };
       }
       const { session, browser } = own(ctx);
-      const result = await overview(ctx.db, browser, session, input.tz, deps, lastBalance);
+      const result = await overview(ctx.db, browser, session, input.tz, deps, ledger.lastBalance);
       if (result.cookie && result.rows.some((r) => r.state === "expired")) {
         await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
       }
@@ -179,13 +170,13 @@ export const accountRouter = router({
     .output(overviewRowSchema)
     .query(async ({ ctx, input }) => {
       const { key, tz, refresh } = input;
-      const lastBalance = (s: LiveSession) => lastBalanceOf(ctx.db, s);
+      const ledger = ledgerViews(ctx);
       const deps = siteDepsOf(ctx, refresh === true);
       if (ctx.workspace) {
         const { workspaceId, activeAccountId } = ctx.workspace;
         const id = Number(key);
         const accounts = savedAccountsOf(ctx);
-        return workspaceRow(ctx.db, accounts, workspaceId, id, tz, deps, ledgerViews(ctx), id === activeAccountId);
+        return workspaceRow(ctx.db, accounts, workspaceId, id, tz, deps, ledger, id === activeAccountId);
       }
       const { session: own_, browser } = own(ctx);
       const session = await sessionByKey(ctx.db, browser, own_, key);
@@ -199,7 +190,7 @@ export const accountRouter = router({
           lastKnown: null,
         };
       }
-      return rowOf(session, tz, deps, lastBalance);
+      return rowOf(session, tz, deps, ledger.lastBalance);
     }),
 
   signOutAll: authedProcedure.output(doneSchema.extend({ ended: z.number().int() })).mutation(async ({ ctx }) => {
