@@ -110,7 +110,12 @@ describe("the ledger syncs' schedule", () => {
 
   it("says when an account syncs next: the first moment it is due", () => {
     const now = Date.UTC(2026, 10, 23, 12, 0, 0);
-    for (const key of ["1:1", "2:99", "7:12345"]) {
+    for (const key of [
+      "1:1",
+      "2:99",
+      "7:12345",
+      ...Array.from({ length: 60 }, (_, i) => `${1 + (i % 4)}:${500 + i}`),
+    ]) {
       for (const ago of [0, 60_000, 4 * 60_000, 9 * 60_000, 20 * 60_000]) {
         const syncedAt = now - ago;
         const next = nextSync(key, syncedAt, INTERVAL, now);

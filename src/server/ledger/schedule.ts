@@ -32,7 +32,8 @@ export function syncDue(key: string, syncedAt: number, intervalMs: number, now: 
 export function nextSync(key: string, syncedAt: number, intervalMs: number, now: number): number {
   if (syncDue(key, syncedAt, intervalMs, now)) return now;
   const last = lastMoment(key, intervalMs, now);
-  // Its moment came since the last sync, but half an interval has not passed yet.
+  // Its moment came since the last sync, but half an interval has not passed yet; or the next
+  // moment, and not before half an interval after the last sync.
   if (syncedAt < last) return syncedAt + intervalMs / 2;
-  return last + intervalMs;
+  return Math.max(last + intervalMs, syncedAt + intervalMs / 2);
 }
