@@ -2,7 +2,7 @@
 
 export default function ErrorPage({ reset }: { error: Error; reset: () => void }) {
   return (
-    <main className="page narrow">
+    <main id="main" tabIndex={-1} className="page narrow">
       <section className="card" role="alert">
         <h1>页面加载失败</h1>
         <p className="muted">服务暂时不可用，请稍后重试。</p>

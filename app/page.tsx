@@ -15,8 +15,11 @@ const orNull = (error: unknown) => {
  */
 export default async function Home({ searchParams }: { searchParams: Promise<Record<string, string | string[]>> }) {
   const api = await serverCaller();
-  const { tab, add } = await searchParams;
+  const { tab, add, site, user } = await searchParams;
   const requested = typeof tab === "string" ? tab : "";
+  // 重新登录 from a 会话已过期 note: the site and user id filled in.
+  const id = (v: unknown) => (typeof v === "string" && /^\d{1,15}$/.test(v) ? Number(v) : undefined);
+  const initial = { siteId: id(site), userId: id(user) };
   const workspace = await api.workspace.me().catch(orNull);
   if (workspace) {
     const { name } = workspace.data.workspace;
@@ -24,12 +27,14 @@ export default async function Home({ searchParams }: { searchParams: Promise<Rec
     if (accounts === 0 && requested !== "workspace") {
       return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} />;
     }
-    if (add !== undefined) return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} />;
+    if (add !== undefined) {
+      return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} initial={initial} />;
+    }
     const me = accounts > 0 ? (await api.auth.me()).data : null;
     return <Dashboard me={me} sessions={[]} tab={requested} workspace={{ name }} />;
   }
   const me = await api.auth.me().catch(orNull);
   if (!me) return <SignInPage sites={await api.site.list()} />;
-  if (add !== undefined) return <SignInPage sites={await api.site.list()} adding />;
+  if (add !== undefined) return <SignInPage sites={await api.site.list()} adding initial={initial} />;
   return <Dashboard me={me.data} sessions={await api.session.list()} tab={requested} />;
 }

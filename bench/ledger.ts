@@ -167,6 +167,7 @@ export async function benchLedger(kind: "sqlite" | "postgres"): Promise<LedgerFi
           durationMs: 1200,
           stream: true,
           content: "",
+          detail: "",
         });
       }
       await ledgerStore(db).commit(other, rows, "bench", rows[rows.length - 1]!.at);

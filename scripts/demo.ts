@@ -24,7 +24,8 @@ const DEMO_SITES = [
     name: "演示站点",
     family: "new-api" as const,
     port: DEMO_PORT,
-    status: {},
+    // Daily check-in on, as new-api sites that have it show in their status.
+    status: { checkin_enabled: true },
     users: [
       { id: 1, accessToken: "demo-access-token-0123456789", username: "demo", displayName: "演示用户", seed: 2026 },
       { id: 2, accessToken: "demo-access-token-team-abcdef", username: "team", displayName: "团队账户", seed: 7 },
@@ -41,6 +42,13 @@ const DEMO_SITES = [
   },
 ];
 
+/** Redeem codes of the demo sites ($10, $5, $20 each), to try 账户操作 with; spent as they are used. */
+const DEMO_CODES = [
+  { key: "DEMO-REDEEM-10-USD-0001", quota: 5_000_000 },
+  { key: "DEMO-REDEEM-05-USD-0002", quota: 2_500_000 },
+  { key: "DEMO-REDEEM-20-USD-0003", quota: 10_000_000 },
+];
+
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 // The demo sites are on this machine: a larger budget lets each account's first ledger backfill
 // (at sign-in) finish in seconds instead of a couple of minutes.
@@ -53,6 +61,8 @@ const gateways = await Promise.all(
       family: demo.family,
       status: demo.status,
       port: demo.port,
+      codes: DEMO_CODES.map((c, n) => ({ ...c, status: 1 as const, id: n + 1 })),
+      checkinReward: 4821,
       failureStatus: demo.family === "new-api" ? 401 : 200,
       users: demo.users.map((u) => {
         const history = demoHistory({ seed: u.seed, days: 30, callsPerDay: u.id === 1 ? 160 : 60 });
@@ -140,6 +150,7 @@ console.log(`
 演示站点已就绪: ${registered.map((s) => `${s.name} (${s.url})`).join("，")}
 打开 http://${process.env.HOST || "127.0.0.1"}:${port} 并使用以下任一账户登录，再从账户菜单「添加账户」登录其余的:
 ${lines.join("\n")}
+在「概览」的「账户操作」中可以签到（演示站点），或兑换演示兑换码（每个站点各一次）: ${DEMO_CODES.map((c) => c.key).join("、")}
 ${
   workspace
     ? `工作区（保存了全部演示账户，任何设备登录即可看到）: http://${process.env.HOST || "127.0.0.1"}:${port}/workspace  名称 ${DEMO_WORKSPACE.name}  密码 ${DEMO_WORKSPACE.password}\n`

@@ -12,7 +12,7 @@ export default async function AdminPage() {
   const { passwordSet } = await api.admin.status();
   if (!passwordSet) {
     return (
-      <main className="page narrow">
+      <main id="main" tabIndex={-1} className="page narrow">
         <section className="card" aria-labelledby="admin-title">
           <h1 id="admin-title">站点管理</h1>
           <p>尚未设置管理员密码。请在运行本服务的服务器上，于项目目录中执行：</p>

@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { errorMessage, isUnauthorized } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
+import { rememberNames, rememberedName } from "./account-names";
 
 /**
  * The accounts of this browser: which is active, switch to another without typing anything, add
@@ -45,16 +46,34 @@ export function AccountSwitcher() {
   const saved = accounts.some((a) => a.saved);
   const label = (a: (typeof accounts)[number]) =>
     `${a.site?.name ?? "已移除的站点"} · ${a.saved?.alias || a.displayName || a.username || `用户 ${a.userId}`}`;
+  useEffect(() => {
+    rememberNames(accounts.flatMap((a) => (a.site ? [{ siteId: a.site.id, userId: a.userId, name: label(a) }] : [])));
+  });
 
   return (
     <section className="switcher" aria-label="账户切换">
       {dropped.length > 0 && (
-        <p className="note" role="status">
-          {dropped.map((d) => `${d.siteName ?? `站点 ${d.siteId}`} 的用户 ${d.userId}`).join("、")}
-          的会话已过期或已在别处退出，已从本浏览器移除。
-        </p>
+        <div className="note" role="status">
+          {dropped.map((d) => (
+            <p key={`${d.siteId}:${d.userId}`}>
+              {rememberedName(d.siteId, d.userId) ?? `${d.siteName ?? `站点 ${d.siteId}`} · 用户ID ${d.userId}`}{" "}
+              的会话已过期或已在别处退出，已从本浏览器移除。{" "}
+              {d.siteName && <Link href={`/?add=1&site=${d.siteId}&user=${d.userId}`}>重新登录这个账户</Link>}
+            </p>
+          ))}
+        </div>
       )}
-      <details className="menu" ref={menu}>
+      <details
+        className="menu"
+        ref={menu}
+        onKeyDown={(e) => {
+          // Esc closes the menu and gives the focus back to what opened it.
+          if (e.key === "Escape" && menu.current?.open) {
+            menu.current.open = false;
+            menu.current.querySelector("summary")?.focus();
+          }
+        }}
+      >
         <summary>
           <span className="muted">当前账户</span> {active ? label(active) : "…"}
           <span className="muted"> · 共 {accounts.length} 个</span>

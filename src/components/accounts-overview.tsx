@@ -5,6 +5,7 @@ import { useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatUsd } from "@/src/shared/money";
+import { CheckinAll } from "./account-actions";
 import { formatAge, formatNumber } from "./format";
 import { Empty, Failed, Loading, Stat } from "./site-data";
 import { zone } from "./usage-range";
@@ -157,6 +158,9 @@ export function AccountsOverview() {
           </button>
         </div>
       </div>
+      <div className="bulk-actions">
+        <CheckinAll />
+      </div>
 
       {everyAccount.some((a) => a.saved) && (
         <div className="filter-bar">
@@ -211,13 +215,9 @@ export function AccountsOverview() {
             const low = row?.daysLeft !== null && row?.daysLeft !== undefined && row.daysLeft < 3;
             return (
               <li key={a.key} className={a.active ? "current" : undefined}>
-                <button
-                  type="button"
-                  className="account-row"
-                  disabled={opening !== null}
-                  onClick={() => void open(a)}
-                  aria-label={`打开 ${a.site?.name ?? ""} ${a.displayName || a.username}`}
-                >
+                <button type="button" className="account-row" disabled={opening !== null} onClick={() => void open(a)}>
+                  {/* The row's name is what it shows (balance and spend included), told what it does. */}
+                  <span className="visually-hidden">打开账户：</span>
                   <span className="who">
                     <strong>
                       {a.saved?.pinned ? "📌 " : ""}
@@ -265,10 +265,9 @@ export function AccountsOverview() {
                             <span
                               className="warn"
                               title={`按今日的消费速度，余额约 ${row.daysLeft?.toFixed(1)} 天后用完`}
-                              aria-label="余额不足 3 天"
                             >
-                              {" "}
-                              ⚠
+                              <span aria-hidden="true"> ⚠</span>
+                              <span className="visually-hidden">（余额不足 3 天）</span>
                             </span>
                           ) : null}
                         </span>

@@ -5,7 +5,7 @@ import { api, errorMessage } from "@/src/trpc/client";
 import { QueryProvider, trpc } from "@/src/trpc/react";
 import { AdminWorkspaces } from "./admin-workspaces";
 import { AuditLog } from "./audit-log";
-import { SiteForm, budgetOf, refusal } from "./site-form";
+import { SiteForm, budgetOf, refusal, savedUnreachable } from "./site-form";
 import { SiteRow } from "./site-row";
 
 function Panel() {
@@ -25,7 +25,7 @@ function Panel() {
   }
 
   return (
-    <main className="page">
+    <main id="main" tabIndex={-1} className="page">
       <header className="top">
         <div>
           <p className="eyebrow">管理员</p>
@@ -78,7 +78,7 @@ function Panel() {
             });
             if (answer.success) {
               refresh();
-              return { ok: true, finding: answer.data.probe, message: "" };
+              return { ok: true, finding: answer.data.probe, message: "", notice: savedUnreachable(answer.data.probe) };
             }
             return refusal(answer);
           }}
@@ -87,7 +87,7 @@ function Panel() {
 
       <AdminWorkspaces onChanged={refresh} />
 
-      <AuditLog />
+      <AuditLog sites={sites.data?.success ? sites.data.data : []} />
     </main>
   );
 }

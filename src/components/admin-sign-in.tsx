@@ -36,7 +36,7 @@ export function AdminSignIn() {
   }
 
   return (
-    <main className="page narrow">
+    <main id="main" tabIndex={-1} className="page narrow">
       <form className="card form" onSubmit={(e) => void onSubmit(e)} aria-labelledby="admin-title" noValidate>
         <h1 id="admin-title">站点管理</h1>
         <p className="muted">以管理员密码登录。管理员会话与网关账户互不通用，8 小时后需重新登录。</p>

@@ -3,7 +3,7 @@
 import { useId, useState } from "react";
 import { errorMessage } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
-import { ErrorNote } from "./site-data";
+import { ErrorNote, TableWrap } from "./site-data";
 import { formatLocal, formatNumber } from "./format";
 
 const INVITE_STATE = { open: "未使用", used: "已使用", expired: "已过期" } as const;
@@ -43,7 +43,7 @@ export function AdminWorkspaces({ onChanged }: { onChanged: () => void }) {
             {data.reauth > 0 ? `，其中 ${formatNumber(data.reauth)} 个需要重新授权` : ""}。
           </p>
           {data.sites.length > 0 && (
-            <div className="table-wrap">
+            <TableWrap label="邀请码表格">
               <table className="table">
                 <caption className="visually-hidden">各站点的工作区账户</caption>
                 <thead>
@@ -65,7 +65,7 @@ export function AdminWorkspaces({ onChanged }: { onChanged: () => void }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
           <fieldset className="choice">
             <legend>谁可以创建工作区</legend>

@@ -3,18 +3,8 @@
 import { useState } from "react";
 import { errorMessage } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
+import { auditSentence } from "./audit-text";
 import { formatLocal } from "./format";
-
-const ACTIONS: Record<string, string> = {
-  signIn: "登录",
-  signInFailed: "登录失败",
-  password: "设置密码",
-  siteAdd: "添加站点",
-  siteEdit: "修改站点",
-  siteRemove: "移除站点",
-  signupMode: "工作区创建方式",
-  inviteCreate: "生成邀请码",
-};
 
 type Action =
   "signIn" | "signInFailed" | "password" | "siteAdd" | "siteEdit" | "siteRemove" | "signupMode" | "inviteCreate";
@@ -35,12 +25,15 @@ const PAGE = 50;
  * The audit log, newest first, a page at a time (older pages by the id the last one ended at);
  * failed sign-ins are one row per address and ten minutes, with their count.
  */
-export function AuditLog() {
+export function AuditLog({ sites }: { sites: Array<{ id: number; name: string }> }) {
   const [filter, setFilter] = useState(0);
+  const [siteId, setSiteId] = useState<number | undefined>(undefined);
   // The ids each shown page started before: the first page has none.
   const [pages, setPages] = useState<Array<number | undefined>>([undefined]);
   const before = pages[pages.length - 1];
-  const audit = trpc.admin.audit.useQuery({ actions: FILTERS[filter]?.actions, before, limit: PAGE });
+  const audit = trpc.admin.audit.useQuery({ actions: FILTERS[filter]?.actions, siteId, before, limit: PAGE });
+  const names = new Map(sites.map((x) => [x.id, x.name]));
+  const obj = (v: unknown) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>) : null);
   const entries = audit.data?.data.entries ?? [];
   const next = audit.data?.data.next ?? null;
 
@@ -64,40 +57,36 @@ export function AuditLog() {
             ))}
           </select>
         </label>
+        <label className="field inline-field">
+          <span>站点</span>
+          <select
+            value={siteId ?? ""}
+            onChange={(e) => {
+              setSiteId(e.target.value ? Number(e.target.value) : undefined);
+              setPages([undefined]);
+            }}
+          >
+            <option value="">全部站点</option>
+            {sites.map((x) => (
+              <option key={x.id} value={x.id}>
+                {x.name}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
       {audit.error && <p className="error">{errorMessage(audit.error)}</p>}
       {entries.length > 0 ? (
-        <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th>时间</th>
-                <th>操作</th>
-                <th>来源</th>
-                <th>站点</th>
-                <th>变更</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td className="nowrap">{formatLocal(e.at)}</td>
-                  <td>
-                    {ACTIONS[e.action] ?? e.action}
-                    {e.count > 1 ? ` ×${e.count}` : ""}
-                  </td>
-                  <td>{e.actor}</td>
-                  <td>{e.siteId ?? "—"}</td>
-                  <td className="audit-change">
-                    {e.before ? <code>{JSON.stringify(e.before)}</code> : null}
-                    {e.before && e.after ? " → " : null}
-                    {e.after ? <code>{JSON.stringify(e.after)}</code> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ol className="audit-list">
+          {entries.map((e) => (
+            <li key={e.id}>
+              <time className="nowrap muted" dateTime={e.at}>
+                {formatLocal(e.at)}
+              </time>
+              <span>{auditSentence({ ...e, before: obj(e.before), after: obj(e.after) }, names)}</span>
+            </li>
+          ))}
+        </ol>
       ) : (
         <p className="state">{audit.isPending ? "正在读取…" : "没有记录"}</p>
       )}

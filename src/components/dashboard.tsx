@@ -1,7 +1,9 @@
 import Link from "next/link";
 import type { RouterOutputs } from "@/src/trpc/client";
 import { QueryProvider } from "@/src/trpc/react";
-import { formatRemaining, formatTime, roleName } from "./format";
+import { formatRemaining, roleName } from "./format";
+import { FocusMain, LocalTime, ZoneNote } from "./local-time";
+import { AccountActions } from "./account-actions";
 import { AccountSwitcher } from "./account-switcher";
 import { AccountsOverview } from "./accounts-overview";
 import { LogsPanel } from "./logs-panel";
@@ -60,22 +62,29 @@ export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
   const group = text(info, "group");
   const role = num(info, "role");
   const current = sessions.find((s) => s.current);
+  const accountName = displayName ?? username ?? `用户 ${id ?? ""}`;
 
   return (
-    <main className="page">
+    <main id="main" tabIndex={-1} className="page dashboard">
       <header className="top">
         {workspace ? (
           <div>
             <p className="eyebrow">工作区</p>
             <h1>{workspace.name}</h1>
           </div>
+        ) : own === "accounts" ? (
+          // Every account of the browser: the person's page, not the active account's.
+          <div>
+            <p className="eyebrow">网关站点控制台</p>
+            <h1>我的网关账户</h1>
+          </div>
         ) : (
           <div>
             <p className="eyebrow">{me?.site ? me.site.name : "站点已移除"}</p>
-            <h1>{displayName ?? username ?? `用户 ${id ?? ""}`}</h1>
+            <h1>{accountName}</h1>
           </div>
         )}
-        <SignOutButton workspace={workspace !== undefined} />
+        <SignOutButton workspace={workspace !== undefined} account={accountName} />
       </header>
 
       <QueryProvider>
@@ -97,6 +106,7 @@ export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
 
         {own === "accounts" && <AccountsOverview />}
         {me?.site && own === "overview" && <SummaryPanel />}
+        {me?.site && own === "overview" && <AccountActions />}
         {own === "logs" && <LogsPanel />}
         {own === "tokens" && <TokensPanel />}
         {own === "topups" && <TopupsPanel />}
@@ -124,13 +134,16 @@ export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
             </Row>
             {current && (
               <Row label="会话到期">
-                {formatTime(current.expiresAt)} <span className="muted">（{formatRemaining(current.expiresAt)}）</span>
+                <LocalTime iso={current.expiresAt} />{" "}
+                <span className="muted">（{formatRemaining(current.expiresAt)}）</span>
               </Row>
             )}
           </dl>
         </section>
       )}
       {own === "overview" && !workspace && <SessionList sessions={sessions} />}
+      <ZoneNote />
+      <FocusMain />
     </main>
   );
 }

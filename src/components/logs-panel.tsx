@@ -2,12 +2,14 @@
 
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useState } from "react";
-import { LOG_TYPES, LOG_TYPE_NAMES, logTypeName, type LogType } from "@/src/shared/log-types";
-import { formatMoney } from "@/src/shared/money";
+import { Fragment, useState } from "react";
+import { LOG_TYPES, LOG_TYPE_NAMES, logTypeName, topupQuota, type LogType } from "@/src/shared/log-types";
+import { formatCount, formatMoney } from "@/src/shared/money";
+import { trpc } from "@/src/trpc/react";
 import { formatAge, formatDuration, formatLocal, formatNumber } from "./format";
+import { LogDetail } from "./log-detail";
 import { Pager, pageParam, useHrefWith } from "./pager";
-import { Empty, Failed, Freshness, Loading, useSiteData } from "./site-data";
+import { Empty, Failed, Freshness, Loading, TableWrap, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
 import { zone } from "./usage-range";
 
@@ -47,7 +49,10 @@ export function LogsPanel() {
     tz: zone(),
   };
   const { answer, refreshing, refresh } = useSiteData("logs", input);
+  // The names the ledger knows, offered as the model and token fields are typed.
+  const names = trpc.account.logNames.useQuery(undefined, { staleTime: 5 * 60_000 });
   const [invalid, setInvalid] = useState("");
+  const [open, setOpen] = useState<string | null>(null);
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
 
   function apply(form: HTMLFormElement) {
@@ -108,12 +113,22 @@ export function LogsPanel() {
         </label>
         <label>
           模型
-          <input name="model" defaultValue={filters.model} maxLength={128} placeholder="如 gpt-4o-mini" />
+          <input name="model" list="log-models" defaultValue={filters.model} maxLength={128} placeholder="如 claude" />
         </label>
         <label>
           令牌
-          <input name="token" defaultValue={filters.token} maxLength={128} placeholder="令牌名称" />
+          <input name="token" list="log-tokens" defaultValue={filters.token} maxLength={128} placeholder="令牌名称" />
         </label>
+        <datalist id="log-models">
+          {names.data?.models.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+        <datalist id="log-tokens">
+          {names.data?.tokens.map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
         <label>
           开始日期
           <input name="from" type="date" defaultValue={filters.from} />
@@ -163,6 +178,42 @@ export function LogsPanel() {
           {formatAge(answer.data.fetchedAt)}的同步；站点恢复后将显示站点的实时日志。
         </p>
       )}
+      {answer.data?.ledger?.recent === "failed" && (
+        <p className="notice" role="status">
+          站点暂时无法读取（{answer.data.ledger.reason}），{formatAge(answer.data.ledger.syncedAt)}
+          同步之后的日志未包含在内；以下是本服务账本中的记录。
+        </p>
+      )}
+      {answer.data?.ledger?.recent === "partial" && (
+        <p className="notice" role="status">
+          上次同步后站点又记录了 500 条以上的日志，这里只包含其中最新的 500 条；下次同步后完整。
+        </p>
+      )}
+      {answer.data?.source === "site" && (filters.model || filters.token) && (
+        <p className="muted">所查范围早于本服务账本的记录，由站点直接查询：模型和令牌须填写完整名称，且不显示合计。</p>
+      )}
+      {answer.data?.totals && answer.data.totals.entries > 0 && (
+        <dl className="log-totals" aria-label={filtered ? "符合条件的合计" : "合计"}>
+          {[
+            { label: filtered ? "符合条件" : "全部日志", n: answer.data.totals.entries, unit: " 条" },
+            { label: "消费请求", n: answer.data.totals.requests, unit: " 次" },
+            { label: "输入 tokens", n: answer.data.totals.promptTokens, unit: "" },
+            { label: "输出 tokens", n: answer.data.totals.completionTokens, unit: "" },
+          ].map(({ label, n, unit }) => (
+            <div key={label}>
+              <dt>{label}</dt>
+              <dd title={formatNumber(n)}>
+                {formatCount(n)}
+                {unit}
+              </dd>
+            </div>
+          ))}
+          <div>
+            <dt>花费</dt>
+            <dd>{moneyOf(answer.data.totals.quota)}</dd>
+          </div>
+        </dl>
+      )}
       {answer.loading ? (
         <Loading label="使用日志" />
       ) : !answer.data ? (
@@ -186,11 +237,11 @@ export function LogsPanel() {
         )
       ) : (
         <>
-          <div className="table-wrap">
-            <table className="table">
+          <TableWrap label="使用日志表格">
+            <table className="table log-table">
               <thead>
                 <tr>
-                  <th>时间</th>
+                  <th>时间（{zone()}）</th>
                   <th>类型</th>
                   <th>模型</th>
                   <th>令牌</th>
@@ -201,29 +252,80 @@ export function LogsPanel() {
                 </tr>
               </thead>
               <tbody>
-                {answer.data.items.map((item, i) => (
-                  <tr key={`${item.createdAt}-${i}`} title={item.content}>
-                    <td className="nowrap">{formatLocal(item.createdAt)}</td>
-                    <td>
-                      <span className={`tag tag-${item.type}`}>{logTypeName(item.type)}</span>
-                    </td>
-                    <td>{item.model || <span className="muted">{item.content.slice(0, 40) || "—"}</span>}</td>
-                    <td>{item.tokenName || "—"}</td>
-                    <td className="num">{item.promptTokens ? formatNumber(item.promptTokens) : "—"}</td>
-                    <td className="num">{item.completionTokens ? formatNumber(item.completionTokens) : "—"}</td>
-                    <td className="num">{item.quota ? moneyOf(item.quota) : "—"}</td>
-                    <td className="num">
-                      {formatDuration(item.durationMs)}
-                      {item.stream ? <span className="muted"> 流</span> : null}
-                    </td>
-                  </tr>
-                ))}
+                {answer.data.items.map((item, i) => {
+                  const key = `${item.createdAt}-${i}`;
+                  const expanded = open === key;
+                  return (
+                    <Fragment key={key}>
+                      <tr className="entry" title={item.content}>
+                        <td className="c-time">
+                          <button
+                            type="button"
+                            className="link-button"
+                            aria-expanded={expanded}
+                            aria-controls={`log-detail-${i}`}
+                            title="查看详情"
+                            onClick={() => setOpen(expanded ? null : key)}
+                          >
+                            {formatLocal(item.createdAt)}
+                          </button>
+                        </td>
+                        <td className="c-type">
+                          <span className={`tag tag-${item.type}`}>{logTypeName(item.type)}</span>
+                        </td>
+                        <td className="c-model">
+                          {item.model || <span className="muted">{item.content.slice(0, 40) || "—"}</span>}
+                        </td>
+                        <td className="c-token" data-label="令牌">
+                          {item.tokenName || "—"}
+                        </td>
+                        <td className="num c-in" data-label="输入">
+                          {item.promptTokens ? formatNumber(item.promptTokens) : "—"}
+                        </td>
+                        <td className="num c-out" data-label="输出">
+                          {item.completionTokens ? formatNumber(item.completionTokens) : "—"}
+                        </td>
+                        <td className="num c-cost">
+                          <Cost item={item} moneyOf={moneyOf} quotaPerUnit={money?.quotaPerUnit} />
+                        </td>
+                        <td className="num c-dur" data-label="用时">
+                          {formatDuration(item.durationMs)}
+                          {item.stream ? <span className="muted"> 流</span> : null}
+                        </td>
+                      </tr>
+                      {expanded && (
+                        <tr className="detail-row" id={`log-detail-${i}`}>
+                          <td colSpan={8}>
+                            <LogDetail item={item} money={moneyOf} />
+                          </td>
+                        </tr>
+                      )}
+                    </Fragment>
+                  );
+                })}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <Pager of={answer.data} />
         </>
       )}
     </section>
   );
+}
+
+/** What an entry cost, or what a top-up added (new-api names a top-up's amount only in its text). */
+function Cost({
+  item,
+  moneyOf,
+  quotaPerUnit,
+}: {
+  item: { type: string; quota: number; content: string };
+  moneyOf: (quota: number) => string;
+  quotaPerUnit: number | undefined;
+}) {
+  if (item.type === "topup") {
+    const added = quotaPerUnit ? topupQuota(item.quota, item.content, quotaPerUnit) : item.quota || null;
+    return added ? <span className="gain">+{moneyOf(added)}</span> : <>—</>;
+  }
+  return <>{item.quota ? moneyOf(item.quota) : "—"}</>;
 }

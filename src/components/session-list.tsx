@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api, errorMessage, isUnauthorized, type RouterOutputs } from "@/src/trpc/client";
-import { formatTime } from "./format";
+import { LocalTime } from "./local-time";
 
 export function SessionList({ sessions }: { sessions: RouterOutputs["session"]["list"] }) {
   const router = useRouter();
@@ -43,7 +43,7 @@ export function SessionList({ sessions }: { sessions: RouterOutputs["session"]["
             <span>
               <strong>{s.current ? "当前会话" : `会话 ${i + 1}`}</strong>
               <span className="muted">
-                登录于 {formatTime(s.createdAt)} · 到期 {formatTime(s.expiresAt)}
+                登录于 <LocalTime iso={s.createdAt} /> · 到期 <LocalTime iso={s.expiresAt} />
               </span>
             </span>
             {!s.current && (

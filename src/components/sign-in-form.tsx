@@ -6,15 +6,34 @@ import { api, errorMessage, type RouterOutputs } from "@/src/trpc/client";
 
 export type Sites = RouterOutputs["site"]["list"];
 
+/** A site's message about its user-id header, said in words a person can act on. */
+export function explained(message: string): string {
+  if (/(New-Api-User|Veloera-User)/.test(message)) {
+    return `${message}（站点要求请求附带令牌所属账户的用户ID：请核对用户ID是否就是生成这个访问令牌的账户的ID）`;
+  }
+  return message;
+}
+
 /**
  * Signs in to a site account; in a workspace (`workspace`) the account is saved there instead,
  * verified with its site the same way, with an optional alias.
  */
-export function SignInForm({ sites, workspace = false }: { sites: Sites; workspace?: boolean }) {
+export function SignInForm({
+  sites,
+  workspace = false,
+  initial,
+}: {
+  sites: Sites;
+  workspace?: boolean;
+  /** An account to sign in again (its site and user id, from a 会话已过期 note). */
+  initial?: { siteId?: number; userId?: number };
+}) {
   const router = useRouter();
   const ids = { site: useId(), user: useId(), token: useId(), siteHint: useId(), error: useId(), alias: useId() };
   const tokenRef = useRef<HTMLInputElement>(null);
-  const [siteId, setSiteId] = useState(String(sites[0]?.id ?? ""));
+  const userRef = useRef<HTMLInputElement>(null);
+  const known = sites.find((s) => s.id === initial?.siteId);
+  const [siteId, setSiteId] = useState(String(known?.id ?? sites[0]?.id ?? ""));
   const [showToken, setShowToken] = useState(false);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState("");
@@ -30,8 +49,12 @@ export function SignInForm({ sites, workspace = false }: { sites: Sites; workspa
     };
     const userId = field("userId");
     const accessToken = field("accessToken");
-    // The token field is uncontrolled and emptied at once: the secret never stays in the page.
-    if (tokenRef.current) tokenRef.current.value = "";
+    // Said before any site is asked: the sites number their users.
+    if (userId && !/^\d{1,15}$/.test(userId)) {
+      setError("用户ID应为数字：在站点的个人设置页可以看到（如 1、42）");
+      userRef.current?.focus();
+      return;
+    }
     setPending(true);
     setError("");
     try {
@@ -49,10 +72,11 @@ export function SignInForm({ sites, workspace = false }: { sites: Sites; workspa
         router.refresh();
         return;
       }
-      setError(result.message);
+      setError(explained(result.message));
     } catch (e) {
       setError(errorMessage(e));
     }
+    // The token stays in its field (hidden) so a wrong user id can be corrected without pasting it again.
     setPending(false);
     tokenRef.current?.focus();
   }
@@ -90,6 +114,8 @@ export function SignInForm({ sites, workspace = false }: { sites: Sites; workspa
         <label htmlFor={ids.user}>用户ID</label>
         <input
           id={ids.user}
+          ref={userRef}
+          defaultValue={initial?.userId}
           name="userId"
           type="text"
           inputMode="numeric"
@@ -139,6 +165,23 @@ export function SignInForm({ sites, workspace = false }: { sites: Sites; workspa
       <button type="submit" className="primary" disabled={pending} aria-busy={pending}>
         {pending ? (workspace ? "正在验证…" : "登录中…") : workspace ? "验证并保存" : "登录"}
       </button>
+
+      <details className="help">
+        <summary>在哪里找到用户ID和访问令牌？</summary>
+        <ul>
+          <li>
+            <strong>new-api、Veloera</strong>：登录站点后打开「个人设置」，用户ID显示在用户名旁（ID:
+            数字）；在「安全设置」的 「系统访问令牌」点「生成令牌」并复制。
+          </li>
+          <li>
+            <strong>one-api</strong>：「个人设置」页的「生成系统访问令牌」；用户ID在站点的个人设置页或由管理员告知。
+          </li>
+          <li>
+            <strong>one-hub、done-hub</strong>：「个人设置」中的「访问令牌」（Access Token），用户ID在同页的账户信息里。
+          </li>
+          <li>系统访问令牌不是调用模型用的 sk- 开头的 API 密钥；在站点重新生成后，旧令牌立即失效。</li>
+        </ul>
+      </details>
     </form>
   );
 }

@@ -9,13 +9,15 @@ export function SignInPage({
   sites,
   adding = false,
   workspace,
+  initial,
 }: {
   sites: Sites;
   adding?: boolean;
   workspace?: { name: string; accounts: number };
+  initial?: { siteId?: number; userId?: number };
 }) {
   return (
-    <main className="page narrow">
+    <main id="main" tabIndex={-1} className="page narrow">
       <header className="intro">
         {(adding || (workspace && workspace.accounts > 0)) && (
           <Link className="back" href="/">
@@ -34,7 +36,7 @@ export function SignInPage({
       </header>
       {sites.length > 0 ? (
         <>
-          <SignInForm sites={sites} workspace={workspace !== undefined} />
+          <SignInForm sites={sites} workspace={workspace !== undefined} initial={initial} />
           {!workspace && !adding && (
             <p className="muted switch-link">
               想在手机和电脑上都看到这些账户、并让服务器全天同步？<Link href="/workspace">登录或创建工作区</Link>
@@ -44,7 +46,10 @@ export function SignInPage({
       ) : (
         <section className="card empty" aria-labelledby="empty-title">
           <h2 id="empty-title">还没有注册任何站点</h2>
-          <p>请先在服务器上添加一个站点，然后刷新本页：</p>
+          <p>
+            请管理员在 <Link href="/admin">站点管理（/admin）</Link>{" "}
+            中添加站点，或在服务器上运行下面的命令，然后刷新本页：
+          </p>
           <pre>
             <code>npm run sites -- add --name &lt;名称&gt; --url &lt;站点地址&gt;</code>
           </pre>

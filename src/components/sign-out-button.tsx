@@ -5,10 +5,11 @@ import { useState } from "react";
 import { api, errorMessage, isUnauthorized } from "@/src/trpc/client";
 
 /**
- * Signs out: the active account (the contract's logout), or with `workspace` this device out of
- * its workspace (the accounts stay saved, the other devices stay in) and on to its sign-in page.
+ * Signs out: the active account (the contract's logout; the browser's other accounts stay), or
+ * with `workspace` this device out of its workspace (the accounts stay saved, the other devices
+ * stay in) and on to its sign-in page. The button says which.
  */
-export function SignOutButton({ workspace = false }: { workspace?: boolean }) {
+export function SignOutButton({ workspace = false, account }: { workspace?: boolean; account: string }) {
   const router = useRouter();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState("");
@@ -32,8 +33,15 @@ export function SignOutButton({ workspace = false }: { workspace?: boolean }) {
 
   return (
     <span className="sign-out">
-      <button type="button" className="secondary" disabled={pending} aria-busy={pending} onClick={() => void signOut()}>
-        {pending ? "正在退出…" : workspace ? "退出工作区" : "退出登录"}
+      <button
+        type="button"
+        className="secondary"
+        disabled={pending}
+        aria-busy={pending}
+        title={workspace ? "本设备退出工作区；账户仍保存在工作区中" : `退出 ${account}；本浏览器的其他账户保持登录`}
+        onClick={() => void signOut()}
+      >
+        {pending ? "正在退出…" : workspace ? "退出工作区" : "退出当前账户"}
       </button>
       <span className="error" role="status" aria-live="polite">
         {error}

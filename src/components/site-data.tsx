@@ -92,6 +92,15 @@ export function Failed({ message, onRetry }: { message: string; onRetry: () => v
   );
 }
 
+/** A table that may scroll sideways: a named region the keyboard can reach and scroll. */
+export function TableWrap({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
 export function Empty({ children }: { children: React.ReactNode }) {
   return <p className="state">{children}</p>;
 }

@@ -42,7 +42,13 @@ export function SiteForm({
     values: FormValues,
     confirmUnreachable: boolean,
     sameGateway: boolean,
-  ) => Promise<{ ok: boolean; message?: string; finding?: Finding | null; needsConfirmation?: boolean }>;
+  ) => Promise<{
+    ok: boolean;
+    message?: string;
+    notice?: string;
+    finding?: Finding | null;
+    needsConfirmation?: boolean;
+  }>;
   onCancel?: () => void;
 }) {
   const [values, setValues] = useState(initial);
@@ -52,11 +58,19 @@ export function SiteForm({
   const moving = onCancel !== undefined && values.url.trim() !== initial.url;
   const [pending, setPending] = useState(false);
   const [message, setMessage] = useState("");
+  const [notice, setNotice] = useState("");
   const [finding, setFinding] = useState<Finding | null>(null);
   const [needsConfirmation, setNeedsConfirmation] = useState(false);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    setNotice("");
+    // Said here in words: a budget that is not a whole number in range is never saved as something else.
+    const budget = values.budget.trim();
+    if (budget !== "" && !(/^\d{1,6}$/.test(budget) && Number(budget) >= 1 && Number(budget) <= MAX_BUDGET)) {
+      setMessage(`每分钟请求数应为 1 到 ${MAX_BUDGET} 之间的整数；留空则使用默认值`);
+      return;
+    }
     setPending(true);
     setMessage("");
     try {
@@ -68,6 +82,7 @@ export function SiteForm({
         if (!onCancel) setValues(initial);
       }
       setMessage(result.message ?? "");
+      setNotice(result.notice ?? "");
     } catch (e) {
       setMessage(errorMessage(e));
     }
@@ -118,6 +133,11 @@ export function SiteForm({
           <FindingText finding={finding} />
         </p>
       )}
+      {notice && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
       {message && (
         <p className="error" role="alert">
           {message}
@@ -127,7 +147,16 @@ export function SiteForm({
   );
 }
 
+/** The largest per-minute budget a site may be given (the service refuses more). */
+export const MAX_BUDGET = 100_000;
+
 export const budgetOf = (text: string): number | null => (text.trim() === "" ? null : Number(text.trim()));
+
+/** What a save says when the site was saved while it could not be reached. */
+export const savedUnreachable = (finding: Finding | null | undefined) =>
+  finding && !finding.reachable
+    ? "已保存，但站点现在无法访问：用户要等它恢复后才能登录。请确认地址无误，稍后可点「探测」再试。"
+    : "";
 
 /** A refused add or edit as the form shows it: the message, what the probe found, whether to confirm. */
 export function refusal(answer: { message: string }) {

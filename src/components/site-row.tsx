@@ -4,7 +4,7 @@ import { useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { FAMILY_NAMES, formatLocal, formatNumber } from "./format";
-import { SiteForm, budgetOf, refusal } from "./site-form";
+import { SiteForm, budgetOf, refusal, savedUnreachable } from "./site-form";
 
 export type Site = Extract<RouterOutputs["admin"]["sites"], { success: true }>["data"][number];
 export function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void }) {
@@ -113,10 +113,14 @@ export function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void
       </dl>
       {removal !== null && (
         <div className="confirm" role="alertdialog" aria-label="确认移除">
-          <p>
-            该站点有 <strong>{removal}</strong>{" "}
-            个有效会话。移除后这些会话仍可使用，但不再显示站点信息，也无法读取站点数据。确认移除「{site.name}」？
-          </p>
+          {removal > 0 ? (
+            <p>
+              该站点有 <strong>{removal}</strong>{" "}
+              个有效会话。移除后这些会话仍可使用，但不再显示站点信息，也无法读取站点数据。确认移除「{site.name}」？
+            </p>
+          ) : (
+            <p>该站点没有有效会话。确认移除「{site.name}」？</p>
+          )}
           <div className="form-actions">
             <button
               type="button"
@@ -167,6 +171,8 @@ export function SiteRow({ site, onChanged }: { site: Site; onChanged: () => void
                         : `原账本（${move.archivedEntries} 条）已另行保存，新地址的用户无法读取。`)
                   : "",
               );
+              const unreachable = savedUnreachable(answer.data.probe);
+              if (unreachable) setNotice((n) => (n ? `${n}${unreachable}` : unreachable));
               setEditing(false);
               onChanged();
               return { ok: true, finding: answer.data.probe };

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { trpc } from "@/src/trpc/react";
-import { formatMoney, formatUsd, type MoneySettings } from "@/src/shared/money";
+import { formatCount, formatMoney, formatUsd, type MoneySettings } from "@/src/shared/money";
 import { FAMILY_NAMES, formatAge, formatNumber } from "./format";
 import { Failed, Freshness, Loading, Stat, useSiteData } from "./site-data";
 import { zone } from "./usage-range";
@@ -58,7 +58,7 @@ export function SummaryPanel() {
         <Stat label="剩余额度" value={money(s.balance.quota)} note={rawNote(s.balance.quota)} />
         <Stat label="今日消费" value={money(s.today.quota)} note={rawNote(s.today.quota)} />
         <Stat label="已用额度" value={money(s.used.quota)} note={rawNote(s.used.quota)} />
-        <Stat label="请求次数" value={formatNumber(s.requestCount)} note="次" />
+        <Stat label="请求次数" value={formatCount(s.requestCount)} note={`共 ${formatNumber(s.requestCount)} 次`} />
       </section>
       <div className="panel-foot">
         <span className="muted">

@@ -4,7 +4,7 @@ import { useSearchParams } from "next/navigation";
 import { formatMoney } from "@/src/shared/money";
 import { formatLocal, formatNumber } from "./format";
 import { Pager, pageParam } from "./pager";
-import { Empty, Failed, Freshness, Loading, useSiteData } from "./site-data";
+import { Empty, Failed, Freshness, Loading, TableWrap, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
 
 const STATUS: Record<string, string> = {
@@ -38,7 +38,7 @@ export function TokensPanel() {
         <Empty>{input.page > 1 ? "这一页没有令牌" : "这个账户还没有令牌"}</Empty>
       ) : (
         <>
-          <div className="table-wrap">
+          <TableWrap label="令牌表格">
             <table className="table">
               <thead>
                 <tr>
@@ -72,7 +72,7 @@ export function TokensPanel() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <Pager of={answer.data} />
         </>
       )}

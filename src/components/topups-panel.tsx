@@ -2,13 +2,20 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { formatUsd } from "@/src/shared/money";
+import { formatAmount, formatUsd } from "@/src/shared/money";
 import { formatLocal } from "./format";
 import { Pager, pageParam } from "./pager";
-import { Empty, Failed, Freshness, Loading, useSiteData } from "./site-data";
+import { Empty, Failed, Freshness, Loading, TableWrap, useSiteData } from "./site-data";
 
 const STATUS: Record<string, string> = { success: "成功", pending: "待支付", failed: "失败", expired: "已过期" };
 const METHOD: Record<string, string> = { alipay: "支付宝", wxpay: "微信支付", stripe: "Stripe", balance: "余额" };
+
+/**
+ * The currency a payment was made in, by its method: the Chinese payment services charge in yuan
+ * (at the site's price per dollar), the card processors in dollars; another method's amount is
+ * shown without a sign rather than with a wrong one.
+ */
+const PAID_IN: Record<string, string> = { alipay: "¥", wxpay: "¥", qqpay: "¥", epay: "¥", stripe: "$", creem: "$" };
 
 /** Top-up orders where the site keeps them for its users (current new-api: the last 30 days). */
 export function TopupsPanel() {
@@ -38,7 +45,7 @@ export function TopupsPanel() {
       ) : (
         <>
           <p className="muted">站点只提供最近 30 天的充值订单。</p>
-          <div className="table-wrap">
+          <TableWrap label="充值记录表格">
             <table className="table">
               <thead>
                 <tr>
@@ -57,7 +64,11 @@ export function TopupsPanel() {
                     <td className="nowrap">{formatLocal(t.createdAt)}</td>
                     <td className="nowrap">{formatLocal(t.completedAt)}</td>
                     <td className="num">{formatUsd(t.amountUsd)}</td>
-                    <td className="num">{t.money.toLocaleString("zh-CN", { minimumFractionDigits: 2 })}</td>
+                    <td className="num">
+                      {PAID_IN[t.method] !== undefined
+                        ? formatAmount(t.money, PAID_IN[t.method] ?? "")
+                        : t.money.toLocaleString("zh-CN", { minimumFractionDigits: 2 })}
+                    </td>
                     <td>{METHOD[t.method] ?? (t.method || "—")}</td>
                     <td>
                       <span className={`tag tag-${t.status}`}>{STATUS[t.status] ?? t.status}</span>
@@ -69,7 +80,7 @@ export function TopupsPanel() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <Pager of={answer.data} />
         </>
       )}

@@ -2,7 +2,7 @@
 
 /** The charts' frame and colours, the sums table under them, and their number formats. */
 import { ResponsiveContainer } from "recharts";
-import { formatUsd } from "@/src/shared/money";
+import { formatCount, formatUsd } from "@/src/shared/money";
 import { formatNumber } from "./format";
 
 export const COLORS = [
@@ -23,8 +23,8 @@ export const VOLUME_LINES = [
   { key: "completionTokens", name: "补全 tokens", axis: "tokens" },
 ] as const;
 
-export const tokens = (n: number) =>
-  n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}K` : formatNumber(n);
+/** Token counts the Chinese way (`36.64万`, `1.2亿`). */
+export const tokens = formatCount;
 
 export function Chart({ children, height = 280 }: { children: React.ReactElement; height?: number }) {
   return (
@@ -41,7 +41,7 @@ export type Row = { key: string; requests: number; usd: number; promptTokens: nu
 /** The table under a chart: one row per group, with totals. */
 export function SumsTable({ rows, label, total }: { rows: Row[]; label: string; total: Row }) {
   return (
-    <div className="table-wrap chart-table">
+    <div className="table-wrap chart-table" role="region" aria-label={`${label}明细表格`} tabIndex={0}>
       <table className="table">
         <thead>
           <tr>

@@ -5,13 +5,15 @@
  * charted with recharts. This module (and recharts with it) is loaded only on this tab.
  */
 import { useEffect, useMemo, useState } from "react";
+import { useRouter, useSearchParams } from "next/navigation";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { trpc } from "@/src/trpc/react";
 import { formatLocal, formatNumber } from "./format";
 import { Empty, Failed, Stat, useAnswer } from "./site-data";
-import { formatUsd } from "@/src/shared/money";
+import { formatCount, formatUsd } from "@/src/shared/money";
 import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens } from "./usage-charts";
 import { Exports } from "./usage-exports";
+import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
 import { balanceSeries, dailySeries } from "./usage-series";
 import { SyncStatus } from "./usage-sync";
@@ -29,14 +31,45 @@ function useNarrow(): boolean {
   return narrow;
 }
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DEFAULT_PRESET = "30d";
+
+/**
+ * The range and accounts of the URL (`range=7d`, or `from` and `to` for days of one's own, and
+ * `accounts=all`), so a reload or a shared link shows the same view; 30 days of the active account
+ * when it says nothing.
+ */
+function useUsageView() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const hrefWith = useHrefWith();
+  const from = params.get("from") ?? "";
+  const to = params.get("to") ?? "";
+  const custom = DAY.test(from) && DAY.test(to);
+  const preset = custom
+    ? "custom"
+    : (PRESETS.find((p) => p.key === params.get("range")) ?? PRESETS.find((p) => p.key === DEFAULT_PRESET)!).key;
+  const range: Range = custom ? { from, to } : PRESETS.find((p) => p.key === preset)!.range();
+  const accounts: "active" | "all" = params.get("accounts") === "all" ? "all" : "active";
+  const go = (changes: Record<string, string | null>) => router.replace(hrefWith(changes), { scroll: false });
+  return {
+    preset,
+    range,
+    accounts,
+    choosePreset: (key: string) => go({ range: key === DEFAULT_PRESET ? null : key, from: null, to: null }),
+    chooseRange: (next: Range) => go({ range: null, from: next.from, to: next.to }),
+    chooseAccounts: (a: "active" | "all") => go({ accounts: a === "all" ? "all" : null }),
+  };
+}
+
 export default function UsagePanel() {
   const tz = useMemo(zone, []);
   const narrow = useNarrow();
-  const [preset, setPreset] = useState("30d");
-  const [range, setRange] = useState<Range>(() => PRESETS[2]!.range());
-  const [accounts, setAccounts] = useState<"active" | "all">("active");
+  const { preset, range, accounts, choosePreset, chooseRange, chooseAccounts } = useUsageView();
+  // One day is charted by the hour; longer ranges by the day.
+  const byHour = range.from === range.to;
   const base = { ...range, tz, accounts };
-  const daysQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "day", split: "model" });
+  const daysQuery = trpc.usage.summary.useQuery({ ...base, groupBy: byHour ? "hour" : "day", split: "model" });
   const modelsQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "model" });
   const tokensQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "token" });
   const balanceQuery = trpc.usage.balance.useQuery(base);
@@ -45,14 +78,14 @@ export default function UsagePanel() {
   const tokenRows = useAnswer(tokensQuery);
   const balance = useAnswer(balanceQuery);
 
-  const { points: daily, stacked } = useMemo(
-    () =>
-      dailySeries(
-        days.data?.rows ?? [],
-        (models.data?.rows ?? []).map((r) => r.key),
-      ),
-    [days.data, models.data],
-  );
+  const { points: daily, stacked } = useMemo(() => {
+    const series = dailySeries(
+      days.data?.rows ?? [],
+      (models.data?.rows ?? []).map((r) => r.key),
+    );
+    // An hour's label is its time of day (`05:00`), a day's its month and day.
+    return byHour ? { ...series, points: series.points.map((p) => ({ ...p, day: String(p.day).slice(6) })) } : series;
+  }, [days.data, models.data, byHour]);
   const totals = days.data?.totals;
   const balancePoints = useMemo(() => balanceSeries(balance.data?.accounts ?? []), [balance.data]);
   const invalid = range.from > range.to;
@@ -67,15 +100,7 @@ export default function UsagePanel() {
         <div className="usage-controls">
           <div className="segmented" role="group" aria-label="时间范围">
             {PRESETS.map((p) => (
-              <button
-                key={p.key}
-                type="button"
-                aria-pressed={preset === p.key}
-                onClick={() => {
-                  setPreset(p.key);
-                  setRange(p.range());
-                }}
-              >
+              <button key={p.key} type="button" aria-pressed={preset === p.key} onClick={() => choosePreset(p.key)}>
                 {p.label}
               </button>
             ))}
@@ -90,15 +115,14 @@ export default function UsagePanel() {
                 max={end === "from" ? range.to : undefined}
                 aria-label={end === "from" ? "起始日" : "结束日"}
                 onChange={(e) => {
-                  setPreset("custom");
-                  if (e.target.value) setRange({ ...range, [end]: e.target.value });
+                  if (e.target.value) chooseRange({ ...range, [end]: e.target.value });
                 }}
               />
             </label>
           ))}
           <label className="inline">
             账户
-            <select value={accounts} onChange={(e) => setAccounts(e.target.value === "all" ? "all" : "active")}>
+            <select value={accounts} onChange={(e) => chooseAccounts(e.target.value === "all" ? "all" : "active")}>
               <option value="active">当前账户</option>
               <option value="all">全部账户</option>
             </select>
@@ -108,7 +132,11 @@ export default function UsagePanel() {
         {totals && (
           <div className="stats">
             <Stat label="消费" value={formatUsd(totals.usd)} note={`${range.from} 至 ${range.to}`} />
-            <Stat label="请求" value={formatNumber(totals.requests)} note="消费请求数" />
+            <Stat
+              label="请求"
+              value={formatCount(totals.requests)}
+              note={`消费请求 ${formatNumber(totals.requests)} 次`}
+            />
             <Stat label="提示 tokens" value={tokens(totals.promptTokens)} note={formatNumber(totals.promptTokens)} />
             <Stat
               label="补全 tokens"
@@ -132,7 +160,7 @@ export default function UsagePanel() {
       </section>
 
       <section className="card" aria-labelledby="daily-title">
-        <h2 id="daily-title">每日消费（按模型）</h2>
+        <h2 id="daily-title">{byHour ? "每小时消费（按模型）" : "每日消费（按模型）"}</h2>
         {days.loading ? (
           <p className="state">正在读取账本…</p>
         ) : !days.data ? (
@@ -154,8 +182,12 @@ export default function UsagePanel() {
               </BarChart>
             </Chart>
             <details className="chart-details">
-              <summary>每日明细</summary>
-              <SumsTable rows={[...days.data.rows].reverse()} label="日期" total={{ key: "", ...days.data.totals }} />
+              <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
+              <SumsTable
+                rows={[...days.data.rows].reverse()}
+                label={byHour ? "时间" : "日期"}
+                total={{ key: "", ...days.data.totals }}
+              />
             </details>
           </>
         )}
@@ -234,8 +266,12 @@ export default function UsagePanel() {
               </LineChart>
             </Chart>
             <details className="chart-details">
-              <summary>每日明细</summary>
-              <SumsTable rows={[...days.data.rows].reverse()} label="日期" total={{ key: "", ...days.data.totals }} />
+              <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
+              <SumsTable
+                rows={[...days.data.rows].reverse()}
+                label={byHour ? "时间" : "日期"}
+                total={{ key: "", ...days.data.totals }}
+              />
             </details>
           </>
         )}

@@ -89,7 +89,7 @@ export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite
 
   if (second) {
     return (
-      <main className="page narrow">
+      <main id="main" tabIndex={-1} className="page narrow">
         <header className="intro">
           <h1>两步验证</h1>
           <p className="muted">
@@ -125,7 +125,7 @@ export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite
   }
 
   return (
-    <main className="page narrow">
+    <main id="main" tabIndex={-1} className="page narrow">
       <header className="intro">
         <Link className="back" href="/">
           ← 不使用工作区，直接登录站点

@@ -2,7 +2,8 @@
  * A gateway site as a signed-in user sees it, for each family of gateway-user-api.md: new-api
  * (current and 2025-04), Veloera, one-api, one-hub and done-hub. Auth, page bases and sizes,
  * answer shapes, masked or zero ids, `other` as a JSON string vs `metadata` as an object, 301 on a
- * trailing-slash mismatch and 429 with an empty body, as those sites do. Used by `npm run demo`
+ * trailing-slash mismatch and 429 with an empty body, as those sites do; and the writes a user
+ * makes (redeeming a code, checking in) with their side effects. Used by `npm run demo`
  * and as the stand-in the tests run against.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -13,6 +14,7 @@ import { logsAnswer, statAnswer } from "./stand-in/logs";
 import { statusData } from "./stand-in/status";
 import { tokensAnswer, topupsAnswer } from "./stand-in/tokens";
 import type { GatewayOptions, GatewayUser, RunningGateway } from "./stand-in/types";
+import { answerWrite, isWrite, type WriteState } from "./stand-in/writes";
 
 export type * from "./stand-in/types";
 
@@ -37,6 +39,13 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
     send(res, status, { success: false, message, ...(status === 401 ? { code: "AUTH_UNAUTHORIZED" } : {}) });
   const accepted: number[] = [];
   let throttled = 0;
+  const writes: WriteState = {
+    family,
+    codes: options.codes ?? [],
+    compliance: options.compliance ?? true,
+    status: () => statusData(family, options.status ?? {}),
+    checkinReward: options.checkinReward ?? 5000,
+  };
   let inFlight = 0;
   let peak = 0;
 
@@ -92,6 +101,12 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
       accepted.push(now);
     }
     if (options.intercept?.(req, res)) return;
+    if (isWrite(req.method ?? "GET", path)) {
+      const user = authenticate(req, res);
+      if (!user) return;
+      if (!answerWrite(writes, user, req, res, url)) send(res, 404, { success: false, message: "Not Found" });
+      return;
+    }
     if (req.method === "GET" && !CANONICAL.includes(path)) {
       const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
       if (CANONICAL.includes(other)) {

@@ -125,7 +125,8 @@ export function demoHistory(opts: HistoryOptions = {}): History {
       status: "success",
     });
     credited += usd * QUOTA_PER_USD;
-    logs.push(note(at + 60, 1, `使用在线充值成功，充值金额: ${usd}，支付金额：${paid.toFixed(6)}`));
+    // As new-api writes it: the amount only in the text (LogQuota), the entry's quota 0.
+    logs.push(note(at + 60, 1, `使用在线充值成功，充值金额: ＄${usd.toFixed(6)} 额度，支付金额：${paid.toFixed(6)}`));
   };
 
   for (let d = 0; d <= days; d++) {
@@ -175,6 +176,7 @@ export function demoHistory(opts: HistoryOptions = {}): History {
           durationMs: Math.round(model.ms * (0.4 + rand() * 1.4)),
           stream: model.output > 0 && rand() < 0.7,
           content: `模型倍率 ${modelRatio.toFixed(2)}，补全倍率 ${completionRatio.toFixed(2)}，分组倍率 1.00`,
+          ratios: { model: modelRatio, completion: completionRatio },
         });
         token.usedQuota += quota;
         token.accessedTime = Math.max(token.accessedTime, at);

@@ -14,3 +14,18 @@ export const LOG_TYPE_NAMES: Record<LogType, string> = {
 
 /** A type's name; one a site invented is shown as it came. */
 export const logTypeName = (type: string): string => LOG_TYPE_NAMES[type as LogType] ?? type;
+
+/**
+ * The quota a top-up entry added: its own when the site wrote one, else the amount its text names
+ * (new-api writes a redeemed code's or a payment's amount only into the text, with quota 0:
+ * "通过兑换码充值 ＄10.000000 额度", "使用在线充值成功，充值金额: 5000000 点额度，支付金额：73"). Null
+ * when neither says.
+ */
+export function topupQuota(quota: number, content: string, quotaPerUnit: number): number | null {
+  if (quota !== 0) return quota;
+  const usd = /[＄$]\s*(\d[\d,]*(?:\.\d+)?)\s*额度/.exec(content);
+  if (usd?.[1]) return Math.round(Number(usd[1].replace(/,/g, "")) * quotaPerUnit);
+  const points = /(\d[\d,]*)\s*点额度/.exec(content);
+  if (points?.[1]) return Number(points[1].replace(/,/g, ""));
+  return null;
+}

@@ -1,4 +1,4 @@
-/** Money as every page, export and statement writes it: one rule for the decimals, one sign each. */
+/** Money and counts as every page, export and statement writes them: one rule for the decimals, one sign each. */
 
 /** How a site shows money (its `/api/status` settings, as the summary reports them). */
 export type MoneySettings = {
@@ -8,13 +8,16 @@ export type MoneySettings = {
   rate: number;
 };
 
-/** An amount with its sign: two decimals, and up to four below 1 (a fraction of a cent still counts). */
+/**
+ * An amount with its sign: two decimals from 1 up, four below it (a fraction of a cent still
+ * counts), so the amounts of a column line up: `$12.50`, `$0.8657`, `$0.0120`, `$0.0012`.
+ */
 export function formatAmount(value: number, symbol: string): string {
   const size = Math.abs(value);
-  const digits = { minimumFractionDigits: 2, maximumFractionDigits: size !== 0 && size < 1 ? 4 : 2 };
-  const text = `${symbol}${size.toLocaleString("en-US", digits)}`;
+  const places = size !== 0 && size < 0.99995 ? 4 : 2;
+  const text = `${symbol}${size.toLocaleString("en-US", { minimumFractionDigits: places, maximumFractionDigits: places })}`;
   // A refund is `-$0.0123`, the sign before the currency's.
-  return value < 0 && text !== `${symbol}0.00` ? `-${text}` : text;
+  return value < 0 && !/^\D*0\.0+$/.test(text) ? `-${text}` : text;
 }
 
 /** US dollars: `$1.25`, `$0.0042`. */
@@ -24,4 +27,16 @@ export const formatUsd = (usd: number): string => formatAmount(usd, "$");
 export function formatMoney(quota: number, money: MoneySettings): string {
   if (money.display === "TOKENS") return `${quota.toLocaleString("en-US")} 额度`;
   return formatAmount((quota / money.quotaPerUnit) * money.rate, money.symbol);
+}
+
+/**
+ * A large count the Chinese way: exact up to 99,999, then in 万 and 亿 with at most two decimals
+ * (`12.35万`, `3.2亿`). For totals and cards; table cells keep the exact number.
+ */
+export function formatCount(n: number): string {
+  const size = Math.abs(n);
+  const cut = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 2 });
+  if (size < 100_000) return n.toLocaleString("en-US");
+  if (size < 1e8) return `${cut(n / 1e4)}万`;
+  return `${cut(n / 1e8)}亿`;
 }

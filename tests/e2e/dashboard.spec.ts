@@ -2,7 +2,18 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import { ALICE, BOB, FAULT } from "../support/gateway";
-import { E2E_ADMIN_PASSWORD, EMPTY_URL, FAMILIES, SITES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
+import {
+  E2E_ADMIN_PASSWORD,
+  EMPTY_URL,
+  FAMILIES,
+  SITES,
+  URL_,
+  activeAccount,
+  expect,
+  fillSignIn,
+  shot,
+  test,
+} from "./fixtures";
 
 test.beforeEach(async ({ page, consoleErrors }) => {
   void consoleErrors;
@@ -18,6 +29,7 @@ test("shows the sign-in page to a visitor, with every registered site", async ({
     "失联站点",
     "即将移除的站点",
     ...FAMILIES.map((f) => `${f.family} 站点`),
+    "操作测试站点",
   ]);
   await page.getByLabel("站点").selectOption({ label: "旧版站点" });
   await expect(page.locator(".hint")).toHaveText(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -76,7 +88,7 @@ test("signs in, shows the account and quota, survives a reload, and signs out", 
   expect(body).toContain('"success":true');
   expect(body).not.toContain("sessionToken");
 
-  await expect(page.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("爱丽丝");
   // The landing page is every account at once; the account's own pages are its tabs.
   await expect(page.getByRole("region", { name: "全部账户" })).toBeVisible();
   await page.getByRole("link", { name: "概览", exact: true }).click();
@@ -101,13 +113,13 @@ test("signs in, shows the account and quota, survives a reload, and signs out", 
   expect(storage).not.toContain(ALICE.token);
 
   await page.reload();
-  await expect(page.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("爱丽丝");
 
   const cookie = (await context.cookies()).find((c) => c.name === "gd_session");
   expect(cookie?.httpOnly).toBe(true);
   expect(cookie?.sameSite).toBe("Lax");
 
-  await page.getByRole("button", { name: "退出登录" }).click();
+  await page.getByRole("button", { name: "退出当前账户" }).click();
   await expect(page.getByRole("heading", { name: "登录网关站点" })).toBeVisible();
   await shot(page, "03-signed-out");
 
@@ -148,12 +160,34 @@ for (const f of failures) {
     await fillSignIn(page, f.site, f.userId, f.token);
     await page.getByRole("button", { name: "登录" }).click();
     const live = page.locator("[aria-live]").filter({ hasText: f.message });
-    await expect(live).toHaveText(f.message);
-    await expect(page.getByLabel("访问令牌", { exact: true })).toHaveValue("");
+    await expect(live).toContainText(f.message);
+    // The site's header jargon explained; any other message as it is.
+    if (f.message.includes("New-Api-User")) await expect(live).toContainText("请核对用户ID");
+    else await expect(live).toHaveText(f.message);
+    // The token stays in its field, hidden, to correct the user id without pasting it again; never in the markup.
+    await expect(page.getByLabel("访问令牌", { exact: true })).toHaveValue(f.token);
+    await expect(page.getByLabel("访问令牌", { exact: true })).toHaveAttribute("type", "password");
     expect(await page.content()).not.toContain(f.token);
     await shot(page, `04-failure-${f.name}`);
   });
 }
+
+test("refuses a user id that is not a number before any site is asked, and says where to find both fields", async ({
+  page,
+}) => {
+  let logins = 0;
+  page.on("request", (r) => {
+    if (r.url().includes("auth.signIn")) logins++;
+  });
+  await fillSignIn(page, "旧版站点", "alice", ALICE.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.locator("[aria-live]").filter({ hasText: "用户ID应为数字" })).toBeVisible();
+  await expect(page.getByLabel("用户ID")).toBeFocused();
+  expect(logins).toBe(0);
+  await page.getByText("在哪里找到用户ID和访问令牌？").click();
+  await expect(page.getByText("系统访问令牌不是调用模型用的 sk- 开头的 API 密钥", { exact: false })).toBeVisible();
+  await shot(page, "04b-sign-in-help");
+});
 
 test("shows progress and cannot double-submit while the site is slow", async ({ page }) => {
   let logins = 0;
@@ -173,6 +207,11 @@ test("shows progress and cannot double-submit while the site is slow", async ({ 
 });
 
 test("signs in with the keyboard alone", async ({ page }) => {
+  // First the skip link, shown while focused; it leads to the page's main region.
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "跳到主要内容" });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
   await page.keyboard.press("Tab");
   await expect(page.getByLabel("站点")).toBeFocused();
   await page.keyboard.press("ArrowDown"); // 旧版站点
@@ -188,7 +227,18 @@ test("signs in with the keyboard alone", async ({ page }) => {
   await expect(page.getByLabel("访问令牌", { exact: true })).toHaveAttribute("type", "text");
   await page.keyboard.press("Shift+Tab");
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("heading", { name: "用户 102" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("用户 102");
+  // The focus lands on the page, not the body: Tab goes on from its top.
+  await expect(page.locator("#main")).toBeFocused();
+  // The account menu opens from the keyboard and Esc closes it, the focus back on its button.
+  const menu = page.getByRole("region", { name: "账户切换" }).locator("details");
+  await menu.locator("summary").focus();
+  await page.keyboard.press("Enter");
+  await expect(menu).toHaveAttribute("open", "");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Escape");
+  await expect(menu).not.toHaveAttribute("open");
+  await expect(menu.locator("summary")).toBeFocused();
   await page.getByRole("link", { name: "概览", exact: true }).click();
   await expect(page.getByRole("region", { name: "账户", exact: true })).toContainText("旧版站点");
 });
@@ -196,14 +246,14 @@ test("signs in with the keyboard alone", async ({ page }) => {
 test("notes a removed site, lists sessions, and signs out the other devices", async ({ page, browser }) => {
   await fillSignIn(page, "即将移除的站点", ALICE.id, ALICE.token);
   await page.getByRole("button", { name: "登录" }).click();
-  await expect(page.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("爱丽丝");
 
   // A second device signs in to the same account on the same site.
   const other = await browser.newPage();
   await other.goto(URL_);
   await fillSignIn(other, "即将移除的站点", ALICE.id, ALICE.token);
   await other.getByRole("button", { name: "登录" }).click();
-  await expect(other.getByRole("heading", { name: "爱丽丝" })).toBeVisible();
+  await expect(activeAccount(other)).toContainText("爱丽丝");
 
   await page.goto(`${URL_}/?tab=overview`);
   const sessions = page.getByRole("region", { name: "登录会话" });
@@ -241,7 +291,7 @@ test("fits a phone screen", async ({ page }) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await fillSignIn(page, "旧版站点", BOB.id, BOB.token);
   await page.getByLabel("访问令牌", { exact: true }).press("Enter");
-  await expect(page.getByRole("heading", { name: "用户 102" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("用户 102");
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
   expect(overflow).toBe(false);
   await shot(page, "08-phone");
@@ -266,7 +316,7 @@ for (const f of FAMILIES) {
     await page.getByRole("button", { name: "登录" }).click();
 
     // 概览: the live balance and today's spend, the site's family.
-    await expect(page.getByRole("heading", { name: `${f.family} 用户` })).toBeVisible();
+    await expect(activeAccount(page)).toContainText(`${f.family} 用户`);
     await page.getByRole("link", { name: "概览", exact: true }).click();
     const quota = page.getByRole("region", { name: "额度" });
     await expect(quota).toContainText(usd(f.totals.quota));
@@ -333,6 +383,10 @@ for (const f of FAMILIES) {
     const topups = page.getByRole("region", { name: "充值记录" });
     if (f.family === "new-api") {
       await expect(topups.locator("tbody tr").first()).toBeVisible();
+      // Every paid amount with its currency's sign.
+      for (const paid of await topups.locator("tbody tr td:nth-child(4)").allTextContents()) {
+        expect(paid).toMatch(/^[¥$]\d/);
+      }
       await shot(page, "13-topups");
     } else {
       await expect(topups).toContainText("这个站点不向用户提供充值订单记录");
@@ -348,7 +402,7 @@ test("fits a phone screen on every tab", async ({ page }) => {
   const f = FAMILIES.find((x) => x.family === "new-api")!;
   await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
   await page.getByLabel("访问令牌", { exact: true }).press("Enter");
-  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
   for (const [tab, region] of [
     ["", "全部账户"],
     ["overview", "额度"],
@@ -376,7 +430,7 @@ test("holds several accounts: add one, switch, see the totals, sign one out, rel
   const [a, b] = [FAMILIES.find((x) => x.family === "new-api")!, FAMILIES.find((x) => x.family === "one-hub")!];
   await fillSignIn(page, "new-api 站点", a.user.id, a.user.token);
   await page.getByRole("button", { name: "登录" }).click();
-  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
 
   // 添加账户: the sign-in page with a way back, then the overview with both.
   const switcher = page.getByRole("region", { name: "账户切换" });
@@ -387,7 +441,7 @@ test("holds several accounts: add one, switch, see the totals, sign one out, rel
   await shot(page, "18-add-account");
   await fillSignIn(page, "one-hub 站点", b.user.id, b.user.token);
   await page.getByRole("button", { name: "登录" }).click();
-  await expect(page.getByRole("heading", { name: "one-hub 用户" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("one-hub 用户");
   await expect(page).toHaveURL(`${URL_}/`);
 
   const overview = page.getByRole("region", { name: "全部账户" });
@@ -400,6 +454,9 @@ test("holds several accounts: add one, switch, see the totals, sign one out, rel
   });
   await expect(overview.getByRole("region", { name: "合计" })).toContainText(`$${total}`);
   await expect(overview).toContainText("2 个账户合计");
+  // The page is the person's; the header's button says what it ends.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("我的网关账户");
+  await expect(page.getByRole("button", { name: "退出当前账户" })).toHaveAttribute("title", /^退出 one-hub 用户；/);
   await shot(page, "15-accounts");
 
   // Sorted by balance: the larger first.
@@ -408,20 +465,38 @@ test("holds several accounts: add one, switch, see the totals, sign one out, rel
   await expect(rows.first()).toContainText(richer);
 
   // Switch by opening the other account's row: its pages follow.
-  await overview.getByRole("button", { name: /打开 new-api 站点/ }).click();
-  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await overview.getByRole("button", { name: /^打开账户：\s*new-api 用户/ }).click();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
   await expect(page).toHaveURL(/tab=overview/);
 
   // Reload: both accounts are still there, the switched-to one active.
   await page.reload();
-  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
   await switcher.locator("summary").click();
   await expect(switcher.getByRole("listitem")).toHaveCount(2);
   await shot(page, "16-switcher");
 
-  // Sign the active one out: the other becomes active.
+  // The other account's session ends elsewhere: the note names it and offers to sign it in again.
+  const { closeDb, createDb } = await import("../../src/server/db/client");
+  const db = createDb(process.env.E2E_DB_URL ?? "");
+  await db.session.deleteMany({ where: { siteUserId: BigInt(b.user.id) } });
+  await closeDb(db);
+  await page.reload();
+  const note = switcher.getByRole("status").filter({ hasText: "会话已过期" });
+  await expect(note).toContainText("one-hub 站点 · one-hub 用户 的会话已过期");
+  await shot(page, "16b-session-ended");
+  await note.getByRole("link", { name: "重新登录这个账户" }).click();
+  await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
+  await expect(page.getByLabel("站点").locator("option:checked")).toHaveText("one-hub 站点");
+  await expect(page.getByLabel("用户ID")).toHaveValue(String(b.user.id));
+  await page.getByLabel("访问令牌", { exact: true }).fill(b.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(activeAccount(page)).toContainText("one-hub 用户");
+
+  // Sign the other one out: the active one stays.
+  await switcher.locator("summary").click();
   await switcher.getByRole("button", { name: /退出 new-api 站点/ }).click();
-  await expect(page.getByRole("heading", { name: "one-hub 用户" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("one-hub 用户");
 
   // Sign out everything: the sign-in page.
   await switcher.locator("summary").click();
@@ -436,7 +511,7 @@ test("the overview fits a phone screen with several accounts", async ({ page }) 
     if (f === FAMILIES[1]) await shot(page, "19-phone-add-account");
     await fillSignIn(page, `${f.family} 站点`, f.user.id, f.user.token);
     await page.getByRole("button", { name: "登录" }).click();
-    await expect(page.getByRole("heading", { name: `${f.family} 用户` })).toBeVisible();
+    await expect(activeAccount(page)).toContainText(`${f.family} 用户`);
   }
   const overview = page.getByRole("region", { name: "全部账户" });
   await expect(overview.getByRole("list", { name: "账户" }).getByRole("listitem")).toHaveCount(3);
@@ -465,7 +540,7 @@ test("用量分析 charts the ledger synced at sign-in, loads its chart library 
   const f = FAMILIES.find((x) => x.family === "new-api")!;
   await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
   await page.getByRole("button", { name: "登录" }).click();
-  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
   await page.getByRole("link", { name: "用量分析" }).click();
   await expect(page).toHaveURL(/\?tab=usage$/);
 
@@ -494,9 +569,16 @@ test("用量分析 charts the ledger synced at sign-in, loads its chart library 
   await expect(byModel.locator("tfoot th").last()).toHaveText(spend ?? "");
   await shot(page, "20-usage");
 
-  // Another range: today only.
+  // Another range: today only, by the hour, kept in the URL.
   await page.getByRole("button", { name: "今天", exact: true }).click();
   await expect(page.getByRole("button", { name: "今天", exact: true })).toHaveAttribute("aria-pressed", "true");
+  await expect(page).toHaveURL(/range=today/);
+  await expect(page.getByRole("heading", { name: "每小时消费（按模型）" })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole("button", { name: "今天", exact: true })).toHaveAttribute("aria-pressed", "true");
+  const hourly = page.getByRole("region", { name: "每小时消费（按模型）" });
+  await hourly.getByText("每小时明细").click();
+  await expect(hourly.locator("tbody tr").first()).toContainText(":00");
 
   await page.setViewportSize({ width: 375, height: 740 });
   await page.getByRole("button", { name: "30 天" }).click();
@@ -506,13 +588,68 @@ test("用量分析 charts the ledger synced at sign-in, loads its chart library 
   await shot(page, "21-usage-phone");
 });
 
+test("使用日志 from the ledger: a part of a model name in any case, the range's totals, an entry's detail, a card per entry on a phone", async ({
+  page,
+}) => {
+  const f = FAMILIES.find((x) => x.family === "new-api")!;
+  await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
+  await page.goto(`${URL_}/?tab=usage`);
+  await expect(page.getByLabel("账本同步")).toContainText("上次同步", { timeout: 30_000 });
+
+  await page.goto(`${URL_}/?tab=logs`);
+  const logs = page.getByRole("region", { name: "使用日志", exact: true });
+  // The model field offers the names the ledger knows.
+  await expect(logs.locator("#log-models option").first()).toBeAttached();
+  await logs.getByLabel("模型").fill("SONNET");
+  await logs.getByRole("button", { name: "筛选" }).click();
+  await expect(page).toHaveURL(/model=SONNET/);
+  const rows = logs.locator("tbody tr.entry");
+  await expect(rows.first()).toBeVisible();
+  expect(new Set(await rows.locator(".c-model").allTextContents())).toEqual(new Set(["claude-sonnet-4"]));
+  const totals = logs.getByLabel("符合条件的合计");
+  await expect(totals).toContainText("消费请求");
+  await expect(totals).toContainText("花费");
+  const total = Number((await page.getByRole("navigation", { name: "分页" }).textContent())?.match(/共 (\d+) 条/)?.[1]);
+  await expect(totals.locator("dd").first()).toHaveText(`${total.toLocaleString("en-US")} 条`);
+  // The zone the times are in is named once.
+  await expect(logs.locator("thead th").first()).toHaveText(/^时间（.+）$/);
+
+  // An entry opens in place with every field and the site's ratios.
+  const open = rows.first().getByRole("button");
+  await open.click();
+  await expect(open).toHaveAttribute("aria-expanded", "true");
+  const detail = logs.locator(".log-detail");
+  await expect(detail).toContainText("模型倍率");
+  await expect(detail).toContainText("补全倍率");
+  await expect(detail).toContainText("分组");
+  await expect(detail).toContainText("内容");
+  await shot(page, "11b-logs-detail");
+  await open.click();
+  await expect(detail).toHaveCount(0);
+
+  // On a phone: a card per entry, its time, model and cost in sight; 上一页 and 下一页 side by side.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const cost = rows.first().locator(".c-cost");
+  await expect(cost).toBeVisible();
+  const box = await cost.boundingBox();
+  expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  const pager = page.getByRole("navigation", { name: "分页" });
+  const [back, next] = [pager.locator(".button").first(), pager.locator(".button").last()];
+  expect((await back.boundingBox())?.y).toBe((await next.boundingBox())?.y);
+  expect((await back.boundingBox())?.height).toBeLessThan(50);
+  await shot(page, "11c-logs-phone");
+});
+
 test("用量分析 downloads the range as CSV (its row count shown first) and the month's statement as PDF", async ({
   page,
 }) => {
   const f = FAMILIES.find((x) => x.family === "new-api")!;
   await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
   await page.getByRole("button", { name: "登录" }).click();
-  await expect(page.getByRole("heading", { name: "new-api 用户" })).toBeVisible();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
   await page.goto(`${URL_}/?tab=usage`);
   await expect(page.getByLabel("账本同步")).toContainText("上次同步", { timeout: 30_000 });
   await page.getByRole("button", { name: "30 天" }).click();
@@ -589,13 +726,22 @@ test("/admin: the operator signs in, adds sites of two families and an unreachab
   await add.getByRole("button", { name: "添加" }).click();
   const unreachable = page.getByRole("listitem", { name: "管理测试 不可达" });
   await expect(unreachable).toContainText("无法访问");
+  // Saved, and said so with what it means: not a plain 已保存.
+  await expect(add.locator(".notice")).toContainText("已保存，但站点现在无法访问");
 
   // Edit: another name and the one-hub's address, probed again.
   await added.getByRole("button", { name: "编辑" }).click();
   const edit = added.getByRole("form", { name: "保存修改" });
   await edit.getByLabel("名称").fill("管理测试 one-hub");
   await edit.getByLabel("地址").fill(hub.url);
-  await edit.getByLabel("每分钟请求数（留空为默认）").fill("30");
+  // A budget that is not a whole number in range is said in words, never saved as the default.
+  const budgetField = edit.getByLabel("每分钟请求数（留空为默认）");
+  for (const wrong of ["abc", "-5", "1.5"]) {
+    await budgetField.fill(wrong);
+    await edit.getByRole("button", { name: "保存修改" }).click();
+    await expect(edit.getByRole("alert")).toHaveText("每分钟请求数应为 1 到 100000 之间的整数；留空则使用默认值");
+  }
+  await budgetField.fill("30");
   // A new address is a move: the form says what it does, and a same-gateway claim is checked.
   await expect(edit).toContainText("在旧地址登录的会话全部结束");
   await edit.getByLabel(/新地址是同一网关/).check();
@@ -612,23 +758,28 @@ test("/admin: the operator signs in, adds sites of two families and an unreachab
   );
   await shot(page, "32-admin-sites");
 
-  // Remove both, each after saying how many live sessions it has.
+  // Remove both, each after saying whether it has live sessions (these have none).
   for (const item of [moved, unreachable]) {
     await item.getByRole("button", { name: "移除" }).click();
-    await expect(item.getByRole("alertdialog", { name: "确认移除" })).toContainText("个有效会话");
+    await expect(item.getByRole("alertdialog", { name: "确认移除" })).toContainText("该站点没有有效会话。确认移除");
     await item.getByRole("button", { name: "确认移除" }).click();
     await expect(item).toHaveCount(0);
   }
 
+  // The audit log reads as sentences: who did what to which site.
   const audit = page.getByRole("region", { name: "审计日志" });
-  await expect(audit.locator("tbody tr").first()).toContainText("移除站点");
-  await expect(audit).toContainText("修改站点");
-  await expect(audit).toContainText("添加站点");
-  await expect(audit).toContainText("登录失败");
+  const lines = audit.getByRole("listitem");
+  await expect(lines.first()).toContainText("的管理员移除了站点「管理测试 不可达」（http://127.0.0.1:9）");
+  await expect(audit).toContainText(
+    `修改了站点「管理测试 new-api」：名称「管理测试 new-api」改为「管理测试 one-hub」；地址 ${newApi.url} 改为 ${hub.url}；请求预算由默认改为每分钟 30 次`,
+  );
+  await expect(audit).toContainText("添加了站点「管理测试 new-api」");
+  await expect(audit).toContainText("登录站点管理失败");
+  expect(await audit.locator("code").count()).toBe(0);
   // Only the site changes: no sign-ins among them.
   await audit.getByLabel("显示").selectOption({ label: "站点变更" });
-  await expect(audit.locator("tbody tr")).toHaveCount(5);
-  await expect(audit.locator("tbody")).not.toContainText("登录");
+  await expect(lines).toHaveCount(5);
+  await expect(audit.getByRole("list")).not.toContainText("登录");
   await shot(page, "35-admin-audit");
 
   await page.setViewportSize({ width: 375, height: 740 });

@@ -11,7 +11,10 @@ export const SITES = JSON.parse(process.env.E2E_SITES ?? "{}") as {
   removable: number;
 };
 
-export { E2E_ADMIN_PASSWORD } from "./constants";
+export { E2E_ADMIN_PASSWORD, E2E_REDEEM_CODE } from "./constants";
+
+/** The account of the site kept for the writes (check-in on, one code). */
+export const ACTING = JSON.parse(process.env.E2E_ACTING ?? "{}") as { user: { id: number; token: string } };
 
 /** The stand-in site of every gateway family (`<family> 站点`), its user and the history it serves. */
 export const FAMILIES = JSON.parse(process.env.E2E_FAMILIES ?? "[]") as {
@@ -54,3 +57,6 @@ export async function fillSignIn(page: Page, site: string, userId: string | numb
   await page.getByLabel("用户ID").fill(String(userId));
   await page.getByLabel("访问令牌", { exact: true }).fill(token);
 }
+
+/** The active account as the account menu names it (the page's heading is the person's on 全部账户). */
+export const activeAccount = (page: Page) => page.getByRole("region", { name: "账户切换" }).locator("summary");

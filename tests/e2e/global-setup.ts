@@ -1,7 +1,7 @@
 import { setOperatorPassword } from "../../src/server/admin/operator";
 import { siteRegistry } from "../../src/server/sites/registry";
 // Not from ./fixtures: the runner would keep that module as loaded here, before the sites exist.
-import { E2E_ADMIN_PASSWORD } from "./constants";
+import { E2E_ADMIN_PASSWORD, E2E_REDEEM_CODE } from "./constants";
 import { tempSqlite } from "../support/db";
 import { startApp } from "../support/server";
 import { FAMILY_LIST, startFamilySite } from "../support/families";
@@ -24,12 +24,20 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // One site of every gateway family, each with a month of history.
   const families = await Promise.all(FAMILY_LIST.map((family, i) => startFamilySite(family, i)));
   for (const f of families) await siteRegistry(fx.store.db).add({ name: `${f.family} 站点`, url: f.gateway.url });
+  // A new-api site of its own for the writes (check-in on, two codes), so no other test sees its balance move.
+  const acting = await startFamilySite("new-api", 9, {
+    status: { checkin_enabled: true },
+    checkinReward: 4821,
+    codes: [{ key: E2E_REDEEM_CODE, quota: 5_000_000, status: 1, id: 1 }],
+  });
+  await siteRegistry(fx.store.db).add({ name: "操作测试站点", url: acting.gateway.url });
   // The operator's password on the store with sites (the empty one has none: /admin says how to set it).
   await setOperatorPassword(fx.store.db, E2E_ADMIN_PASSWORD);
   process.env.E2E_URL = app.url;
   process.env.E2E_EMPTY_URL = emptyApp.url;
   process.env.E2E_DB_URL = fx.store.url;
   process.env.E2E_SITES = JSON.stringify({ ...fx.sites, removable: removable.id });
+  process.env.E2E_ACTING = JSON.stringify({ user: { id: acting.user.id, token: acting.user.token } });
   process.env.E2E_FAMILIES = JSON.stringify(
     families.map((f) => ({
       family: f.family,
@@ -42,6 +50,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   );
   return async () => {
     await Promise.all([app.stop(), emptyApp.stop()]);
-    await Promise.all([fx.close(), empty.cleanup(), ...families.map((f) => f.gateway.close())]);
+    await Promise.all([fx.close(), empty.cleanup(), acting.gateway.close(), ...families.map((f) => f.gateway.close())]);
   };
 }

@@ -37,7 +37,7 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await page.getByRole("button", { name: "验证并保存" }).click();
   const rows = page.getByRole("list", { name: "账户" }).getByRole("listitem");
   await expect(rows).toHaveCount(2);
-  await expect(page.getByRole("button", { name: /^打开 / })).toHaveCount(2);
+  await expect(page.getByRole("button", { name: /^打开账户：/ })).toHaveCount(2);
   await expect(rows.filter({ hasText: "桌面主力" })).toContainText("余额");
   await shot(page, "workspace-desktop");
 

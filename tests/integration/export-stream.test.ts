@@ -52,6 +52,7 @@ beforeAll(async () => {
         durationMs: 900,
         stream: i % 3 === 0,
         content: i % 1000 === 0 ? "说明, 含逗号" : "",
+        detail: "",
       });
     }
     await ledgerStore(store.db).commit(owner, rows, "test", rows[rows.length - 1]!.at);

@@ -88,7 +88,11 @@ describe("the CSV export", () => {
       error: "错误",
     };
     const cell = (s: string) => (/^[=+\-@\t\r]/.test(s) ? `'${s}` : s);
+    // A top-up counts with its amount, which new-api writes only into the text (its quota is 0).
+    const topups = new Map(a.site.history.topups.map((t) => [t.createTime + 60, t.amount * 500_000]));
+    expect(entries.some((e) => e.type === "topup")).toBe(true);
     entries.forEach((e, i) => {
+      const quota = e.type === "topup" ? topups.get(e.at) : Number(e.quota);
       expect(rows[i + 1], `row ${i + 1}`).toEqual([
         localTime(e.at),
         "导出站点",
@@ -98,8 +102,8 @@ describe("the CSV export", () => {
         cell(e.tokenName),
         String(e.promptTokens),
         String(e.completionTokens),
-        String(e.quota),
-        String(Math.round((Number(e.quota) / 500_000) * 1e6) / 1e6),
+        String(quota),
+        String(Math.round(((quota ?? NaN) / 500_000) * 1e6) / 1e6),
         e.durationMs === null ? "" : String(e.durationMs),
         e.stream ? "是" : "否",
         cell(e.content),
@@ -172,7 +176,8 @@ describe("the PDF statement", () => {
       groupBy: "model",
     });
     const usd = (n: number) =>
-      `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: Math.abs(n) < 1 && n !== 0 ? 4 : 2 })}`;
+      `$${n.toLocaleString("en-US", { minimumFractionDigits: places(n), maximumFractionDigits: places(n) })}`;
+    const places = (n: number) => (n !== 0 && Math.abs(n) < 0.99995 ? 4 : 2);
     expect(single.text).toContain(`用量对账单 ${month}`);
     expect(single.text).toContain("导出站点");
     expect(single.text).toContain("user-new-api");
@@ -180,6 +185,13 @@ describe("the PDF statement", () => {
     expect(single.text).toContain(usd(summary.data.totals.usd));
     expect(single.text).toContain(summary.data.totals.requests.toLocaleString("en-US"));
     expect(single.text).toContain("期末余额");
+    // Each top-up with its amount, which new-api writes only into the text.
+    const topupLines = single.text.split("\n").filter((l) => l.includes("使用在线充值成功"));
+    expect(topupLines.length).toBeGreaterThan(0);
+    for (const line of topupLines) {
+      const named = /充值金额: ＄(\d+)\.0+ 额度/.exec(line)?.[1];
+      expect(line.trimEnd().endsWith(usd(Number(named)))).toBe(true);
+    }
 
     const both = await callerFor(store.db, { cookie: b.cookie }).api.export.statement({
       month,

@@ -297,6 +297,7 @@ describe("the PDF statement of a month with 20,000 token names", () => {
       durationMs: 100,
       stream: false,
       content: "",
+      detail: "",
     }));
     const key = { siteId, siteUserId: BigInt(USER.id) };
     await store.db.ledgerSync.upsert({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayIn } from "../../src/server/core/time";
+import { addDays, dayIn, offsetAt } from "../../src/server/core/time";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily, StandInLog } from "../../src/demo/gateway";
 import { bearer, callerFor, expectBadParam } from "../support/caller";
@@ -53,7 +53,7 @@ describe("usage.summary", () => {
       const a = await synced("new-api", 0);
       const { api } = callerFor(store.db, bearer(a.token));
       const to = dayIn(tz, NOW * 1000);
-      const from = dayIn(tz, (NOW - 34 * 86_400) * 1000);
+      const from = addDays(to, -34);
       const inRange = a.logs.filter((l) => {
         const day = dayIn(tz, l.createdAt * 1000);
         return day >= from && day <= to;
@@ -137,13 +137,43 @@ describe("usage.summary", () => {
     expect(viaBearer.data.accounts.map((x) => x.userId)).toEqual([first.site.user.id]);
   });
 
+  it.each(["Asia/Shanghai", "Asia/Kolkata", "America/New_York"])(
+    "groups by the hours of %s's clock, every hour a row, as the log's truth",
+    async (tz) => {
+      const a = await synced("new-api", 0);
+      const { api } = callerFor(store.db, bearer(a.token));
+      const to = dayIn(tz, NOW * 1000);
+      const from = addDays(to, -2);
+      const hours = await api.usage.summary({ from, to, tz, groupBy: "hour", split: "model" });
+      const hourOf = (at: number) => {
+        const local = new Date(at * 1000 + offsetAt(tz, at * 1000)).toISOString();
+        return `${local.slice(0, 10)} ${local.slice(11, 13)}:00`;
+      };
+      const inRange = consume(a.logs).filter((l) => {
+        const day = dayIn(tz, l.createdAt * 1000);
+        return day >= from && day <= to;
+      });
+      const truth = by(inRange, (l) => hourOf(l.createdAt));
+      expect(hours.data.rows.length).toBeGreaterThanOrEqual(3 * 24 - 1);
+      expect(hours.data.rows[0]?.key).toBe(`${from} 00:00`);
+      expect(hours.data.rows.map((r) => r.key)).toEqual([...hours.data.rows.map((r) => r.key)].sort());
+      for (const row of hours.data.rows) {
+        const t = truth.get(row.key) ?? { requests: 0, quota: 0, promptTokens: 0, completionTokens: 0 };
+        expect({ requests: row.requests, quota: row.quota }, row.key).toEqual({ requests: t.requests, quota: t.quota });
+      }
+      const days = await api.usage.summary({ from, to, tz, groupBy: "day" });
+      expect(hours.data.totals).toEqual(days.data.totals);
+    },
+  );
+
   it.each([
     [{ from: "2026-13-01" }, "from"],
     [{ from: "2026-02-30" }, "from"],
     [{ to: "yesterday" }, "to"],
     [{ from: "2026-05-02", to: "2026-05-01" }, "to"],
     [{ from: "2020-01-01", to: "2026-01-01" }, "to"],
-    [{ groupBy: "hour" }, "groupBy"],
+    [{ groupBy: "minute" }, "groupBy"],
+    [{ groupBy: "hour" }, "groupBy"], // 30 days by default: more than a week of hours
     [{ accounts: "some" }, "accounts"],
     [{ tz: "Mars/Olympus" }, "tz"],
     [{ split: "token" }, "split"],

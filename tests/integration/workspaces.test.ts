@@ -707,15 +707,18 @@ describe("around the clock", () => {
       expect((await api.account.overviewRow({ key, tz })).state).toBe("ok");
       expect(site.requests.length).toBeGreaterThan(asked);
 
-      // The site goes away: 使用日志 answers from the ledger, marked so, with the site's filters.
+      // 使用日志 answers from the ledger, which holds the range; the site is read for what is newer.
       const fromSite = await api.account.logs({ page: 1, pageSize: 20 });
-      expect(fromSite.success && fromSite.data.fromLedger).toBe(undefined);
+      expect(fromSite.success && fromSite.data.ledger?.recent).toBe("included");
+      // The site goes away: still from the ledger, saying that the newest part could not be read.
       await site.close();
       closed = true;
       freshProcessState();
       const fromLedger = await api.account.logs({ page: 2, pageSize: 20, type: "consume" });
       if (!fromLedger.success) throw new Error(fromLedger.message);
-      expect(fromLedger.data.fromLedger?.reason).toMatch(/^无法连接站点|^站点/);
+      expect(fromLedger.data.source).toBe("ledger");
+      expect(fromLedger.data.ledger?.recent).toBe("failed");
+      expect(fromLedger.data.ledger?.reason).toMatch(/^无法连接站点|^站点/);
       const consumed = history.logs.filter((l) => l.type === 2).sort((a, b) => b.createdAt - a.createdAt);
       expect(fromLedger.data.total).toBe(consumed.length);
       // Newest first (entries of one second in either order).

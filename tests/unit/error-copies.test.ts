@@ -3,7 +3,7 @@ import { SiteBusy } from "../../src/server/gateway/gate";
 import { SiteDataError } from "../../src/server/site-data/site-data";
 
 type Gate = typeof import("../../src/server/gateway/gate");
-type SiteData = typeof import("../../src/server/site-data/site-data");
+type SiteData = typeof import("../../src/server/site-data/calls");
 
 /** A second copy of a module (the query makes it another module to the loader). */
 const secondCopy = <T>(path: string): Promise<T> => import(`${path}?another-copy`) as Promise<T>;
@@ -22,7 +22,7 @@ describe("errors made by another copy of their module", () => {
     expect(new Error("site busy")).not.toBeInstanceOf(SiteBusy);
     expect(null).not.toBeInstanceOf(SiteBusy);
 
-    const data = await secondCopy<SiteData>("../../src/server/site-data/site-data");
+    const data = await secondCopy<SiteData>("../../src/server/site-data/calls");
     expect(data.SiteDataError).not.toBe(SiteDataError);
     const foreign = new data.SiteDataError("站点繁忙，请稍后再试", "busy");
     expect(foreign).toBeInstanceOf(SiteDataError);

@@ -95,7 +95,14 @@ export function newApiLogRow(l: StandInLog, id: number, userId: unknown, usernam
     group: l.group ?? "default",
     ...(withIp ? { ip: "", request_id: `2026${String(l.createdAt)}${String(id).padStart(8, "0")}` } : {}),
     other:
-      l.type === 2 ? JSON.stringify({ model_ratio: 0.075, group_ratio: 1, completion_ratio: 4, frt: 612 }) : "null",
+      l.type === 2
+        ? JSON.stringify({
+            model_ratio: l.ratios?.model ?? 0.075,
+            group_ratio: 1,
+            completion_ratio: l.ratios?.completion ?? 4,
+            frt: 612,
+          })
+        : "null",
   };
 }
 
@@ -111,7 +118,13 @@ export function hubLogRow(l: StandInLog, userId: unknown, username: unknown, don
     ...(doneHub ? { request_id: "", upstream_request_id: "" } : {}),
     metadata:
       l.type === 2
-        ? { group_name: "default", group_ratio: 1, input_ratio: 0.075, output_ratio: 0.3, price_type: "tokens" }
+        ? {
+            group_name: "default",
+            group_ratio: 1,
+            input_ratio: l.ratios?.model ?? 0.075,
+            output_ratio: (l.ratios?.model ?? 0.075) * (l.ratios?.completion ?? 4),
+            price_type: "tokens",
+          }
         : null,
     channel: null,
   };

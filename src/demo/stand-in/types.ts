@@ -17,6 +17,8 @@ export type StandInLog = {
   stream: boolean;
   content: string;
   group?: string;
+  /** The model and completion ratios the site priced the call with (new-api's `other`, one-hub's `metadata`). */
+  ratios?: { model: number; completion: number };
 };
 
 export type StandInToken = {
@@ -54,6 +56,9 @@ export type GatewayUser = {
   topups?: StandInTopup[];
 };
 
+/** A redemption code of the stand-in site: 1 enabled, 2 disabled, 3 used; `expiresAt` 0 = never. */
+export type StandInCode = { key: string; quota: number; status: 1 | 2 | 3; expiresAt?: number; id?: number };
+
 export type GatewayOptions = {
   users: GatewayUser[];
   /** Which gateway to be; new-api when `requireUserHeader`, else one-api (the sign-in stand-ins). */
@@ -68,6 +73,12 @@ export type GatewayOptions = {
   rateLimit?: { max: number; windowMs: number };
   /** Delay before every answer, as a distant site has. */
   latencyMs?: number;
+  /** The site's redemption codes (spent as they are redeemed). */
+  codes?: StandInCode[];
+  /** new-api: whether its administrator confirmed the payment compliance terms (redeeming is closed until then); default true. */
+  compliance?: boolean;
+  /** The check-in reward in quota (new-api's min = max, Veloera's CheckInQuota); default 5000. */
+  checkinReward?: number;
   /** Lets a test take over a request before the contract answers it; return true when handled. */
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
   host?: string;

@@ -1,4 +1,5 @@
 import { accountRouter } from "./routers/account";
+import { actionsRouter } from "./routers/actions";
 import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
 import { exportRouter } from "./routers/export";
@@ -10,6 +11,7 @@ import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
   account: accountRouter,
+  actions: actionsRouter,
   admin: adminRouter,
   auth: authRouter,
   export: exportRouter,

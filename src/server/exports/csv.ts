@@ -8,7 +8,7 @@
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryCursor, type EntryFilter, type EntryRow } from "../ledger/store";
 import type { LogType } from "../gateway/reads";
-import { logTypeName } from "../../shared/log-types";
+import { logTypeName, topupQuota } from "../../shared/log-types";
 import type { Reader } from "../ledger/analytics";
 import { offsetAt } from "../core/time";
 
@@ -111,20 +111,24 @@ export function usageCsv(
   const names = new Map(
     readers.map((r) => [r, [neutralize(r.site?.name ?? "（站点已移除）"), neutralize(r.username || String(r.userId))]]),
   );
-  const line = (r: Reader, e: EntryRow) => [
-    time(e.at),
-    ...(names.get(r) as string[]),
-    logTypeName(e.type),
-    neutralize(e.model),
-    neutralize(e.tokenName),
-    e.promptTokens,
-    e.completionTokens,
-    e.quota,
-    round6(e.quota / r.quotaPerUnit),
-    e.durationMs ?? "",
-    e.stream ? "是" : "否",
-    neutralize(e.content),
-  ];
+  const line = (r: Reader, e: EntryRow) => {
+    // A top-up the site wrote only into its text counts with the amount the text names.
+    const quota = e.type === "topup" ? (topupQuota(e.quota, e.content, r.quotaPerUnit) ?? 0) : e.quota;
+    return [
+      time(e.at),
+      ...(names.get(r) as string[]),
+      logTypeName(e.type),
+      neutralize(e.model),
+      neutralize(e.tokenName),
+      e.promptTokens,
+      e.completionTokens,
+      quota,
+      round6(quota / r.quotaPerUnit),
+      e.durationMs ?? "",
+      e.stream ? "是" : "否",
+      neutralize(e.content),
+    ];
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {

@@ -13,6 +13,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import PDFDocument from "pdfkit";
 import { formatMoney, formatUsd } from "../../shared/money";
+import { topupQuota } from "../../shared/log-types";
 import { Refusal } from "../core/errors";
 import { processState, type StatePart } from "../core/process-state";
 import { MSG } from "../core/messages";
@@ -257,9 +258,16 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
       [
         { title: "时间", width: 110 },
         { title: "说明", width: WIDTH - 190, align: "left" },
-        { title: "额度", width: 80 },
+        { title: "金额", width: 80 },
       ],
-      part.topups.map((x) => [localTime(tz, x.at * 1000), x.content || "充值", x.quota ? int(x.quota) : "—"]),
+      part.topups.map((x) => {
+        const quota = topupQuota(x.quota, x.content, reader.quotaPerUnit);
+        return [
+          localTime(tz, x.at * 1000),
+          x.content || "充值",
+          quota === null ? "—" : formatMoney(quota, reader.money),
+        ];
+      }),
     );
   }
 }

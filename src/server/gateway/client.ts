@@ -39,8 +39,11 @@ export const REASON = {
 
 export class GatewayError extends Error {}
 
-/** One GET to a site. The access token and user id are sent only when given. */
+/** One call to a site (a GET unless said). The access token and user id are sent only when given. */
 export type SiteCall = {
+  method?: "GET" | "POST" | "PUT" | "DELETE";
+  /** Sent as JSON. */
+  body?: unknown;
   siteUrl: string;
   /** A canonical path of gateway-user-api.md, e.g. `/api/log/self` or `/api/token/`. */
   path: string;
@@ -81,7 +84,7 @@ function reasonFor(error: unknown, signal: AbortSignal): string {
 }
 
 /**
- * One GET within the time limit and size cap, following no redirect (a site that redirects could
+ * One call within the time limit and size cap, following no redirect (a site that redirects could
  * bounce this server, user-id headers and all, to an internal address).
  */
 export async function callSite(call: SiteCall): Promise<SiteAnswer> {
@@ -96,9 +99,11 @@ export async function callSite(call: SiteCall): Promise<SiteAnswer> {
     if (call.userId !== undefined) {
       for (const name of USER_ID_HEADERS) headers.set(name, String(call.userId));
     }
+    if (call.body !== undefined) headers.set("Content-Type", "application/json");
     const response = await fetch(siteUrlOf(call), {
-      method: "GET",
+      method: call.method ?? "GET",
       headers,
+      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
       redirect: "manual",
       signal: controller.signal,
     });

@@ -37,6 +37,11 @@ export const logItemSchema = z
     durationMs: z.number().nullable(),
     stream: z.boolean(),
     content: z.string(),
+    detail: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .describe(
+        "站点附带的其他信息（分组、请求 ID、倍率等，如 model_ratio、completion_ratio、group_ratio），键名与站点相同；没有时为空对象",
+      ),
   })
   .meta({ id: "LogItem" });
 export type LogItem = z.infer<typeof logItemSchema>;
@@ -98,6 +103,10 @@ type Row = Record<string, unknown>;
 export const NAME_MAX = 200;
 /** Longest log text kept. */
 export const CONTENT_MAX = 2000;
+/** At most this many extra fields of a log entry are kept, each value at most DETAIL_TEXT_MAX characters. */
+export const DETAIL_KEYS_MAX = 24;
+const DETAIL_TEXT_MAX = 200;
+const DETAIL_KEY = /^[A-Za-z][A-Za-z0-9_]{0,39}$/;
 /** The last second a date holds in every store and format (9999-12-31T23:59:59Z). */
 const LAST_SECOND = 253_402_300_799;
 
@@ -246,6 +255,37 @@ function durationMs(row: Row): number | null {
   return null;
 }
 
+export type LogDetail = LogItem["detail"];
+
+/**
+ * What a log entry carries besides its columns: its group and request id, and the flat values of
+ * new-api's `other` (a JSON string) or one-hub's `metadata` (an object): the ratios, cache tokens,
+ * first-token time. Only plain scalars under plain keys, bounded in number and length.
+ */
+export function logDetail(row: Row): LogDetail {
+  const out: LogDetail = {};
+  const add = (key: string, v: unknown) => {
+    if (Object.keys(out).length >= DETAIL_KEYS_MAX || !DETAIL_KEY.test(key) || key in out) return;
+    if (typeof v === "string" && v !== "") out[key] = cutText(v, DETAIL_TEXT_MAX);
+    else if (typeof v === "number" && Number.isFinite(v)) out[key] = v;
+    else if (typeof v === "boolean") out[key] = v;
+  };
+  add("group", row.group);
+  add("request_id", row.request_id);
+  let extra: unknown = row.metadata ?? row.other;
+  if (typeof extra === "string" && extra.length <= 20_000) {
+    try {
+      extra = JSON.parse(extra);
+    } catch {
+      extra = null;
+    }
+  }
+  if (extra !== null && typeof extra === "object" && !Array.isArray(extra)) {
+    for (const [k, v] of Object.entries(extra as Row)) add(k, v);
+  }
+  return out;
+}
+
 export function logItem(family: Family, row: Row, money: Money): LogItem {
   const quota = num(row.quota);
   return {
@@ -260,6 +300,7 @@ export function logItem(family: Family, row: Row, money: Money): LogItem {
     durationMs: durationMs(row),
     stream: row.is_stream === true,
     content: str(row.content, CONTENT_MAX),
+    detail: logDetail(row),
   };
 }
 

@@ -3,6 +3,7 @@
  * validate with. JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output is used as is.
  */
 import { components } from "./openapi/common";
+import { actionPaths } from "./openapi/action-paths";
 import { adminPaths } from "./openapi/admin-paths";
 import { userPaths } from "./openapi/user-paths";
 import { workspacePaths } from "./openapi/workspace-paths";
@@ -21,6 +22,7 @@ export function openApiDocument(): object {
     },
     paths: {
       ...userPaths(),
+      ...actionPaths(),
       ...workspacePaths(),
       ...adminPaths(),
     },

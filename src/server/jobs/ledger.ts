@@ -7,6 +7,7 @@
  */
 import pLimit from "p-limit";
 import { LedgerBusy, pruneLedgers, syncLedger } from "../ledger/sync";
+import { pruneActionRecords } from "../actions/records";
 import { SiteDataError } from "../site-data/site-data";
 import { syncDue } from "../ledger/schedule";
 import { lastSyncs } from "../ledger/sync-status";
@@ -170,6 +171,9 @@ export function startLedgerJobs(): void {
     await runLeased(db, "ledger.prune", { leaseMs, everyMs: PRUNE_EVERY_MS }, async () => {
       const n = await pruneLedgers(db, opts.keepDays);
       if (n > 0) logEvent("ledger.pruned", { count: n });
+      // The 操作记录 are kept a year, pruned on the same hourly pass.
+      const records = await pruneActionRecords(db);
+      if (records > 0) logEvent("actions.pruned", { count: records });
     });
   });
 }

@@ -13,9 +13,9 @@ import { listed } from "../accounts/browser-accounts";
 import type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
 
 export type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
-import { dayIn, dayStart, dayStarts, nextDay } from "../core/time";
+import { dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
 
-export type GroupBy = "day" | "model" | "token" | "type";
+export type GroupBy = "day" | "hour" | "model" | "token" | "type";
 
 /** One account whose ledger is read: a live session of it, and its site's money settings. */
 export type Reader = Owner & {
@@ -115,6 +115,21 @@ function daysOf(tz: string, from: string, to: string) {
 }
 
 /**
+ * The hours of those days on tz's clock, keyed `YYYY-MM-DD HH:00` (a day of a clock change has 23
+ * or 25; an hour the clock repeats is one key). In a zone off the whole hour they start off it too.
+ */
+function hoursOf(tz: string, days: Array<{ start: number; end: number }>) {
+  const out: Array<{ day: string; start: number; end: number }> = [];
+  for (const d of days) {
+    for (let at = d.start; at < d.end; at += 3600) {
+      const local = new Date((at + offsetAt(tz, at * 1000) / 1000) * 1000).toISOString();
+      out.push({ day: `${local.slice(0, 10)} ${local.slice(11, 13)}:00`, start: at, end: Math.min(at + 3600, d.end) });
+    }
+  }
+  return out;
+}
+
+/**
  * Spend, requests and tokens over the calendar days from..to in tz, grouped by day (every day of
  * the range, empty ones too), model, token or type. Every group but `type` counts consume entries
  * (the spend, as the sites' own statistics count it). `split: "model"` adds each day's USD per model.
@@ -151,7 +166,10 @@ export async function summaryOf(
   readers: Reader[],
   q: { from: string; to: string; tz: string; groupBy: GroupBy; split?: "model" },
 ): Promise<UsageSummary> {
-  const days = daysOf(q.tz, q.from, q.to);
+  // By hour, the hours are what the days are by day: every one a row, edges inside hours moved across.
+  const calendar = daysOf(q.tz, q.from, q.to);
+  const days = q.groupBy === "hour" ? hoursOf(q.tz, calendar) : calendar;
+  const periodic = q.groupBy === "day" || q.groupBy === "hour";
   const range = {
     from: (days[0] as { start: number }).start,
     to: (days[days.length - 1] as { end: number }).end,
@@ -168,7 +186,7 @@ export async function summaryOf(
     }
     return row;
   };
-  if (q.groupBy === "day") for (const d of days) rowOf(d.day);
+  if (periodic) for (const d of days) rowOf(d.day);
   const edges = edgesInsideHours(days);
   const edgeAt = new Map(edges.map((e) => [e.hourEnd - 3600, e]));
   const windowsOf = (list: typeof edges) => list.map((e) => ({ from: e.at, to: e.hourEnd }));
@@ -185,11 +203,14 @@ export async function summaryOf(
           row.split[splitKey] = (row.split[splitKey] ?? 0) + spent;
         }
       };
-      if (q.groupBy !== "day") {
-        for (const g of await store.grouped([r], range, q.groupBy)) put(rowOf(g.key), g, 1);
+      if (!periodic) {
+        for (const g of await store.grouped([r], range, q.groupBy as Exclude<GroupBy, "day" | "hour">)) {
+          put(rowOf(g.key), g, 1);
+        }
         // The hourly totals start at the first whole hour and end with the hour the range ends in.
         const ends = edges.filter((e) => e.index === 0 || e.index === days.length);
-        for (const g of await store.entrySums([r], windowsOf(ends), range.consumeOnly, q.groupBy)) {
+        const by = q.groupBy as Exclude<GroupBy, "day" | "hour">;
+        for (const g of await store.entrySums([r], windowsOf(ends), range.consumeOnly, by)) {
           put(rowOf(g.key), g, edgeAt.get(g.hour)!.index === 0 ? 1 : -1);
         }
         return;
@@ -212,13 +233,13 @@ export async function summaryOf(
     }),
   );
   // A group the edges took everything from is no group.
-  if (q.groupBy !== "day") for (const [key, row] of rows) if (row.requests === 0 && row.quota === 0) rows.delete(key);
+  if (!periodic) for (const [key, row] of rows) if (row.requests === 0 && row.quota === 0) rows.delete(key);
   const ordered = [...rows.values()].map((r) => ({
     ...r,
     usd: round6(r.usd),
     ...(r.split ? { split: Object.fromEntries(Object.entries(r.split).map(([k, v]) => [k, round6(v)])) } : {}),
   }));
-  if (q.groupBy === "day") {
+  if (periodic) {
     ordered.sort((a, b) => (a.key < b.key ? -1 : 1));
     if (q.split) for (const r of ordered) r.split ??= {};
   } else {

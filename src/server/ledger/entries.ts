@@ -34,7 +34,8 @@ export const REFUSED = {
 } as const;
 
 /** Roughly what an entry takes in memory and on the wire (its texts and its numbers). */
-export const entryBytes = (e: Entry) => 2 * (e.model.length + e.tokenName.length + e.content.length) + 160;
+export const entryBytes = (e: Entry) =>
+  2 * (e.model.length + e.tokenName.length + e.content.length + e.detail.length) + 160;
 
 const sane = (n: number) => Number.isSafeInteger(n) && Math.abs(n) <= LEDGER_LIMITS.MAX_ENTRY_NUMBER;
 
@@ -75,5 +76,6 @@ export function entryOf(item: LogItem): Entry | { refused: string } {
     durationMs,
     stream: item.stream,
     content: item.content,
+    detail: Object.keys(item.detail).length ? JSON.stringify(item.detail) : "",
   };
 }

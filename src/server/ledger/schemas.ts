@@ -40,7 +40,7 @@ const coverageSchema = z.object({
 export type LedgerCoverage = z.infer<typeof coverageSchema>;
 
 const usageRowSchema = z.object({
-  key: z.string().describe("日期（YYYY-MM-DD）、模型名、令牌名或日志类型"),
+  key: z.string().describe("日期（YYYY-MM-DD）、小时（YYYY-MM-DD HH:00，tz 时区）、模型名、令牌名或日志类型"),
   ...sums,
   split: z.record(z.string(), z.number()).optional().describe("split=model 时：当天各模型的美元消费"),
 });
@@ -51,7 +51,7 @@ export const usageSummarySchema = z
     from: z.string().describe("起始日（含），tz 时区的日历日"),
     to: z.string().describe("结束日（含）"),
     tz: z.string(),
-    groupBy: z.enum(["day", "model", "token", "type"]),
+    groupBy: z.enum(["day", "hour", "model", "token", "type"]),
     rows: z.array(usageRowSchema),
     totals: z.object(sums),
     accounts: z.array(coverageSchema).describe("参与统计的账户及其账本覆盖范围"),

@@ -49,18 +49,18 @@ export function postgresStore(pool: pg.Pool): LedgerStore {
           ), entries AS (
             INSERT INTO ledger_entries (${ENTRY_COLUMNS})
             SELECT $1, $2, e.* FROM unnest($5::int[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[],
-              $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::bool[], $16::text[]) AS e
+              $11::bigint[], $12::bigint[], $13::bigint[], $14::int[], $15::bool[], $16::text[], $17::text[]) AS e
             WHERE EXISTS (SELECT 1 FROM held)
           ), hours AS (
             INSERT INTO ledger_hours (${HOUR_COLUMNS})
-            SELECT $1, $2, x.* FROM unnest($17::int[], $18::text[], $19::text[], $20::text[], $21::int[],
-              $22::bigint[], $23::bigint[], $24::bigint[]) AS x
+            SELECT $1, $2, x.* FROM unnest($18::int[], $19::text[], $20::text[], $21::text[], $22::int[],
+              $23::bigint[], $24::bigint[], $25::bigint[]) AS x
             WHERE EXISTS (SELECT 1 FROM held)
             ${HOUR_UPSERT}
           ), totals AS (
             INSERT INTO ledger_hour_totals (${TOTAL_COLUMNS})
-            SELECT $1, $2, t.* FROM unnest($25::int[], $26::text[], $27::int[], $28::bigint[], $29::bigint[],
-              $30::bigint[]) AS t
+            SELECT $1, $2, t.* FROM unnest($26::int[], $27::text[], $28::int[], $29::bigint[], $30::bigint[],
+              $31::bigint[]) AS t
             WHERE EXISTS (SELECT 1 FROM held)
             ${TOTAL_UPSERT}
           )
@@ -82,6 +82,7 @@ export function postgresStore(pool: pg.Pool): LedgerStore {
           col("durationMs"),
           col("stream"),
           col("content"),
+          col("detail"),
           h(0),
           h(1),
           h(2),

@@ -15,6 +15,8 @@ export type EntryRow = {
   durationMs: number | null;
   stream: boolean;
   content: string;
+  /** The extra fields as a JSON object, "" when none. */
+  detail: string;
 };
 
 /** Sums of a group of entries. */
@@ -143,7 +145,7 @@ export function totalsOf(hours: ReturnType<typeof hoursOf>): Array<[number, stri
 }
 
 export const ENTRY_COLUMNS =
-  "site_id, site_user_id, at, fingerprint, ordinal, type, model, token_name, quota, prompt_tokens, completion_tokens, duration_ms, stream, content";
+  "site_id, site_user_id, at, fingerprint, ordinal, type, model, token_name, quota, prompt_tokens, completion_tokens, duration_ms, stream, content, detail";
 export const HOUR_COLUMNS =
   "site_id, site_user_id, hour, type, model, token_name, requests, quota, prompt_tokens, completion_tokens";
 export const TOTAL_COLUMNS = "site_id, site_user_id, hour, type, requests, quota, prompt_tokens, completion_tokens";
@@ -185,7 +187,7 @@ export function filterClause(owner: Owner, f: EntryFilter, after: EntryKey | nul
 }
 
 export const ENTRY_SELECT = `at, fingerprint, ordinal, type, model, token_name AS "tokenName", quota,
-  prompt_tokens AS "promptTokens", completion_tokens AS "completionTokens", duration_ms AS "durationMs", stream, content`;
+  prompt_tokens AS "promptTokens", completion_tokens AS "completionTokens", duration_ms AS "durationMs", stream, content, detail`;
 
 /**
  * Keyset pages, each batch a short query of its own: no statement or transaction stays open between

@@ -36,7 +36,7 @@ export function sqliteStore(conn: () => Database.Database): LedgerStore {
     if (statements) return statements;
     const c = conn();
     const insert = c.prepare(
-      `INSERT INTO ledger_entries (${ENTRY_COLUMNS}) VALUES (${Array(14).fill("?").join(", ")})`,
+      `INSERT INTO ledger_entries (${ENTRY_COLUMNS}) VALUES (${Array(15).fill("?").join(", ")})`,
     );
     const hour = c.prepare(
       `INSERT INTO ledger_hours (${HOUR_COLUMNS}) VALUES (${Array(10).fill("?").join(", ")}) ${HOUR_UPSERT}`,
@@ -56,7 +56,7 @@ export function sqliteStore(conn: () => Database.Database): LedgerStore {
       for (const r of rows) {
         insert.run(
           ...[owner.siteId, owner.siteUserId, r.at, r.fingerprint, r.ordinal, r.type, r.model, r.tokenName, r.quota],
-          ...[r.promptTokens, r.completionTokens, r.durationMs, r.stream ? 1 : 0, r.content],
+          ...[r.promptTokens, r.completionTokens, r.durationMs, r.stream ? 1 : 0, r.content, r.detail],
         );
       }
       const hours = hoursOf(rows);

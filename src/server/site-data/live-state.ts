@@ -86,3 +86,9 @@ export function chargeAccount(accountKey: string, by: 1 | -1, now = Date.now()):
   }
   accountCalls.set(accountKey, { minute: entry.minute, count: Math.max(0, entry.count + by) });
 }
+
+/** Forgets every kept answer whose key starts with `prefix` (an account's, after a write changed them). */
+export function forget(prefix: string): void {
+  const { cache } = live();
+  for (const key of [...cache.keys()]) if (key.startsWith(prefix)) cache.delete(key);
+}

@@ -30,13 +30,49 @@ export type Summary = z.infer<typeof summarySchema>;
 
 const page = pagingSchema.extend({ fetchedAt: iso.describe("从站点取得数据的时间") });
 
+export const logTotalsSchema = z
+  .object({
+    entries: z.number().int().describe("符合筛选的日志条数（各类型）"),
+    requests: z.number().int().describe("其中消费请求的次数"),
+    quota: z.number().describe("消费合计（站点额度单位）"),
+    usd: z.number().describe("消费合计折合美元"),
+    promptTokens: z.number().describe("消费请求的输入 tokens 合计"),
+    completionTokens: z.number().describe("消费请求的输出 tokens 合计"),
+  })
+  .meta({ id: "LogTotals" });
+export type LogTotals = z.infer<typeof logTotalsSchema>;
+
+export const LOG_RECENT = ["included", "none", "failed", "partial"] as const;
+
 export const logsPageSchema = page
   .extend({
     items: z.array(logItemSchema),
+    source: z
+      .enum(["site", "ledger"])
+      .describe("ledger：来自本服务账本（账本覆盖所查范围时），最近一次同步之后的部分实时读取站点；site：直接读取站点"),
+    match: z
+      .enum(["exact", "contains"])
+      .describe("model、token 的匹配方式：contains 为包含且不区分大小写（账本）；exact 为站点的精确匹配"),
+    totals: logTotalsSchema.nullable().describe("符合筛选的全部日志的合计（不只本页）；直接读取站点时为 null"),
+    ledger: z
+      .object({
+        since: iso.describe("账本记录的最早时间；更早的日志直接读取站点"),
+        syncedAt: iso.describe("最近一次完整同步的时间"),
+        recent: z
+          .enum(LOG_RECENT)
+          .describe(
+            "同步之后的日志：included 已实时读取并包含；none 所查范围不含；failed 站点无法读取，未包含；partial 超过 500 条，只包含最新的 500 条",
+          ),
+        reason: z.string().nullable().describe("recent 为 failed 时站点无法读取的原因"),
+      })
+      .nullable()
+      .describe("source 为 ledger 时账本的范围；否则为 null"),
     fromLedger: z
       .object({ reason: z.string().describe("站点为何无法读取") })
       .optional()
-      .describe("站点无法读取时出现：这一页来自本服务账本中的记录（截至 fetchedAt 的同步），筛选规则与站点相同"),
+      .describe(
+        "站点无法读取、账本又不完全覆盖所查范围时出现：这一页来自本服务账本中已有的记录（截至 fetchedAt 的同步）",
+      ),
   })
   .meta({ id: "LogsPage" });
 export type LogsPage = z.infer<typeof logsPageSchema>;

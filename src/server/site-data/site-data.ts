@@ -4,12 +4,6 @@
  * for a few seconds and identical calls in flight are shared, so a busy dashboard costs the site
  * one call; every call goes through the site's gate (budget, in-flight limit, 429 pause).
  */
-import { brand } from "../core/errors";
-import { env } from "../core/env";
-import { MSG } from "../core/messages";
-import type { Db } from "../db/client";
-import { GatewayError, callSite, parseAnswer, type SiteCall } from "../gateway/client";
-import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
 import {
   countRequest,
   effectivePageSize,
@@ -30,43 +24,15 @@ import {
   zeroBasedTokens,
   type LogItem,
   type LogQuery,
-  type SiteRequest,
   type SelfInfo,
 } from "../gateway/reads";
-import { freshProfile } from "../sites/probe";
-import type { ProfiledSite } from "../sites/registry";
-import { sessionStore } from "../session/store";
 import type { LogsPage, OverviewRow, Summary, TokensPage, TopupsPage } from "./schemas";
 
 export type { LogsPage, OverviewRow, OverviewState, Summary, TokensPage, TopupsPage } from "./schemas";
+export { SiteDataError, type Account, type FailureKind, type SiteDataDeps } from "./calls";
+import { SiteDataError, contextOf, openSite, read, unexpected, type Account, type SiteDataDeps } from "./calls";
 import { localMidnight } from "../core/time";
-import { accountShare, cached, callsThisMinute, chargeAccount, tokenPageBases } from "./live-state";
-
-/** Why a site's data could not be read, as the overview shows it. */
-export type FailureKind = "refused" | "unreachable" | "busy" | "removed";
-
-/** A failure of the operation: its message is the answer (`{success:false,message}`). */
-const SITE_DATA_ERROR = brand("SiteDataError");
-
-export class SiteDataError extends Error {
-  /** Also one made by another copy of this module: reads are shared through the process state. */
-  static [Symbol.hasInstance](value: unknown): boolean {
-    return SITE_DATA_ERROR.is(value);
-  }
-
-  constructor(
-    message: string,
-    readonly kind: FailureKind = "unreachable",
-  ) {
-    super(message);
-    SITE_DATA_ERROR.mark(this);
-  }
-}
-
-const UNEXPECTED = "站点返回的数据无法识别";
-
-/** The site answered, but not in any shape its family uses. */
-const unexpected = () => new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+import { cached, tokenPageBases } from "./live-state";
 
 /** A page of the site's answer, whatever its shape; an unknown shape is the operation's failure. */
 function pageOrFail(data: unknown): NonNullable<ReturnType<typeof pageOf>> {
@@ -102,114 +68,6 @@ async function windowOfPages<T extends { rows: unknown[] }>(
 
 export const CACHE_TTL_MS = { summary: 30_000, page: 15_000 } as const;
 
-/** The signed-in account: its session, site and the user id as sent at sign-in. */
-export type Account = {
-  sessionId: string;
-  siteId: number;
-  /** The site's address at sign-in: the token goes there only, and cached answers are the ones read there. */
-  siteUrl: string;
-  siteUserId: number;
-  userId: number | string;
-};
-
-export type SiteDataDeps = {
-  db: Db;
-  timeoutMs: number;
-  perMinute: number;
-  /** Longest wait for a budget slot before answering 站点繁忙 (default: one minute, i.e. always wait). */
-  maxWaitMs?: number;
-  acceptLanguage?: string | null;
-  /** Skip the cache (the refresh button); the site's budget still applies. */
-  refresh?: boolean;
-  /** Work nobody waits for (the ledger's sync): live views go first (gate.ts). */
-  background?: boolean;
-  /** Live calls one account may send its site per minute (default ACCOUNT_READS_PER_MINUTE). */
-  accountPerMinute?: number;
-};
-
-/** Messages of gateway-user-api.md that mean the token or the user is refused, in every family and language. */
-const REFUSAL =
-  /access token|令牌|未登录|封禁|banned|Unauthorized|无权进行此操作|会话无效|用户校验失败|New-Api-User|Veloera-User/i;
-
-function redact(message: string, accessToken: string): string {
-  return accessToken.length >= 8 ? message.split(accessToken).join("***") : message;
-}
-
-const accountKey = (account: Account) => `${account.siteId}:${account.siteUserId}`;
-
-/** One operation's reads: the account, its site, and its access token, unsealed once for them all. */
-type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps; token: () => Promise<string | null> };
-
-function contextOf(account: Account, site: ProfiledSite, deps: SiteDataDeps): Ctx {
-  let opened: Promise<string | null> | undefined;
-  return {
-    account,
-    site,
-    deps,
-    token: () => (opened ??= sessionStore(deps.db).accessTokenOf(account.sessionId, site.url)),
-  };
-}
-
-async function openSite(account: Account, deps: SiteDataDeps): Promise<ProfiledSite> {
-  const site = await freshProfile(deps.db, account.siteId, deps);
-  if (!site) throw new SiteDataError(MSG.siteRemoved, "removed");
-  return site;
-}
-
-/**
- * One authenticated GET; `data` of a successful envelope. A 404 answers null when `missingOk`
- * (a route this build of the family lacks).
- */
-async function read(ctx: Ctx, request: SiteRequest, { missingOk = false } = {}): Promise<unknown> {
-  const { account, site, deps } = ctx;
-  const accessToken = await ctx.token();
-  if (accessToken === null) throw new SiteDataError(MSG.unauthenticated);
-  const perMinute = site.requestsPerMinute ?? deps.perMinute;
-  const share = accountShare(perMinute, deps.accountPerMinute ?? env().ACCOUNT_READS_PER_MINUTE);
-  const live = !deps.background;
-  if (live && callsThisMinute(accountKey(account)).count >= share) throw new SiteDataError(MSG.accountBusy, "busy");
-  // Counted now (calls under way count too), given back if the gate never sends it.
-  if (live) chargeAccount(accountKey(account), 1);
-  let sent = false;
-  const call: SiteCall = {
-    siteUrl: site.url,
-    path: request.path,
-    query: request.query,
-    accessToken,
-    userId: account.userId,
-    acceptLanguage: deps.acceptLanguage,
-    timeoutMs: deps.timeoutMs,
-  };
-  let data: unknown;
-  try {
-    // The operator may have set this site's own budget (design.md 15).
-    const budget = { ...deps, perMinute, account: accountKey(account) };
-    const answer = await throughGate(site.id, budget, () => {
-      sent = true;
-      return callSite(call);
-    });
-    if (answer.status === 429) {
-      pauseSite(site.id, answer.retryAfter);
-      throw new SiteDataError(MSG.siteBusy, "busy");
-    }
-    if (answer.status === 404 && missingOk) return null;
-    if (answer.status === 401) throw new SiteDataError(MSG.siteRefused, "refused");
-    data = parseAnswer(answer);
-  } catch (error) {
-    if (live && !sent) chargeAccount(accountKey(account), -1);
-    if (error instanceof SiteBusy) throw new SiteDataError(MSG.siteBusy, "busy");
-    if (error instanceof GatewayError) throw new SiteDataError(`${MSG.siteFailedPrefix}${error.message}`);
-    throw error;
-  }
-  if (!isRow(data)) throw unexpected();
-  if (data.success !== true) {
-    const message = typeof data.message === "string" ? data.message.trim() : "";
-    if (REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused, "refused");
-    throw new SiteDataError(`${MSG.siteFailedPrefix}${redact(message, accessToken) || UNEXPECTED}`);
-  }
-  return data.data;
-}
-
 const keyOf = (account: Account, kind: string, params: unknown) =>
   `${account.siteId}:${account.siteUrl}:${account.siteUserId}:${kind}:${JSON.stringify(params)}`;
 
@@ -244,7 +102,10 @@ export async function summary(account: Account, tz: string, deps: SiteDataDeps):
   });
 }
 
-export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps): Promise<LogsPage> {
+/** A page of the log as the site answers it. */
+export type SiteLogsPage = Pick<LogsPage, "page" | "pageSize" | "total" | "hasMore" | "fetchedAt" | "items">;
+
+export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps): Promise<SiteLogsPage> {
   return cached(keyOf(account, "logs", query), CACHE_TTL_MS.page, deps.refresh === true, async () => {
     const site = await openSite(account, deps);
     const { pageSize } = query;
@@ -263,6 +124,27 @@ export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps
       fetchedAt,
     };
   });
+}
+
+/** How many of the newest entries `logsSince` reads at most (RECENT_PAGES pages of 100). */
+export const RECENT_PAGES = 5;
+
+/**
+ * The site's entries of one type (or all) in a time range, newest first, up to RECENT_PAGES pages
+ * of 100: what was logged since the ledger's last sync. `complete` is false when there were more.
+ */
+export async function logsSince(
+  account: Account,
+  query: Pick<LogQuery, "type" | "from" | "to">,
+  deps: SiteDataDeps,
+): Promise<{ items: LogItem[]; complete: boolean }> {
+  const items: LogItem[] = [];
+  for (let page = 1; page <= RECENT_PAGES; page++) {
+    const answer = await logs(account, { ...query, page, pageSize: 100 }, deps);
+    items.push(...answer.items);
+    if (!answer.hasMore) return { items, complete: true };
+  }
+  return { items, complete: false };
 }
 
 export async function tokens(

@@ -108,6 +108,8 @@ describe("one source of truth for the models", () => {
     expect(fromPostgres.tables).toEqual(modelShape());
     expect(fromPostgres.indexes).toEqual(fromSqlite.indexes);
     expect(fromSqlite.indexes).toEqual([
+      "account_actions(at)",
+      "account_actions(site_id,site_user_id,at)",
       "audit_log(action,id)",
       "audit_log(at)",
       "audit_log(group_key)",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Refusal } from "../../core/errors";
 import { doneSchema, failure, MSG, orFailure, type Failure } from "../../core/messages";
 import { accountListSchema } from "../../accounts/schemas";
-import { storedLogs } from "../../ledger/stored";
+import { covers, ledgerLogs, logCoverage, logNames, matching } from "../../ledger/log-view";
 import { overviewRowSchema } from "../../site-data/schemas";
 import { accountOf, overview, rowOf } from "../../accounts/overview";
 import {
@@ -20,6 +20,7 @@ import {
 import {
   SiteDataError,
   logs,
+  logsSince,
   summary,
   tokens,
   topups,
@@ -204,7 +205,11 @@ export const accountRouter = router({
     .output(orFailure(summarySuccess))
     .query(({ ctx, input }) => run(ctx, input.refresh, (account, deps) => summary(account, input.tz, deps))),
 
-  /** A page of the usage log from the site; while the site cannot be read, from the ledger, marked so. */
+  /**
+   * A page of the usage log. From the ledger when it holds the whole range (filters matched as parts
+   * of names, with the range's totals), the site read only for what it logged since the last sync;
+   * else from the site, and while the site cannot be read, from what the ledger has, marked so.
+   */
   logs: authedProcedure
     .input(logsInput)
     .output(orFailure(logsSuccess))
@@ -218,11 +223,64 @@ export const accountRouter = router({
         from: p.start,
         to: p.end === undefined ? undefined : p.end - 1,
       };
+      const coverage = await logCoverage(ctx.db, ctx.session);
+      if (covers(coverage, query)) {
+        const since = coverage.newest + 1;
+        const recent =
+          query.to !== undefined && query.to < since
+            ? null
+            : await run(ctx, p.refresh, (account, deps) =>
+                logsSince(
+                  account,
+                  { type: query.type, from: Math.max(since, query.from ?? since), to: query.to },
+                  deps,
+                ),
+              );
+        const page = await ledgerLogs(ctx.db, ctx.session, query, {
+          before: recent?.success ? matching(recent.data.items, query) : [],
+          through: coverage.newest,
+          fetchedAt: recent?.success ? new Date().toISOString() : coverage.syncedAt.toISOString(),
+        });
+        if (page) {
+          return {
+            success: true as const,
+            data: {
+              ...page,
+              source: "ledger" as const,
+              match: "contains" as const,
+              ledger: {
+                since: new Date(coverage.oldest * 1000).toISOString(),
+                syncedAt: coverage.syncedAt.toISOString(),
+                recent: !recent ? "none" : !recent.success ? "failed" : recent.data.complete ? "included" : "partial",
+                reason: recent && !recent.success ? recent.message : null,
+              } as const,
+            },
+          };
+        }
+      }
       const live = await run(ctx, p.refresh, (account, deps) => logs(account, query, deps));
-      if (live.success) return live;
-      const stored = await storedLogs(ctx.db, ctx.session, query);
-      return stored ? { success: true as const, data: { ...stored, fromLedger: { reason: live.message } } } : live;
+      const site = { source: "site" as const, match: "exact" as const, totals: null, ledger: null };
+      if (live.success) return { success: true as const, data: { ...live.data, ...site } };
+      const stored = coverage
+        ? await ledgerLogs(ctx.db, ctx.session, query, { fetchedAt: coverage.syncedAt.toISOString() })
+        : null;
+      if (!stored) return live;
+      return {
+        success: true as const,
+        data: {
+          ...stored,
+          source: "ledger" as const,
+          match: "contains" as const,
+          ledger: null,
+          fromLedger: { reason: live.message },
+        },
+      };
     }),
+
+  /** The model and token names the ledger knows for the account, for the log's filter pickers. */
+  logNames: authedProcedure
+    .output(z.object({ models: z.array(z.string()), tokens: z.array(z.string()) }))
+    .query(({ ctx }) => logNames(ctx.db, ctx.session)),
 
   tokens: authedProcedure
     .input(pageInput)

@@ -49,6 +49,9 @@ export const ledgerStatusSuccess = success(ledgerStatusSchema, "LedgerStatusSucc
 
 // The ledger's analytics.
 
+/** The longest range grouped by hour (a week is 168 rows). */
+const MAX_HOURLY_DAYS = 7;
+
 const accountsParam = choice(["active", "all"], "active").meta({
   description: "active：当前账户；all：本浏览器的全部账户",
 });
@@ -62,11 +65,19 @@ export const usageSummaryInput = z
   .object({
     ...rangeShape,
     accounts: accountsParam,
-    groupBy: choice(["day", "model", "token", "type"], "day"),
+    groupBy: choice(["day", "hour", "model", "token", "type"], "day").meta({
+      description: `分组：day 每天、hour 每小时（范围至多 ${MAX_HOURLY_DAYS} 天）、model、token、type`,
+    }),
     split: optionalParam(z.enum(["model"])),
   })
   .prefault({})
-  .transform((q, ctx) => closedRange(q, ctx));
+  .transform((q, ctx) => {
+    const range = closedRange(q, ctx);
+    if (q.groupBy === "hour" && range.end - range.start > MAX_HOURLY_DAYS * 86_400 + 3600) {
+      ctx.addIssue({ code: "custom", path: ["groupBy"], message: "" });
+    }
+    return range;
+  });
 
 export const usageSummarySuccess = success(usageSummarySchema, "UsageSummarySuccess");
 export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSuccess");

@@ -23,13 +23,25 @@ import { savedFieldsSchema, accountRowSchema, overviewSchema } from "../../accou
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
 import { moneySchema } from "../../gateway/families";
 import { logItemSchema, tokenItemSchema, topupItemSchema } from "../../gateway/reads";
-import { logsPageSchema, summarySchema, tokensPageSchema, topupsPageSchema } from "../../site-data/schemas";
+import {
+  logTotalsSchema,
+  logsPageSchema,
+  summarySchema,
+  tokensPageSchema,
+  topupsPageSchema,
+} from "../../site-data/schemas";
 import { loginInput } from "../../auth/login-input";
 import { loginSuccessSchema, logoutSuccessSchema, meSuccessSchema, userInfoSchema } from "../../auth/schemas";
 import { MSG, failureSchema } from "../../core/messages";
 import { MAX_RANGE_DAYS } from "../../api/schemas/range";
 import { REASON } from "../../gateway/client";
 import { siteSchema } from "../../sites/registry";
+import {
+  actionRecordsSuccess,
+  checkinResultSuccess,
+  checkinStatusSuccess,
+  redeemSuccess,
+} from "../../api/schemas/actions";
 
 /** What the OpenAPI document's parts share: schemas, answers, parameters and route shapes. */
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -57,6 +69,7 @@ export function components() {
     topupItemSchema,
     summarySchema,
     logsPageSchema,
+    logTotalsSchema,
     tokensPageSchema,
     topupsPageSchema,
     moneySchema,
@@ -78,6 +91,10 @@ export function components() {
     workspaceAccountsSchema,
     workspaceAccountSuccessSchema,
     importResultSchema,
+    redeemSuccess,
+    checkinStatusSuccess,
+    checkinResultSuccess,
+    actionRecordsSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ledger_entries" ADD COLUMN "detail" TEXT NOT NULL DEFAULT '';

@@ -1,0 +1,54 @@
+/**
+ * new-api's critical limit (gateway-actions.md §2.1): redeeming a code and revealing a key share
+ * one bucket of 20 calls per 20 minutes per client address, and this service is one address to
+ * every site. The calls made here are counted per site, so a person is told before the site
+ * refuses, and when to come back.
+ */
+import { processState, type StatePart } from "../core/process-state";
+
+export const CRITICAL_LIMIT = { calls: 20, windowMs: 20 * 60_000 } as const;
+
+const CALLS: StatePart<Map<number, number[]>> = { name: "critical-calls", create: () => new Map() };
+
+const recent = (siteId: number, now: number) => {
+  const all = processState().get(CALLS);
+  const kept = (all.get(siteId) ?? []).filter((at) => at > now - CRITICAL_LIMIT.windowMs);
+  all.set(siteId, kept);
+  return kept;
+};
+
+/** How many critical calls the site has left for this service now, and when the next one frees. */
+export function criticalLeft(siteId: number, now = Date.now()): { left: number; nextAt: number | null } {
+  const calls = recent(siteId, now);
+  const left = Math.max(0, CRITICAL_LIMIT.calls - calls.length);
+  return { left, nextAt: calls.length > 0 ? (calls[0] as number) + CRITICAL_LIMIT.windowMs : null };
+}
+
+/** Takes one of the site's critical calls; false (and nothing taken) when none is left. */
+export function takeCritical(siteId: number, now = Date.now()): boolean {
+  const calls = recent(siteId, now);
+  if (calls.length >= CRITICAL_LIMIT.calls) return false;
+  calls.push(now);
+  return true;
+}
+
+/** `约 7 分钟后`: when the site takes the next critical call. */
+export function retryIn(nextAt: number | null, now = Date.now()): string {
+  const minutes = nextAt === null ? 1 : Math.max(1, Math.ceil((nextAt - now) / 60_000));
+  return `约 ${minutes} 分钟后`;
+}
+
+/** Writes one account may make per minute through this service (a pasted code sent twice, a script in a loop). */
+export const WRITES_PER_MINUTE = 6;
+
+const WRITES: StatePart<Map<string, number[]>> = { name: "account-writes", create: () => new Map() };
+
+/** Takes one of the account's writes of this minute; false (nothing taken) when they are used up. */
+export function takeWrite(account: string, now = Date.now()): boolean {
+  const all = processState().get(WRITES);
+  const kept = (all.get(account) ?? []).filter((at) => at > now - 60_000);
+  all.set(account, kept);
+  if (kept.length >= WRITES_PER_MINUTE) return false;
+  kept.push(now);
+  return true;
+}

@@ -1,0 +1,102 @@
+/**
+ * 操作记录: every write made on an account's site through this service (design.md 20): what, when,
+ * from which device, the site's answer in words. Never a key or a code. A workspace's records are
+ * its own; records made from a browser session belong to whoever holds that account's session.
+ */
+import type { Db } from "../db/client";
+import { SiteDataError } from "../site-data/calls";
+import type { ActionRecord } from "./schemas";
+
+export const ACTION_KINDS = ["redeem", "checkin", "proxy"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** How long records are kept. */
+export const RECORD_KEEP_DAYS = 365;
+
+export type Actor = {
+  siteId: number;
+  siteUserId: number;
+  /** The workspace that acted (null: a browser session or Bearer of the account itself). */
+  workspaceId: number | null;
+  /** "Chrome · Windows", "API", "自动签到". */
+  device: string;
+};
+
+export async function recordAction(
+  db: Db,
+  actor: Actor,
+  outcome: { kind: ActionKind; ok: boolean; message: string; quota: number | null },
+  now = new Date(),
+): Promise<void> {
+  await db.accountAction.create({
+    data: {
+      siteId: actor.siteId,
+      siteUserId: BigInt(actor.siteUserId),
+      workspaceId: actor.workspaceId,
+      at: now,
+      kind: outcome.kind,
+      ok: outcome.ok,
+      message: outcome.message.slice(0, 500),
+      quota: outcome.quota === null ? null : BigInt(Math.round(outcome.quota)),
+      device: actor.device.slice(0, 100),
+    },
+    select: { id: true },
+  });
+}
+
+type Record_ = (ok: boolean, message: string, quota: number | null) => Promise<void>;
+
+/** Sends a write; when it fails before the site answers (unreachable, busy, token refused), that is recorded first. */
+export async function recordedSend<T>(record: Record_, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (error instanceof SiteDataError) await record(false, error.message, null);
+    throw error;
+  }
+}
+
+/** A page of an account's records, newest first, as its viewer may see them. */
+export async function actionRecords(
+  db: Db,
+  viewer: Omit<Actor, "device">,
+  page: { page: number; pageSize: number },
+): Promise<{ total: number; items: ActionRecord[] }> {
+  const where = {
+    siteId: viewer.siteId,
+    siteUserId: BigInt(viewer.siteUserId),
+    // A workspace sees its own and the account's browser records; a browser never a workspace's.
+    ...(viewer.workspaceId === null
+      ? { workspaceId: null }
+      : { OR: [{ workspaceId: viewer.workspaceId }, { workspaceId: null }] }),
+  };
+  const [total, rows] = await Promise.all([
+    db.accountAction.count({ where }),
+    db.accountAction.findMany({
+      where,
+      orderBy: [{ at: "desc" }, { id: "desc" }],
+      skip: (page.page - 1) * page.pageSize,
+      take: page.pageSize,
+      select: { at: true, kind: true, ok: true, message: true, quota: true, device: true },
+    }),
+  ]);
+  return {
+    total,
+    items: rows.map((r) => ({
+      at: r.at.toISOString(),
+      kind: r.kind as ActionKind,
+      ok: r.ok,
+      message: r.message,
+      quota: r.quota === null ? null : Number(r.quota),
+      device: r.device,
+    })),
+  };
+}
+
+/** Records past RECORD_KEEP_DAYS, removed in bounded batches by the hourly retention. */
+export async function pruneActionRecords(db: Db, now = Date.now()): Promise<number> {
+  const { count } = await db.accountAction.deleteMany({
+    where: { at: { lt: new Date(now - RECORD_KEEP_DAYS * 86_400_000) } },
+  });
+  return count;
+}

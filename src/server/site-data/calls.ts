@@ -1,0 +1,224 @@
+/**
+ * One authenticated call to an account's own site with its sealed access token (design.md 12):
+ * the reads of site-data and the writes of actions/ alike go through the site's gate (budget,
+ * in-flight limit, 429 pause) and the account's share of it, and fail with a SiteDataError whose
+ * message is the answer.
+ */
+import { brand } from "../core/errors";
+import { env } from "../core/env";
+import { MSG } from "../core/messages";
+import type { Db } from "../db/client";
+import { GatewayError, callSite, parseAnswer, type SiteCall } from "../gateway/client";
+import type { WriteAnswer, WriteRequest } from "../gateway/writes";
+import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
+import { isRow, type SiteRequest } from "../gateway/reads";
+import { freshProfile } from "../sites/probe";
+import type { ProfiledSite } from "../sites/registry";
+import { sessionStore } from "../session/store";
+import { accountShare, cached, callsThisMinute, chargeAccount, forget } from "./live-state";
+
+/** Why a site's data could not be read, as the overview shows it. */
+export type FailureKind = "refused" | "unreachable" | "busy" | "removed";
+
+/** A failure of the operation: its message is the answer (`{success:false,message}`). */
+const SITE_DATA_ERROR = brand("SiteDataError");
+
+export class SiteDataError extends Error {
+  /** Also one made by another copy of this module: reads are shared through the process state. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return SITE_DATA_ERROR.is(value);
+  }
+
+  constructor(
+    message: string,
+    readonly kind: FailureKind = "unreachable",
+  ) {
+    super(message);
+    SITE_DATA_ERROR.mark(this);
+  }
+}
+
+export const UNEXPECTED = "站点返回的数据无法识别";
+
+/** The site answered, but not in any shape its family uses. */
+export const unexpected = () => new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
+
+/** The signed-in account: its session, site and the user id as sent at sign-in. */
+export type Account = {
+  sessionId: string;
+  siteId: number;
+  /** The site's address at sign-in: the token goes there only, and cached answers are the ones read there. */
+  siteUrl: string;
+  siteUserId: number;
+  userId: number | string;
+};
+
+export type SiteDataDeps = {
+  db: Db;
+  timeoutMs: number;
+  perMinute: number;
+  /** Longest wait for a budget slot before answering 站点繁忙 (default: one minute, i.e. always wait). */
+  maxWaitMs?: number;
+  acceptLanguage?: string | null;
+  /** Skip the cache (the refresh button); the site's budget still applies. */
+  refresh?: boolean;
+  /** Work nobody waits for (the ledger's sync): live views go first (gate.ts). */
+  background?: boolean;
+  /** Live calls one account may send its site per minute (default ACCOUNT_READS_PER_MINUTE). */
+  accountPerMinute?: number;
+};
+
+/** Messages of gateway-user-api.md that mean the token or the user is refused, in every family and language. */
+const REFUSAL =
+  /access token|令牌|未登录|封禁|banned|Unauthorized|无权进行此操作|会话无效|用户校验失败|New-Api-User|Veloera-User/i;
+
+export function redact(message: string, accessToken: string): string {
+  return accessToken.length >= 8 ? message.split(accessToken).join("***") : message;
+}
+
+export const accountKey = (account: Account) => `${account.siteId}:${account.siteUserId}`;
+
+/** One operation's reads: the account, its site, and its access token, unsealed once for them all. */
+export type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps; token: () => Promise<string | null> };
+
+export function contextOf(account: Account, site: ProfiledSite, deps: SiteDataDeps): Ctx {
+  let opened: Promise<string | null> | undefined;
+  return {
+    account,
+    site,
+    deps,
+    token: () => (opened ??= sessionStore(deps.db).accessTokenOf(account.sessionId, site.url)),
+  };
+}
+
+export async function openSite(account: Account, deps: SiteDataDeps): Promise<ProfiledSite> {
+  const site = await freshProfile(deps.db, account.siteId, deps);
+  if (!site) throw new SiteDataError(MSG.siteRemoved, "removed");
+  return site;
+}
+
+/**
+ * One authenticated call inside the site's budget and the account's share; the site's envelope
+ * (or null for a 404 when `missingOk`, a route this build of the family lacks). Transport
+ * failures, throttling and a refused token are SiteDataErrors.
+ */
+async function exchange(
+  ctx: Ctx,
+  request: SiteRequest & Pick<SiteCall, "method" | "body">,
+  { missingOk = false } = {},
+): Promise<Record<string, unknown> | null> {
+  const { account, site, deps } = ctx;
+  const accessToken = await ctx.token();
+  if (accessToken === null) throw new SiteDataError(MSG.unauthenticated);
+  const perMinute = site.requestsPerMinute ?? deps.perMinute;
+  const share = accountShare(perMinute, deps.accountPerMinute ?? env().ACCOUNT_READS_PER_MINUTE);
+  const live = !deps.background;
+  if (live && callsThisMinute(accountKey(account)).count >= share) throw new SiteDataError(MSG.accountBusy, "busy");
+  // Counted now (calls under way count too), given back if the gate never sends it.
+  if (live) chargeAccount(accountKey(account), 1);
+  let sent = false;
+  const call: SiteCall = {
+    siteUrl: site.url,
+    path: request.path,
+    query: request.query,
+    method: request.method,
+    body: request.body,
+    accessToken,
+    userId: account.userId,
+    acceptLanguage: deps.acceptLanguage,
+    timeoutMs: deps.timeoutMs,
+  };
+  let data: unknown;
+  try {
+    // The operator may have set this site's own budget (design.md 15).
+    const budget = { ...deps, perMinute, account: accountKey(account) };
+    const answer = await throughGate(site.id, budget, () => {
+      sent = true;
+      return callSite(call);
+    });
+    if (answer.status === 429) {
+      pauseSite(site.id, answer.retryAfter);
+      throw new SiteDataError(MSG.siteBusy, "busy");
+    }
+    if (answer.status === 404 && missingOk) return null;
+    if (answer.status === 401) throw new SiteDataError(MSG.siteRefused, "refused");
+    data = parseAnswer(answer);
+  } catch (error) {
+    if (live && !sent) chargeAccount(accountKey(account), -1);
+    if (error instanceof SiteBusy) throw new SiteDataError(MSG.siteBusy, "busy");
+    if (error instanceof GatewayError) throw new SiteDataError(`${MSG.siteFailedPrefix}${error.message}`);
+    throw error;
+  }
+  if (!isRow(data)) throw unexpected();
+  return data;
+}
+
+/** One authenticated GET; `data` of a successful envelope, null for a missing route when `missingOk`. */
+export async function read(ctx: Ctx, request: SiteRequest, opts: { missingOk?: boolean } = {}): Promise<unknown> {
+  const data = await exchange(ctx, request, opts);
+  if (data === null) return null;
+  if (data.success !== true) {
+    const message = typeof data.message === "string" ? data.message.trim() : "";
+    if (REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused, "refused");
+    const accessToken = (await ctx.token()) ?? "";
+    throw new SiteDataError(`${MSG.siteFailedPrefix}${redact(message, accessToken) || UNEXPECTED}`);
+  }
+  return data.data;
+}
+
+/** Messages of a write's refusal that mean the token or the user is refused (a write's own refusals name tokens too). */
+const WRITE_REFUSAL = /access token|未登录|封禁|banned|无权进行此操作|会话无效|用户校验失败|New-Api-User|Veloera-User/i;
+
+/**
+ * One write (or a write's status read) on the account's site, never cached, never repeated: the
+ * site's envelope as it answered, its message without the token. A refused token, a site that
+ * cannot be reached or is throttling are SiteDataErrors, as for reads.
+ */
+export async function siteWrite(account: Account, request: WriteRequest, deps: SiteDataDeps): Promise<WriteAnswer> {
+  const site = await openSite(account, deps);
+  const ctx = contextOf(account, site, deps);
+  const data = await exchange(ctx, { ...request, query: request.query ?? {} });
+  if (data === null) throw unexpected();
+  const message = redact(typeof data.message === "string" ? data.message.trim() : "", (await ctx.token()) ?? "");
+  if (data.success !== true && WRITE_REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused, "refused");
+  return { success: data.success === true, message, data: data.data ?? null };
+}
+
+/**
+ * One call of the proxy (actions/proxy.ts): the site's envelope whole, as it answered (a family's
+ * extra top-level fields kept), its message without the token; failures as for siteWrite.
+ */
+export async function siteCall(
+  account: Account,
+  request: WriteRequest,
+  deps: SiteDataDeps,
+): Promise<Record<string, unknown>> {
+  const site = await openSite(account, deps);
+  const ctx = contextOf(account, site, deps);
+  const data = await exchange(ctx, { ...request, query: request.query ?? {} });
+  if (data === null) throw unexpected();
+  const token = (await ctx.token()) ?? "";
+  const message = typeof data.message === "string" ? redact(data.message, token) : data.message;
+  if (data.success !== true && typeof message === "string" && WRITE_REFUSAL.test(message)) {
+    throw new SiteDataError(MSG.siteRefused, "refused");
+  }
+  return message === undefined ? data : { ...data, message };
+}
+
+/** The account's site as its last probe saw it (family, money settings, address). */
+export const siteProfile = (account: Account, deps: SiteDataDeps) => openSite(account, deps);
+
+/** The site's `/api/status` data (its switches: check-in, Turnstile), kept for a minute. */
+export async function siteStatus(account: Account, deps: SiteDataDeps): Promise<Record<string, unknown>> {
+  const site = await openSite(account, deps);
+  return cached(`${site.id}:${site.url}:status`, 60_000, deps.refresh === true, async () => {
+    const ctx = contextOf(account, site, deps);
+    const data = await read(ctx, { path: "/api/status", query: {} });
+    return isRow(data) ? data : {};
+  });
+}
+
+/** Forgets the account's kept answers (a write changed its balance, its log or its tokens). */
+export function forgetAccountReads(account: Account): void {
+  forget(`${account.siteId}:${account.siteUrl}:${account.siteUserId}:`);
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { siteRegistry } from "../../src/server/sites/registry";
+import type { StandInFamily } from "../../src/demo/gateway";
+import { startFamilySite, type FamilySite } from "../support/families";
+import { tempStore, type TempDb } from "../support/db";
+import { startApp, type RunningApp } from "../support/server";
+import { signInOverHttp } from "../support/http";
+
+/**
+ * /api/site/{path} over HTTP, as a REST client uses it: the allowed user routes of each family
+ * forwarded with the account's token (answers as the site sent them), and every dangerous route
+ * refused on every method and spelling, never reaching the site.
+ */
+
+let store: TempDb;
+let app: RunningApp;
+const sites = new Map<StandInFamily, { site: FamilySite; token: string }>();
+
+beforeAll(async () => {
+  store = await tempStore();
+  app = await startApp({
+    DATABASE_URL: store.url,
+    DATA_DIR: store.dir,
+    SITE_TIMEOUT_MS: "2000",
+    LOGIN_RATE_LIMIT: "0",
+  });
+  for (const [i, family] of (["new-api", "one-hub"] as StandInFamily[]).entries()) {
+    const site = await startFamilySite(family, i, { codes: [{ key: "p".repeat(32), quota: 500_000, status: 1 }] });
+    const { id } = await siteRegistry(store.db).add({ name: family, url: site.gateway.url });
+    const signed = await signInOverHttp(app.url, { userId: site.user.id, accessToken: site.user.token, siteId: id });
+    sites.set(family, { site, token: signed.token });
+  }
+}, 60_000);
+afterAll(async () => {
+  await app?.stop();
+  for (const { site } of sites.values()) await site.gateway.close();
+  await store?.cleanup();
+});
+
+async function proxy(family: StandInFamily, method: string, rest: string, body?: unknown) {
+  const { token } = sites.get(family)!;
+  const res = await fetch(`${app.url}/api/site/${rest}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    cache: res.headers.get("cache-control"),
+  };
+}
+
+describe("/api/site/{path}", () => {
+  it("forwards the allowed user routes with the account's token and answers as the site did", async () => {
+    const { site } = sites.get("new-api")!;
+    const self = await proxy("new-api", "GET", "user/self");
+    expect(self.status).toBe(200);
+    expect(self.body).toMatchObject({ success: true, data: { id: site.user.id } });
+    const logs = await proxy("new-api", "GET", "log/self?p=1&page_size=5&type=2");
+    expect((logs.body.data as { items: unknown[] }).items).toHaveLength(5);
+    // The site saw our token and user headers, never the client's Bearer session.
+    const last = site.gateway.requests.at(-1)!;
+    expect(last.path).toBe("/api/log/self");
+    expect(last.headers.authorization).toBe(site.user.token);
+    expect(last.query).toContain("page_size=5");
+    // A write: the code redeemed, kept in 操作记录 without the code.
+    const redeemed = await proxy("new-api", "POST", "user/topup", { key: "p".repeat(32) });
+    expect(redeemed.body).toMatchObject({ success: true, data: 500_000 });
+    expect(redeemed.cache).toBe("no-store");
+    const records = await fetch(`${app.url}/api/account/actions`, {
+      headers: { authorization: `Bearer ${sites.get("new-api")!.token}` },
+    });
+    const text = await records.text();
+    expect(text).toContain("POST /api/user/topup：成功");
+    expect(text).not.toContain("p".repeat(32));
+    // one-hub's own routes, and not new-api's.
+    expect((await proxy("one-hub", "GET", "user/self")).body).toMatchObject({ success: true });
+    expect((await proxy("one-hub", "GET", "user/models")).body).toMatchObject({ success: false });
+  });
+
+  const DANGEROUS: Array<[string, string]> = [
+    ["GET", "user/token"],
+    ["POST", "user/token"],
+    ["GET", "user/token/"],
+    ["GET", "User/Token"],
+    ["GET", "user/%74oken"],
+    ["GET", "user%2ftoken"],
+    ["GET", "user/self/../token"],
+    ["GET", "user/%2e%2e/user/token"],
+    ["GET", "user//token"],
+    ["GET", "user/token?redirect=/api/user/self"],
+    ["DELETE", "user/self"],
+    ["PUT", "user/self"],
+    ["POST", "user/2fa/disable"],
+    ["POST", "user/pay"],
+    ["POST", "user/stripe/pay"],
+    ["POST", "subscription/balance/pay"],
+    ["GET", "option/"],
+    ["PUT", "option/"],
+    ["GET", "user/"],
+    ["POST", "token"],
+    ["GET", "user/self%00"],
+  ];
+  it.each(DANGEROUS)("refuses %s %s and never reaches the site", async (method, rest) => {
+    const { site } = sites.get("new-api")!;
+    const before = site.gateway.requests.length;
+    const answer = await proxy("new-api", method, rest, method === "GET" || method === "DELETE" ? undefined : {});
+    expect(answer.body.success).toBe(false);
+    expect(String(answer.body.message)).toMatch(/^不允许代理|^站点返回|^请求/);
+    expect(site.gateway.requests.slice(before).filter((r) => r.path !== "/api/status")).toEqual([]);
+  });
+});
