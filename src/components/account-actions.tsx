@@ -7,7 +7,7 @@ import { formatMoney } from "@/src/shared/money";
 import { formatLocal } from "./format";
 import { Failed, Loading } from "./site-data";
 
-const KIND: Record<string, string> = { redeem: "兑换码", checkin: "签到" };
+const KIND: Record<string, string> = { redeem: "兑换码", checkin: "签到", token: "令牌", proxy: "代理" };
 
 /** The account's chores done from here: check-in, a redeem code, and the record of what was done. */
 export function AccountActions() {

@@ -1,11 +1,15 @@
 "use client";
 
+import { useState } from "react";
 import { useSearchParams } from "next/navigation";
 import { formatMoney } from "@/src/shared/money";
+import { errorMessage } from "@/src/trpc/client";
+import { trpc } from "@/src/trpc/react";
 import { formatLocal, formatNumber } from "./format";
 import { Pager, pageParam } from "./pager";
 import { Empty, Failed, Freshness, Loading, TableWrap, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
+import { DeleteDialog, RevealDialog, TokenForm, type TokenItem } from "./token-manager";
 
 const STATUS: Record<string, string> = {
   enabled: "已启用",
@@ -14,32 +18,116 @@ const STATUS: Record<string, string> = {
   exhausted: "已用尽",
 };
 
-/** The account's API tokens on its site; keys arrive masked from the service. */
+type Open =
+  | { kind: "create" }
+  | { kind: "edit"; token: TokenItem }
+  | { kind: "reveal"; token: { id: number; name: string } }
+  | { kind: "delete"; tokens: TokenItem[] }
+  | null;
+
+/** The account's API tokens on its site: the list (keys masked), and creating, editing, enabling, deleting, revealing. */
 export function TokensPanel() {
   const params = useSearchParams();
   const money = useMoney();
   const input = { page: pageParam(params.get("page")), pageSize: 20 };
   const { answer, refreshing, refresh } = useSiteData("tokens", input);
+  const utils = trpc.useUtils();
+  const rules = trpc.tokens.rules.useQuery();
+  const setStatus = trpc.tokens.setStatus.useMutation();
+  const remove = trpc.tokens.remove.useMutation();
+  const [open, setOpen] = useState<Open>(null);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const [deleteError, setDeleteError] = useState("");
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
+  const ruleData = rules.data?.success ? rules.data.data : null;
+  const items = answer.data?.items ?? [];
+
+  /** After a write: the list (its kept copy was forgotten on the server) and the records read again. */
+  async function reload() {
+    await Promise.all([utils.account.tokens.invalidate(), utils.actions.records.invalidate(), rules.refetch()]);
+  }
+
+  async function toggle(token: TokenItem) {
+    setNotice(null);
+    try {
+      const done = await setStatus.mutateAsync({ id: token.id, enabled: token.status !== "enabled" });
+      setNotice(
+        done.success ? { ok: true, text: `「${token.name}」${done.data.message}` } : { ok: false, text: done.message },
+      );
+      await reload();
+    } catch (e) {
+      setNotice({ ok: false, text: errorMessage(e) });
+    }
+  }
+
+  async function confirmDelete(tokens: TokenItem[]) {
+    setDeleteError("");
+    try {
+      const done = await remove.mutateAsync({ ids: tokens.map((t) => t.id) });
+      if (!done.success) {
+        setDeleteError(done.message);
+        return;
+      }
+      const { deleted, failed } = done.data;
+      setOpen(null);
+      setSelected(new Set());
+      setNotice(
+        failed.length === 0
+          ? { ok: true, text: `已删除 ${deleted} 个令牌` }
+          : {
+              ok: false,
+              text: `已删除 ${deleted} 个，${failed.length} 个没有删除：${failed.map((f) => `#${f.id} ${f.message}`).join("；")}`,
+            },
+      );
+      await reload();
+    } catch (e) {
+      setDeleteError(errorMessage(e));
+    }
+  }
+
+  const pick = (id: number, on: boolean) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  const chosen = items.filter((t) => selected.has(t.id));
 
   return (
     <section className="card" aria-labelledby="tokens-title">
       <div className="card-head">
         <h2 id="tokens-title">令牌</h2>
-        {answer.data && (
-          <Freshness fetchedAt={answer.data.fetchedAt} busy={refreshing} onRefresh={refresh} cacheSeconds={15} />
-        )}
+        <div className="bulk-actions">
+          {chosen.length > 0 && (
+            <button type="button" className="secondary" onClick={() => setOpen({ kind: "delete", tokens: chosen })}>
+              删除所选（{chosen.length}）
+            </button>
+          )}
+          <button type="button" className="primary" disabled={!ruleData} onClick={() => setOpen({ kind: "create" })}>
+            新建令牌
+          </button>
+          {answer.data && (
+            <Freshness fetchedAt={answer.data.fetchedAt} busy={refreshing} onRefresh={refresh} cacheSeconds={15} />
+          )}
+        </div>
       </div>
+      {notice && (
+        <p className={notice.ok ? "notice" : "error"} role={notice.ok ? "status" : "alert"}>
+          {notice.text}
+        </p>
+      )}
       {answer.loading ? (
         <Loading label="令牌" />
       ) : !answer.data ? (
         <Failed message={answer.message ?? ""} onRetry={refresh} />
-      ) : answer.data.items.length === 0 ? (
+      ) : items.length === 0 ? (
         <Empty>{input.page > 1 ? "这一页没有令牌" : "这个账户还没有令牌"}</Empty>
       ) : (
         <>
           <TableWrap label="令牌表格">
-            <table className="table">
+            <table className="table token-table">
               <thead>
                 <tr>
                   <th>名称</th>
@@ -49,25 +137,87 @@ export function TokensPanel() {
                   <th className="num">已用额度</th>
                   <th>过期时间</th>
                   <th>最近使用</th>
+                  <th>操作</th>
                 </tr>
               </thead>
               <tbody>
-                {answer.data.items.map((t) => (
+                {items.map((t) => (
                   <tr key={t.id}>
-                    <td>
+                    <td className="token-name">
+                      <input
+                        type="checkbox"
+                        className="row-check"
+                        checked={selected.has(t.id)}
+                        onChange={(e) => pick(t.id, e.target.checked)}
+                        aria-label={`选择令牌「${t.name}」`}
+                      />{" "}
                       {t.name || "—"}
                       {t.group ? <span className="muted"> · {t.group}</span> : null}
+                      {t.models.length > 0 && (
+                        <span className="muted nowrap" title={t.models.join("、")}>
+                          {" "}
+                          · 限 {t.models.length} 个模型
+                        </span>
+                      )}
                     </td>
-                    <td>
+                    <td data-label="密钥" className="nowrap">
                       <code>{t.key}</code>
                     </td>
-                    <td>
+                    <td data-label="状态">
                       <span className={`tag tag-${t.status}`}>{STATUS[t.status] ?? t.status}</span>
                     </td>
-                    <td className="num">{t.unlimited ? "无限" : moneyOf(t.remainQuota)}</td>
-                    <td className="num">{moneyOf(t.usedQuota)}</td>
-                    <td className="nowrap">{t.expiresAt ? formatLocal(t.expiresAt) : "永不过期"}</td>
-                    <td className="nowrap">{t.lastUsedAt ? formatLocal(t.lastUsedAt) : "从未使用"}</td>
+                    <td className="num" data-label="剩余额度">
+                      {t.unlimited ? "无限" : moneyOf(t.remainQuota)}
+                    </td>
+                    <td className="num" data-label="已用额度">
+                      {moneyOf(t.usedQuota)}
+                    </td>
+                    <td className="nowrap" data-label="过期时间">
+                      <span className="nowrap">{t.expiresAt ? formatLocal(t.expiresAt) : "永不过期"}</span>
+                    </td>
+                    <td className="nowrap" data-label="最近使用">
+                      <span className="nowrap">{t.lastUsedAt ? formatLocal(t.lastUsedAt) : "从未使用"}</span>
+                    </td>
+                    <td className="token-actions">
+                      <div className="row-actions">
+                        <button
+                          type="button"
+                          className="ghost small"
+                          disabled={!ruleData}
+                          onClick={() => setOpen({ kind: "reveal", token: t })}
+                          aria-label={`查看令牌「${t.name}」的密钥`}
+                        >
+                          密钥
+                        </button>
+                        <button
+                          type="button"
+                          className="ghost small"
+                          disabled={!ruleData}
+                          onClick={() => setOpen({ kind: "edit", token: t })}
+                          aria-label={`编辑令牌「${t.name}」`}
+                        >
+                          编辑
+                        </button>
+                        <button
+                          type="button"
+                          className="ghost small"
+                          disabled={setStatus.isPending}
+                          onClick={() => void toggle(t)}
+                          aria-label={`${t.status === "enabled" ? "停用" : "启用"}令牌「${t.name}」`}
+                        >
+                          {t.status === "enabled" ? "停用" : "启用"}
+                        </button>
+                        <button
+                          type="button"
+                          className="ghost small danger-text"
+                          disabled={!ruleData}
+                          onClick={() => setOpen({ kind: "delete", tokens: [t] })}
+                          aria-label={`删除令牌「${t.name}」`}
+                        >
+                          删除
+                        </button>
+                      </div>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -75,6 +225,40 @@ export function TokensPanel() {
           </TableWrap>
           <Pager of={answer.data} />
         </>
+      )}
+      {ruleData && (open?.kind === "create" || open?.kind === "edit") && (
+        <TokenForm
+          rules={ruleData}
+          token={open.kind === "edit" ? open.token : null}
+          onClose={() => setOpen(null)}
+          onDone={(message, id, name) => {
+            // A new key is shown on request at once (new-api answers a create without it).
+            setOpen(open.kind === "create" && id !== null ? { kind: "reveal", token: { id, name } } : null);
+            setNotice({ ok: true, text: message });
+            void reload();
+          }}
+        />
+      )}
+      {ruleData && open?.kind === "reveal" && (
+        <RevealDialog
+          rules={ruleData}
+          token={open.token}
+          onClose={() => setOpen(null)}
+          onSpent={() => void Promise.all([rules.refetch(), utils.actions.records.invalidate()])}
+        />
+      )}
+      {ruleData && open?.kind === "delete" && (
+        <DeleteDialog
+          rules={ruleData}
+          names={open.tokens.map((t) => t.name)}
+          busy={remove.isPending}
+          error={deleteError}
+          onConfirm={() => void confirmDelete(open.tokens)}
+          onClose={() => {
+            setOpen(null);
+            setDeleteError("");
+          }}
+        />
       )}
     </section>
   );

@@ -3,7 +3,7 @@
  * (current and 2025-04), Veloera, one-api, one-hub and done-hub. Auth, page bases and sizes,
  * answer shapes, masked or zero ids, `other` as a JSON string vs `metadata` as an object, 301 on a
  * trailing-slash mismatch and 429 with an empty body, as those sites do; and the writes a user
- * makes (redeeming a code, checking in) with their side effects. Used by `npm run demo`
+ * makes (tokens, redeeming a code, checking in) with their side effects. Used by `npm run demo`
  * and as the stand-in the tests run against.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -14,7 +14,8 @@ import { logsAnswer, statAnswer } from "./stand-in/logs";
 import { statusData } from "./stand-in/status";
 import { tokensAnswer, topupsAnswer } from "./stand-in/tokens";
 import type { GatewayOptions, GatewayUser, RunningGateway } from "./stand-in/types";
-import { answerWrite, isWrite, type WriteState } from "./stand-in/writes";
+import { answerTokenWrite, isTokenWrite, type TokenWriteState } from "./stand-in/token-writes";
+import { answerWrite, isWrite, jsonBody, type WriteState } from "./stand-in/writes";
 
 export type * from "./stand-in/types";
 
@@ -39,7 +40,23 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
     send(res, status, { success: false, message, ...(status === 401 ? { code: "AUTH_UNAUTHORIZED" } : {}) });
   const accepted: number[] = [];
   let throttled = 0;
+  const critical: number[] = [];
+  const takeCritical = () => {
+    const { max, windowMs } = options.criticalLimit ?? { max: 20, windowMs: 20 * 60_000 };
+    const now = Date.now();
+    while (critical.length > 0 && (critical[0] ?? 0) <= now - windowMs) critical.shift();
+    if (critical.length >= max) return false;
+    critical.push(now);
+    return true;
+  };
+  const tokenWrites: TokenWriteState = {
+    family,
+    quotaPerUnit: Number(statusData(family, options.status ?? {}).quota_per_unit ?? 500_000),
+    takeCritical,
+    readBody: jsonBody,
+  };
   const writes: WriteState = {
+    takeCritical,
     family,
     codes: options.codes ?? [],
     compliance: options.compliance ?? true,
@@ -101,6 +118,12 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
       accepted.push(now);
     }
     if (options.intercept?.(req, res)) return;
+    if (isTokenWrite(req.method ?? "GET", path)) {
+      const user = authenticate(req, res);
+      if (!user) return;
+      if (!answerTokenWrite(tokenWrites, user, req, res, url)) send(res, 404, { success: false, message: "Not Found" });
+      return;
+    }
     if (isWrite(req.method ?? "GET", path)) {
       const user = authenticate(req, res);
       if (!user) return;

@@ -40,3 +40,15 @@ export function formatCount(n: number): string {
   if (size < 1e8) return `${cut(n / 1e4)}万`;
   return `${cut(n / 1e8)}亿`;
 }
+
+/** The quota an amount typed in the site's own money is (the inverse of formatMoney); whole quota units. */
+export function quotaOfAmount(amount: number, money: MoneySettings): number {
+  if (money.display === "TOKENS") return Math.round(amount);
+  return Math.round((amount / money.rate) * money.quotaPerUnit);
+}
+
+/** The amount in the site's own money a quota is, unrounded (a form's starting value). */
+export function amountOfQuota(quota: number, money: MoneySettings): number {
+  if (money.display === "TOKENS") return quota;
+  return (quota / money.quotaPerUnit) * money.rate;
+}

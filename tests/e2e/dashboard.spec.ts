@@ -30,6 +30,7 @@ test("shows the sign-in page to a visitor, with every registered site", async ({
     "即将移除的站点",
     ...FAMILIES.map((f) => `${f.family} 站点`),
     "操作测试站点",
+    "令牌测试站点",
   ]);
   await page.getByLabel("站点").selectOption({ label: "旧版站点" });
   await expect(page.locator(".hint")).toHaveText(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -31,6 +31,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     codes: [{ key: E2E_REDEEM_CODE, quota: 5_000_000, status: 1, id: 1 }],
   });
   await siteRegistry(fx.store.db).add({ name: "操作测试站点", url: acting.gateway.url });
+  // And one for managing tokens, so the records and lists of the other tests stay as they expect.
+  const keys = await startFamilySite("new-api", 10);
+  await siteRegistry(fx.store.db).add({ name: "令牌测试站点", url: keys.gateway.url });
   // The operator's password on the store with sites (the empty one has none: /admin says how to set it).
   await setOperatorPassword(fx.store.db, E2E_ADMIN_PASSWORD);
   process.env.E2E_URL = app.url;
@@ -38,6 +41,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.E2E_DB_URL = fx.store.url;
   process.env.E2E_SITES = JSON.stringify({ ...fx.sites, removable: removable.id });
   process.env.E2E_ACTING = JSON.stringify({ user: { id: acting.user.id, token: acting.user.token } });
+  process.env.E2E_KEYS = JSON.stringify({ user: { id: keys.user.id, token: keys.user.token } });
   process.env.E2E_FAMILIES = JSON.stringify(
     families.map((f) => ({
       family: f.family,
@@ -50,6 +54,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   );
   return async () => {
     await Promise.all([app.stop(), emptyApp.stop()]);
-    await Promise.all([fx.close(), empty.cleanup(), acting.gateway.close(), ...families.map((f) => f.gateway.close())]);
+    await Promise.all([
+      fx.close(),
+      empty.cleanup(),
+      acting.gateway.close(),
+      keys.gateway.close(),
+      ...families.map((f) => f.gateway.close()),
+    ]);
   };
 }

@@ -111,3 +111,65 @@ describe("/api/site/{path}", () => {
     expect(site.gateway.requests.slice(before).filter((r) => r.path !== "/api/status")).toEqual([]);
   });
 });
+
+describe("/api/account/tokens over HTTP", () => {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${app.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${sites.get("new-api")!.token}`,
+        ...(body ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+  };
+
+  it("creates, edits, disables, reveals (no-store) and deletes a token, as documented", async () => {
+    const { site } = sites.get("new-api")!;
+    const made = await call("POST", "/api/account/tokens", { name: "rest-1", models: ["gpt-4o"] });
+    expect(made.body).toMatchObject({ success: true, data: { message: "令牌已创建" } });
+    const id = (made.body.data as { id: number }).id;
+    expect(site.history.tokens.find((t) => t.id === id)?.name).toBe("rest-1");
+
+    const edited = await call("PATCH", `/api/account/tokens/${id}`, { name: "rest-2" });
+    expect(edited.body).toEqual({ success: true, data: { id, message: "令牌已保存" } });
+    expect(site.history.tokens.find((t) => t.id === id)).toMatchObject({
+      name: "rest-2",
+      limits: { models: ["gpt-4o"] },
+    });
+
+    const off = await call("POST", `/api/account/tokens/${id}/status`, { enabled: false });
+    expect(off.body).toEqual({ success: true, data: { id, message: "令牌已禁用" } });
+
+    const rules = await call("GET", "/api/account/tokens/rules");
+    expect(rules.body).toMatchObject({ success: true, data: { nameBytes: 50, batchDelete: true } });
+
+    const key = await call("POST", `/api/account/tokens/${id}/key`);
+    expect(key.headers.get("cache-control")).toBe("no-store");
+    const stored = site.history.tokens.find((t) => t.id === id)!;
+    expect(key.body).toMatchObject({ success: true, data: { id, key: `sk-${stored.key}` } });
+
+    const bad = await call("POST", "/api/account/tokens", { name: "x".repeat(51) });
+    expect(bad.body).toEqual({
+      success: false,
+      message: "令牌名称太长：这个站点最多 50 字节（约 16 个汉字），现在是 51 字节",
+    });
+    const gone = await call("DELETE", `/api/account/tokens/${id}`);
+    expect(gone.body).toEqual({ success: true, data: { deleted: 1, failed: [], permanent: false } });
+    expect(stored.deleted).toBe(true);
+  });
+
+  it("refuses a cross-site write carried by the cookie, and nothing reaches the site", async () => {
+    const { site } = sites.get("new-api")!;
+    const signed = await signInOverHttp(app.url, { userId: site.user.id, accessToken: site.user.token, siteId: 1 });
+    const before = site.gateway.requests.length;
+    const res = await fetch(`${app.url}/api/account/tokens/1/key`, {
+      method: "POST",
+      headers: { cookie: signed.cookie, "sec-fetch-site": "cross-site", origin: "https://evil.example" },
+    });
+    expect(res.status).toBe(403);
+    expect(site.gateway.requests.length).toBe(before);
+  });
+});

@@ -6,6 +6,8 @@ import type { GatewayUser, StandInFamily, StandInToken } from "./types";
 const THIRTY_DAYS = 30 * 86_400;
 
 export function tokenRow(family: StandInFamily, t: StandInToken, userId: unknown) {
+  const models = t.limits?.models ?? [];
+  const ips = t.limits?.ips ?? [];
   const base = {
     id: t.id,
     user_id: userId,
@@ -20,38 +22,38 @@ export function tokenRow(family: StandInFamily, t: StandInToken, userId: unknown
   };
   switch (family) {
     case "one-api":
-      return { ...base, used_quota: t.usedQuota, models: "", subnet: "" };
+      return { ...base, used_quota: t.usedQuota, models: models.join(","), subnet: ips.join(",") };
     case "one-hub":
     case "done-hub":
       return {
         ...base,
         used_quota: t.usedQuota,
         group: t.group,
-        backup_group: "",
+        backup_group: t.backupGroup ?? "",
         setting: {
           heartbeat: { enabled: false, timeout_seconds: 0 },
           limits: {
-            limit_model_setting: { enabled: false, models: null },
-            limits_ip_setting: { enabled: false, whitelist: null },
+            limit_model_setting: { enabled: models.length > 0, models: models.length > 0 ? models : null },
+            limits_ip_setting: { enabled: ips.length > 0, whitelist: ips.length > 0 ? ips : null },
           },
         },
       };
     default:
       return {
         ...base,
-        model_limits_enabled: false,
-        model_limits: "",
-        allow_ips: "",
+        model_limits_enabled: models.length > 0,
+        model_limits: models.join(","),
+        allow_ips: ips.join("\n"),
         used_quota: t.usedQuota,
         group: t.group,
-        ...(family === "new-api" ? { cross_group_retry: false } : {}),
+        ...(family === "new-api" ? { cross_group_retry: t.crossGroupRetry === true } : {}),
         DeletedAt: null,
       };
   }
 }
 
 export function tokensAnswer(family: StandInFamily, user: GatewayUser, q: Query, res: ServerResponse): void {
-  const tokens = [...(user.tokens ?? [])].sort((a, b) => b.id - a.id);
+  const tokens = (user.tokens ?? []).filter((t) => !t.deleted).sort((a, b) => b.id - a.id);
   const rows = (start: number, size: number) =>
     tokens.slice(start, start + size).map((t) => tokenRow(family, t, user.data.id));
   switch (family) {

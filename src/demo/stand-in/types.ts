@@ -35,6 +35,12 @@ export type StandInToken = {
   unlimited: boolean;
   usedQuota: number;
   group: string;
+  /** Models and addresses the key is limited to (empty: any). */
+  limits?: { models: string[]; ips: string[] };
+  crossGroupRetry?: boolean;
+  backupGroup?: string;
+  /** Soft-deleted (every family but one-api): gone from the lists, kept in the table. */
+  deleted?: boolean;
 };
 
 export type StandInTopup = {
@@ -79,6 +85,8 @@ export type GatewayOptions = {
   compliance?: boolean;
   /** The check-in reward in quota (new-api's min = max, Veloera's CheckInQuota); default 5000. */
   checkinReward?: number;
+  /** new-api's critical budget (redeems and key reveals) per client, default 20 per 20 minutes. */
+  criticalLimit?: { max: number; windowMs: number };
   /** Lets a test take over a request before the contract answers it; return true when handled. */
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
   host?: string;

@@ -17,6 +17,8 @@ export type WriteState = {
   status: () => Record<string, unknown>;
   /** new-api's check-in reward range; Veloera's `CheckInQuota`. */
   checkinReward: number;
+  /** new-api's critical budget, shared by redeems and key reveals: true when one more call is allowed, counting it. */
+  takeCritical: () => boolean;
 };
 
 const WRITE_ROUTES = new Set([
@@ -31,7 +33,7 @@ export const isWrite = (method: string, path: string) => WRITE_ROUTES.has(`${met
 
 const MAX_BODY = 64 * 1024;
 
-async function jsonBody(req: IncomingMessage): Promise<unknown> {
+export async function jsonBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -74,6 +76,12 @@ const addQuota = (user: GatewayUser, quota: number) => {
 async function redeem(state: WriteState, user: GatewayUser, req: IncomingMessage, res: ServerResponse) {
   const { family } = state;
   const newApi = family === "new-api";
+  if (newApi && !state.takeCritical()) {
+    // The critical limiter answers before the handler, with an empty body.
+    res.writeHead(429);
+    res.end();
+    return;
+  }
   if (newApi && !state.compliance) {
     return fail(res, "支付、兑换码、订阅计划和邀请返利功能已禁用。管理员需先确认合规声明后方可启用。");
   }

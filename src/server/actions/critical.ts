@@ -52,3 +52,8 @@ export function takeWrite(account: string, now = Date.now()): boolean {
   kept.push(now);
   return true;
 }
+
+/** Gives back the account's last write of this minute (the action was refused before anything was sent). */
+export function giveBackWrite(account: string): void {
+  processState().get(WRITES).get(account)?.pop();
+}

@@ -7,7 +7,7 @@ import type { Db } from "../db/client";
 import { SiteDataError } from "../site-data/calls";
 import type { ActionRecord } from "./schemas";
 
-export const ACTION_KINDS = ["redeem", "checkin", "proxy"] as const;
+export const ACTION_KINDS = ["redeem", "checkin", "token", "proxy"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 /** How long records are kept. */

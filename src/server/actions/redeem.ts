@@ -13,8 +13,11 @@ import { criticalLeft, retryIn, takeCritical } from "./critical";
 import { recordAction, recordedSend, type Actor } from "./records";
 import type { RedeemResult } from "./schemas";
 
-/** Why a redeem was not made, in words; the caller answers it as the contract's failure. */
+/** Why an action was not made, in words; the caller answers it as the contract's failure. */
 export class ActionRefused extends Error {}
+
+/** Refused for its input before anything was sent: it spends none of the account's writes. */
+export class InputRefused extends ActionRefused {}
 
 /** A code is one word (the families issue 32 characters; a pasted one may carry spaces around it). */
 const CODE = /^\S{1,128}$/u;
@@ -27,8 +30,8 @@ export async function redeem(
   deps: SiteDataDeps,
 ): Promise<RedeemResult> {
   const code = rawCode.trim();
-  if (code === "") throw new ActionRefused("请填写兑换码");
-  if (!CODE.test(code)) throw new ActionRefused("兑换码格式不对：应为一串不含空格的字符（至多 128 个）");
+  if (code === "") throw new InputRefused("请填写兑换码");
+  if (!CODE.test(code)) throw new InputRefused("兑换码格式不对：应为一串不含空格的字符（至多 128 个）");
   const site = await siteProfile(account, deps);
   // new-api counts redeems and key reveals of this service's address together: say so before spending one.
   const critical = site.family === "new-api" || site.family === "unknown";

@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { actionsRouter } from "./routers/actions";
+import { tokensRouter } from "./routers/tokens";
 import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
 import { exportRouter } from "./routers/export";
@@ -12,6 +13,7 @@ import { createCallerFactory, router } from "./trpc";
 export const appRouter = router({
   account: accountRouter,
   actions: actionsRouter,
+  tokens: tokensRouter,
   admin: adminRouter,
   auth: authRouter,
   export: exportRouter,

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { cutText } from "../core/text";
 import type { Family, Money } from "./families";
+import { draftOf } from "./token-writes";
 import { LOG_TYPES, type LogType } from "../../shared/log-types";
 
 export { LOG_TYPES, type LogType };
@@ -61,6 +62,8 @@ export const tokenItemSchema = z
     createdAt: isoTime.nullable(),
     lastUsedAt: isoTime.nullable(),
     group: z.string(),
+    models: z.array(z.string()).describe("令牌限用的模型；空数组表示不限"),
+    allowIps: z.array(z.string()).describe("令牌的 IP 白名单（地址或网段）；空数组表示不限"),
   })
   .meta({ id: "TokenItem" });
 export type TokenItem = z.infer<typeof tokenItemSchema>;
@@ -313,7 +316,11 @@ export function maskKey(key: string): string {
 
 const TOKEN_STATUS: Record<number, TokenStatus> = { 1: "enabled", 2: "disabled", 3: "expired", 4: "exhausted" };
 
+/** Most models or addresses of a token's limits kept. */
+const LIST_MAX = 200;
+
 export function tokenItem(row: Row, money: Money): TokenItem {
+  const limits = draftOf(row);
   const remain = num(row.remain_quota);
   const used = num(row.used_quota);
   return {
@@ -330,6 +337,9 @@ export function tokenItem(row: Row, money: Money): TokenItem {
     createdAt: iso(row.created_time),
     lastUsedAt: iso(row.accessed_time),
     group: str(row.group),
+    // A hostile site's thousands of names are not kept: the first of them, each cut.
+    models: limits.models.slice(0, LIST_MAX).map((m) => cutText(m, NAME_MAX)),
+    allowIps: limits.allowIps.slice(0, LIST_MAX).map((m) => cutText(m, NAME_MAX)),
   };
 }
 

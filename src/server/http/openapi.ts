@@ -4,11 +4,20 @@
  */
 import { components } from "./openapi/common";
 import { actionPaths } from "./openapi/action-paths";
+import { tokenPaths } from "./openapi/token-paths";
 import { adminPaths } from "./openapi/admin-paths";
 import { userPaths } from "./openapi/user-paths";
 import { workspacePaths } from "./openapi/workspace-paths";
 
 let cached: object | undefined;
+
+/** The parts' paths as one, a route's methods from every part that documents it. */
+function mergePaths(...parts: Array<Record<string, object>>): Record<string, object> {
+  const out: Record<string, object> = {};
+  for (const part of parts)
+    for (const [path, methods] of Object.entries(part)) out[path] = { ...out[path], ...methods };
+  return out;
+}
 
 export function openApiDocument(): object {
   cached ??= {
@@ -20,12 +29,7 @@ export function openApiDocument(): object {
         "用所选网关站点（one-api / new-api 系列）的用户ID与系统访问令牌登录，取得会话令牌。" +
         "除会话检查、请求体大小与频率限制外，所有结果都以 HTTP 200 返回，由 success 字段区分。",
     },
-    paths: {
-      ...userPaths(),
-      ...actionPaths(),
-      ...workspacePaths(),
-      ...adminPaths(),
-    },
+    paths: mergePaths(userPaths(), actionPaths(), tokenPaths(), workspacePaths(), adminPaths()),
     components: {
       schemas: components(),
       securitySchemes: {

@@ -218,7 +218,16 @@ export async function siteStatus(account: Account, deps: SiteDataDeps): Promise<
   });
 }
 
-/** Forgets the account's kept answers (a write changed its balance, its log or its tokens). */
-export function forgetAccountReads(account: Account): void {
-  forget(`${account.siteId}:${account.siteUrl}:${account.siteUserId}:`);
+/**
+ * Forgets the account's kept answers a write changed: all of them (a code raised its balance and
+ * wrote its log), or those of one kind (`tokens`: a key created, edited or deleted).
+ */
+export function forgetAccountReads(account: Account, kind?: "tokens"): void {
+  forget(`${account.siteId}:${account.siteUrl}:${account.siteUserId}:${kind === undefined ? "" : `${kind}:`}`);
+}
+
+/** One fresh authenticated GET of the account's site (never cached): `data` of its envelope. */
+export async function siteRead(account: Account, request: SiteRequest, deps: SiteDataDeps): Promise<unknown> {
+  const site = await openSite(account, deps);
+  return read(contextOf(account, site, deps), request);
 }

@@ -1,17 +1,13 @@
 import { z } from "zod";
 import pLimit from "p-limit";
 import { listed } from "../../accounts/browser-accounts";
-import { accountOf } from "../../accounts/overview";
 import { checkin, checkinStatus } from "../../actions/checkin";
-import { takeWrite } from "../../actions/critical";
-import { actionRecords, recordAction, recordedSend, type Actor } from "../../actions/records";
-import { proxyRequest, ProxyRefused } from "../../actions/proxy";
-import { takeCritical } from "../../actions/critical";
+import { takeCritical, takeWrite } from "../../actions/critical";
+import { actionRecords, recordAction, recordedSend } from "../../actions/records";
+import { proxyRequest } from "../../actions/proxy";
 import { forgetAccountReads, siteCall, siteProfile } from "../../site-data/calls";
 import { ActionRefused, redeem } from "../../actions/redeem";
-import { failure, MSG, orFailure, type Failure } from "../../core/messages";
-import { SiteDataError, type Account, type SiteDataDeps } from "../../site-data/site-data";
-import { deviceOf } from "../../workspace/workspaces";
+import { failure, orFailure } from "../../core/messages";
 import {
   actionRecordsSuccess,
   checkinAllSuccess,
@@ -22,45 +18,13 @@ import {
   redeemSuccess,
 } from "../schemas/actions";
 import { isLedgerOnly } from "../../workspace/scope";
-import { sessionsFor, siteDepsOf, startLedgerSync, type AuthedContext } from "../site-deps";
+import { sessionsFor, startLedgerSync, type AuthedContext } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
-
-type Ok<T> = { success: true; data: T };
+import { act, actorOf } from "../acting";
 
 /** After a write the site logged (a top-up, a check-in), the ledger catches up, where it is kept (design.md 13). */
 function followLedger(ctx: AuthedContext): void {
   if (ctx.ledgerSyncMinutes > 0) startLedgerSync(ctx, ctx.session);
-}
-
-/** Who acts: the account, the workspace it is saved in (if any), and the device in words. */
-function actorOf(ctx: AuthedContext): Actor {
-  const api = ctx.workspace ? ctx.workspace.kind !== "device" : ctx.browser === null;
-  return {
-    siteId: ctx.session.siteId,
-    siteUserId: ctx.session.siteUserId,
-    workspaceId: ctx.workspace?.workspaceId ?? null,
-    device: api ? "API" : deviceOf(ctx.headers.get("user-agent")),
-  };
-}
-
-/** One action on the account's site: refusals and the site's failures are answers, never errors. */
-async function act<T>(
-  ctx: AuthedContext,
-  write: boolean,
-  op: (account: Account, deps: SiteDataDeps, actor: Actor) => Promise<T>,
-): Promise<Ok<T> | Failure> {
-  if (ctx.saved?.problem) return failure(ctx.saved.problem);
-  if (!ctx.session.site) return failure(MSG.siteRemoved);
-  const actor = actorOf(ctx);
-  if (write && !takeWrite(`${actor.siteId}:${actor.siteUserId}`)) return failure("操作过于频繁，请稍后再试");
-  try {
-    return { success: true, data: await op(accountOf(ctx.session), siteDepsOf(ctx), actor) };
-  } catch (error) {
-    if (error instanceof SiteDataError || error instanceof ActionRefused || error instanceof ProxyRefused) {
-      return failure(error.message);
-    }
-    throw error;
-  }
 }
 
 /** A call the proxy forwards: the method, the path after /api/site/ as sent, the query string, the JSON body. */

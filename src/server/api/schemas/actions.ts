@@ -4,9 +4,13 @@ import {
   checkinResultSchema,
   checkinStatusSchema,
   redeemResultSchema,
+  revealedKeySchema,
+  tokenDeleteSchema,
+  tokenRulesSchema,
+  tokenWriteSchema,
 } from "../../actions/schemas";
 import { successOf } from "../../core/messages";
-import { intWithDefault } from "./params";
+import { intParam, intWithDefault } from "./params";
 
 // Writes on an account's site (design.md 20): inputs, and answers in the success envelope.
 
@@ -39,3 +43,57 @@ export const checkinAllSuccess = success(
     .meta({ id: "CheckinAll" }),
   "CheckinAllSuccess",
 );
+
+// Tokens: the same fields for every family (gateway/token-writes.ts maps them to each one's own).
+
+const tokenId = intParam(1, 2_147_483_647).meta({ description: "令牌编号（站点的 id）" });
+
+const draftFields = {
+  name: z.string().max(200).meta({ description: "名称（站点按字节计长度：new-api 50，其他 30）" }),
+  unlimited: z.boolean().meta({ description: "无限额度" }),
+  remainQuota: z
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .meta({ description: "额度（站点额度单位）；无限额度时不用" }),
+  expiresAt: z.iso.datetime({ offset: true }).nullable().meta({ description: "过期时间（ISO 8601）；null 为永不过期" }),
+  models: z.array(z.string().max(200)).max(200).meta({ description: "限用的模型；空数组为不限" }),
+  allowIps: z.array(z.string().max(64)).max(100).meta({ description: "IP 白名单（地址或网段）；空数组为不限" }),
+  group: z.string().max(64).meta({ description: "分组；空为账户自己的分组（one-api 没有）" }),
+};
+
+export const tokenCreateInput = z.object({
+  name: draftFields.name,
+  unlimited: draftFields.unlimited.default(true),
+  remainQuota: draftFields.remainQuota.default(0),
+  expiresAt: draftFields.expiresAt.default(null),
+  models: draftFields.models.default([]),
+  allowIps: draftFields.allowIps.default([]),
+  group: draftFields.group.default(""),
+});
+
+export const tokenUpdateInput = z.object({
+  id: tokenId,
+  name: draftFields.name.optional(),
+  unlimited: draftFields.unlimited.optional(),
+  remainQuota: draftFields.remainQuota.optional(),
+  expiresAt: draftFields.expiresAt.optional(),
+  models: draftFields.models.optional(),
+  allowIps: draftFields.allowIps.optional(),
+  group: draftFields.group.optional(),
+});
+
+export const tokenStatusInput = z.object({
+  id: tokenId,
+  enabled: z.boolean().meta({ description: "true 启用，false 禁用" }),
+});
+export const tokenIdInput = z.object({ id: tokenId });
+export const tokenDeleteInput = z.object({
+  ids: z.array(intParam(1, 2_147_483_647)).min(1).max(100).meta({ description: "要删除的令牌编号，至多 100 个" }),
+});
+
+export const tokenRulesSuccess = success(tokenRulesSchema, "TokenRulesSuccess");
+export const tokenWriteSuccess = success(tokenWriteSchema, "TokenWriteSuccess");
+export const tokenDeleteSuccess = success(tokenDeleteSchema, "TokenDeleteSuccess");
+export const revealedKeySuccess = success(revealedKeySchema, "RevealedKeySuccess");

@@ -14,7 +14,7 @@ import {
   siteDataFailures,
 } from "./common";
 
-function actionRoute(
+export function actionRoute(
   operationId: string,
   summary: string,
   description: string,
@@ -48,7 +48,8 @@ function actionRoute(
   };
 }
 
-const WRITES = "每个账户每分钟至多 6 次写操作（操作过于频繁，请稍后再试）；以 Cookie 认证的写请求须同源（CSRF 防护）。";
+export const WRITES =
+  "每个账户每分钟至多 6 次写操作（操作过于频繁，请稍后再试）；以 Cookie 认证的写请求须同源（CSRF 防护）。";
 
 export function actionPaths(): Record<string, object> {
   return {
@@ -136,7 +137,7 @@ export function actionPaths(): Record<string, object> {
         ...actionRoute(
           "accountActions",
           "操作记录",
-          "通过本服务对该账户做过的写操作（兑换、签到），新的在前：时间、从哪里操作、站点的答复、增加的额度；从不含兑换码或密钥。" +
+          "通过本服务对该账户做过的写操作（兑换、签到、令牌的修改与查看密钥），新的在前：时间、从哪里操作、站点的答复、增加的额度；从不含兑换码或密钥。" +
             "工作区只看到自己的与浏览器会话的记录。",
           "ActionRecordsSuccess",
           { parameters: PAGING.slice(0, 2) },

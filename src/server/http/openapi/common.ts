@@ -41,6 +41,10 @@ import {
   checkinResultSuccess,
   checkinStatusSuccess,
   redeemSuccess,
+  revealedKeySuccess,
+  tokenDeleteSuccess,
+  tokenRulesSuccess,
+  tokenWriteSuccess,
 } from "../../api/schemas/actions";
 
 /** What the OpenAPI document's parts share: schemas, answers, parameters and route shapes. */
@@ -95,6 +99,10 @@ export function components() {
     checkinStatusSuccess,
     checkinResultSuccess,
     actionRecordsSuccess,
+    tokenRulesSuccess,
+    tokenWriteSuccess,
+    tokenDeleteSuccess,
+    revealedKeySuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");

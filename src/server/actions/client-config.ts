@@ -1,0 +1,56 @@
+/**
+ * 导出到客户端: a revealed key as the chat and coding clients take it. Cherry Studio's import link
+ * (`cherrystudio://providers/api-keys?v=1&data=…`: base64 of `{id, name, type, baseUrl, apiKey}`
+ * with `+` and `/` written `_` and `-`, its own convention; the base address without `/v1`, which
+ * it adds), CC Switch's (`ccswitch://v1/import?resource=provider&app=…`: Claude Code at the site's
+ * root, Codex at `/v1`), and a `.env` block for the OpenAI SDKs.
+ */
+import type { ClientConfigs } from "./schemas";
+
+type Source = { siteName: string; baseUrl: string; key: string; model: string | null };
+
+const root = (url: string) => url.replace(/\/+$/, "");
+
+/** A provider id a client keeps: letters, digits and dashes of the site's host. */
+function providerId(baseUrl: string): string {
+  let host = baseUrl;
+  try {
+    host = new URL(baseUrl).host;
+  } catch {
+    // The site's address was checked when it was added; fall back to the text.
+  }
+  return `gd-${host.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`.slice(0, 60);
+}
+
+function cherryLink(json: Record<string, string>): string {
+  const data = Buffer.from(JSON.stringify(json), "utf8").toString("base64").replaceAll("+", "_").replaceAll("/", "-");
+  return `cherrystudio://providers/api-keys?v=1&data=${data}`;
+}
+
+function ccSwitchLink(app: "claude" | "codex", s: Source): string {
+  const params = new URLSearchParams({
+    resource: "provider",
+    app,
+    name: s.siteName,
+    homepage: root(s.baseUrl),
+    endpoint: app === "codex" ? `${root(s.baseUrl)}/v1` : root(s.baseUrl),
+    apiKey: s.key,
+  });
+  if (s.model) params.set("model", s.model);
+  return `ccswitch://v1/import?${params.toString()}`;
+}
+
+export function clientConfigs(s: Source): ClientConfigs {
+  const cherry = {
+    id: providerId(s.baseUrl),
+    name: s.siteName,
+    type: "openai",
+    baseUrl: root(s.baseUrl),
+    apiKey: s.key,
+  };
+  return {
+    env: `OPENAI_BASE_URL=${root(s.baseUrl)}/v1\nOPENAI_API_KEY=${s.key}\n`,
+    cherryStudio: { link: cherryLink(cherry), json: JSON.stringify(cherry, null, 2) },
+    ccSwitch: { claude: ccSwitchLink("claude", s), codex: ccSwitchLink("codex", s) },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Acting on an account's site for the caller (design.md 20): who acts, and one action run with
+ * the account's checks (a saved account needing a new sign-in, a removed site, the writes a
+ * minute per account), its refusals and the site's failures answered, never thrown.
+ */
+import { accountOf } from "../accounts/overview";
+import { giveBackWrite, takeWrite } from "../actions/critical";
+import type { Actor } from "../actions/records";
+import { ProxyRefused } from "../actions/proxy";
+import { ActionRefused, InputRefused } from "../actions/redeem";
+import { failure, MSG, type Failure } from "../core/messages";
+import { SiteDataError, type Account, type SiteDataDeps } from "../site-data/site-data";
+import { deviceOf } from "../workspace/workspaces";
+import { siteDepsOf, type AuthedContext } from "./site-deps";
+
+export type Ok<T> = { success: true; data: T };
+
+/** Who acts: the account, the workspace it is saved in (if any), and the device in words. */
+export function actorOf(ctx: AuthedContext): Actor {
+  const api = ctx.workspace ? ctx.workspace.kind !== "device" : ctx.browser === null;
+  return {
+    siteId: ctx.session.siteId,
+    siteUserId: ctx.session.siteUserId,
+    workspaceId: ctx.workspace?.workspaceId ?? null,
+    device: api ? "API" : deviceOf(ctx.headers.get("user-agent")),
+  };
+}
+
+/** One action on the account's site: refusals and the site's failures are answers, never errors. */
+export async function act<T>(
+  ctx: AuthedContext,
+  write: boolean,
+  op: (account: Account, deps: SiteDataDeps, actor: Actor) => Promise<T>,
+): Promise<Ok<T> | Failure> {
+  if (ctx.saved?.problem) return failure(ctx.saved.problem);
+  if (!ctx.session.site) return failure(MSG.siteRemoved);
+  const actor = actorOf(ctx);
+  const key = `${actor.siteId}:${actor.siteUserId}`;
+  if (write && !takeWrite(key)) return failure("操作过于频繁，请稍后再试");
+  try {
+    return { success: true, data: await op(accountOf(ctx.session), siteDepsOf(ctx), actor) };
+  } catch (error) {
+    if (write && error instanceof InputRefused) giveBackWrite(key);
+    if (error instanceof SiteDataError || error instanceof ActionRefused || error instanceof ProxyRefused) {
+      return failure(error.message);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,86 @@
+import {
+  createToken,
+  deleteTokens,
+  revealToken,
+  setTokenStatus,
+  tokenRulesOf,
+  updateToken,
+} from "../../actions/tokens";
+import { orFailure } from "../../core/messages";
+import type { TokenDraft } from "../../gateway/token-writes";
+import { act } from "../acting";
+import {
+  revealedKeySuccess,
+  tokenCreateInput,
+  tokenDeleteInput,
+  tokenDeleteSuccess,
+  tokenIdInput,
+  tokenRulesSuccess,
+  tokenStatusInput,
+  tokenUpdateInput,
+  tokenWriteSuccess,
+} from "../schemas/actions";
+import { authedProcedure, router } from "../trpc";
+
+/** An ISO time as the sites keep it (Unix seconds); null: never. */
+const seconds = (at: string | null) => (at === null ? null : Math.floor(Date.parse(at) / 1000));
+
+/**
+ * The account's API keys on its site (design.md 20): the list is `account.tokens`; these change
+ * them. Every one is a write (CSRF-checked, counted per account, in 操作记录); the full key only
+ * through `reveal`, answered `no-store` like every account answer.
+ */
+export const tokensRouter = router({
+  /** The family's rules for the form (name length, groups, deletes) and the site's critical budget left. */
+  rules: authedProcedure
+    .output(orFailure(tokenRulesSuccess))
+    .query(({ ctx }) => act(ctx, false, (account, deps) => tokenRulesOf(account, deps))),
+
+  create: authedProcedure
+    .input(tokenCreateInput)
+    .output(orFailure(tokenWriteSuccess))
+    .mutation(({ ctx, input }) =>
+      act(ctx, true, (account, deps, actor) =>
+        createToken(ctx.db, account, actor, { ...input, expiresAt: seconds(input.expiresAt) }, deps),
+      ),
+    ),
+
+  /** Changes the fields given; the others stay as the site has them (the site is read first). */
+  update: authedProcedure
+    .input(tokenUpdateInput)
+    .output(orFailure(tokenWriteSuccess))
+    .mutation(({ ctx, input: { id, expiresAt, ...rest } }) => {
+      const patch: Partial<TokenDraft> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+      if (expiresAt !== undefined) patch.expiresAt = seconds(expiresAt);
+      return act(ctx, true, async (account, deps, actor) => ({
+        id,
+        ...(await updateToken(ctx.db, account, actor, id, patch, deps)),
+      }));
+    }),
+
+  setStatus: authedProcedure
+    .input(tokenStatusInput)
+    .output(orFailure(tokenWriteSuccess))
+    .mutation(({ ctx, input }) =>
+      act(ctx, true, async (account, deps, actor) => ({
+        id: input.id,
+        ...(await setTokenStatus(ctx.db, account, actor, input.id, input.enabled, deps)),
+      })),
+    ),
+
+  /** Deletes one or more (one-api's deletes cannot be undone: `permanent` says so). */
+  remove: authedProcedure
+    .input(tokenDeleteInput)
+    .output(orFailure(tokenDeleteSuccess))
+    .mutation(({ ctx, input }) =>
+      act(ctx, true, (account, deps, actor) => deleteTokens(ctx.db, account, actor, input.ids, deps)),
+    ),
+
+  /** The full key and ready client configurations; never kept here. */
+  reveal: authedProcedure
+    .input(tokenIdInput)
+    .output(orFailure(revealedKeySuccess))
+    .mutation(({ ctx, input }) =>
+      act(ctx, true, (account, deps, actor) => revealToken(ctx.db, account, actor, input.id, deps)),
+    ),
+});

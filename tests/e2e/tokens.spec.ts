@@ -1,0 +1,112 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { KEYS, URL_, activeAccount, expect, fillSignIn, shot, test } from "./fixtures";
+
+/** The open dialog as axe checks it (WCAG 2.2 AA): no serious or critical finding. */
+async function axeClean(page: Page, name: string) {
+  const results = await new AxeBuilder({ page })
+    .include("dialog[open]")
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
+    .analyze();
+  const serious = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} @ ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
+  expect(serious, name).toEqual([]);
+}
+
+/** 令牌: create one, reveal and copy its key, export it, disable, edit, delete; on a phone too. */
+test("creates, reveals, exports, disables, edits and deletes a token, at desktop and phone width", async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: URL_ });
+  await page.goto(URL_);
+  await fillSignIn(page, "令牌测试站点", KEYS.user.id, KEYS.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
+  await page.goto(`${URL_}/?tab=tokens`);
+  const panel = page.getByRole("region", { name: "令牌", exact: true });
+  await expect(panel.locator("tbody tr").first()).toBeVisible();
+
+  // The form says the family's rules, and checks them before anything is sent.
+  await panel.getByRole("button", { name: "新建令牌" }).click();
+  const form = page.getByRole("dialog", { name: "新建令牌" });
+  await expect(form.getByText("0 / 50 字节")).toBeVisible();
+  await form.getByRole("button", { name: "创建" }).click();
+  await expect(form.getByRole("alert")).toHaveText("请填写令牌名称");
+  await form.getByLabel("名称").fill("脚本-e2e");
+  await form.getByLabel("限定额度").check();
+  await form.getByLabel("可用额度（$）").fill("10");
+  await form.getByLabel("限用模型").fill("gpt-4o-mini\nclaude-sonnet-4");
+  await shot(page, "43-token-form");
+  await axeClean(page, "token form");
+  await form.getByRole("button", { name: "创建" }).click();
+
+  // The new key on request: the site's budget said first, then the key, copied and exported.
+  const reveal = page.getByRole("dialog", { name: "令牌「脚本-e2e」的密钥" });
+  await expect(reveal).toContainText("还剩 20 次");
+  await reveal.getByRole("button", { name: "显示密钥" }).click();
+  const key = reveal.getByLabel("密钥", { exact: true });
+  await expect(key).toHaveValue(/^sk-[A-Za-z0-9]{48}$/);
+  const full = await key.inputValue();
+  await reveal.getByRole("button", { name: "复制密钥" }).click();
+  await expect(reveal.getByRole("button", { name: "已复制" })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(full);
+  await expect(reveal.getByRole("link", { name: "在 Cherry Studio 中添加" })).toHaveAttribute(
+    "href",
+    /^cherrystudio:\/\/providers\/api-keys\?v=1&data=/,
+  );
+  await reveal.getByRole("tab", { name: "CC Switch" }).click();
+  await expect(reveal.getByRole("link", { name: "导入为 Claude Code 供应商" })).toHaveAttribute(
+    "href",
+    /^ccswitch:\/\/v1\/import\?resource=provider&app=claude/,
+  );
+  await reveal.getByRole("tab", { name: ".env" }).click();
+  await expect(reveal.locator("pre")).toContainText(`OPENAI_API_KEY=${full}`);
+  await shot(page, "44-token-reveal");
+  await axeClean(page, "reveal dialog");
+  await page.keyboard.press("Escape");
+  await expect(reveal).toHaveCount(0);
+
+  // In the list: masked, limited to two models, $10.00 left; the full key is nowhere on the page.
+  const row = panel.locator("tbody tr", { hasText: "脚本-e2e" });
+  await expect(row).toContainText("限 2 个模型");
+  await expect(row).toContainText("$10.00");
+  expect(await page.content()).not.toContain(full.slice(3));
+
+  await row.getByRole("button", { name: "停用令牌「脚本-e2e」" }).click();
+  await expect(row.locator(".tag")).toHaveText("已禁用");
+
+  await row.getByRole("button", { name: "编辑令牌「脚本-e2e」" }).click();
+  const edit = page.getByRole("dialog", { name: "编辑令牌「脚本-e2e」" });
+  await expect(edit.getByLabel("限用模型")).toHaveValue("gpt-4o-mini\nclaude-sonnet-4");
+  await edit.getByLabel("名称").fill("脚本-改名");
+  await edit.getByRole("button", { name: "保存" }).click();
+  const renamed = panel.locator("tbody tr", { hasText: "脚本-改名" });
+  await expect(renamed).toContainText("限 2 个模型");
+  await expect(renamed.locator(".tag")).toHaveText("已禁用");
+  await shot(page, "45-tokens");
+
+  await renamed.getByRole("button", { name: "删除令牌「脚本-改名」" }).click();
+  const confirm = page.getByRole("dialog", { name: "删除令牌「脚本-改名」？" });
+  await confirm.getByRole("button", { name: "删除", exact: true }).click();
+  await expect(panel.getByRole("status")).toHaveText("已删除 1 个令牌");
+  await expect(renamed).toHaveCount(0);
+
+  // 操作记录 on 概览: each step, never the key.
+  await page.goto(`${URL_}/?tab=overview`);
+  const records = page.getByRole("region", { name: "账户操作" }).locator(".audit-list li");
+  await expect(records.first()).toContainText("删除令牌");
+  await expect(records).toHaveCount(5);
+  expect(await page.content()).not.toContain(full.slice(3));
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${URL_}/?tab=tokens`);
+  await expect(panel.locator("tbody tr").first()).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "46-tokens-phone");
+  await panel.getByRole("button", { name: "新建令牌" }).click();
+  await expect(page.getByRole("dialog", { name: "新建令牌" })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "47-token-form-phone");
+});
