@@ -128,13 +128,17 @@ if (workspace) {
   for (const [i, demo] of DEMO_SITES.entries()) {
     for (const u of demo.users) {
       const alias = aliases.shift() ?? null;
-      await saved.add(workspace.id, {
+      const outcome = await saved.add(workspace.id, {
         siteId: registered[i]?.id ?? 0,
         userId: u.id,
         accessToken: u.accessToken,
         alias,
         tags: u.id === 2 ? ["团队"] : ["个人"],
       });
+      // The main account checks in by itself every day (its site has check-in on).
+      if (outcome.ok && i === 0 && alias === "主力号") {
+        await saved.update(workspace.id, outcome.account.id, { autoCheckin: true });
+      }
     }
   }
 }

@@ -223,3 +223,29 @@ export function CheckinAll() {
     </>
   );
 }
+
+const AUTO_STATE: Record<string, string> = {
+  done: "已签到",
+  already: "今天已签过",
+  manual: "需手动签到",
+  disabled: "站点未开启签到",
+  unsupported: "站点没有签到功能",
+  failed: "失败",
+};
+
+/** The last automatic check-in of a saved account, in one line ("自动签到 11-24：已签到，获得 $0.0050"). */
+export function AutoCheckinLine({
+  checkin,
+}: {
+  checkin: { day: string; state: string; message: string; at: string } | null;
+}) {
+  if (!checkin) return <span className="muted sync-line">自动签到：等待今天的签到时刻</span>;
+  const bad = checkin.state === "failed" || checkin.state === "manual";
+  const detail = checkin.state === "done" ? checkin.message : `${AUTO_STATE[checkin.state] ?? checkin.state}`;
+  return (
+    <span className={`sync-line ${bad ? "failed-text" : "muted"}`} title={checkin.message}>
+      自动签到 {checkin.day.slice(5)}：{detail}
+      {checkin.state === "failed" ? `（${checkin.message}）` : ""}
+    </span>
+  );
+}

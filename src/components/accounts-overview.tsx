@@ -5,7 +5,7 @@ import { useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatUsd } from "@/src/shared/money";
-import { CheckinAll } from "./account-actions";
+import { AutoCheckinLine, CheckinAll } from "./account-actions";
 import { formatAge, formatNumber } from "./format";
 import { Empty, Failed, Loading, Stat } from "./site-data";
 import { zone } from "./usage-range";
@@ -230,6 +230,7 @@ export function AccountsOverview() {
                       {a.saved?.tags.length ? ` · ${a.saved.tags.join("、")}` : ""}
                     </span>
                     {a.saved?.sync && <SyncLine sync={a.saved.sync} />}
+                    {a.saved?.autoCheckin && <AutoCheckinLine checkin={a.saved.checkin} />}
                   </span>
                   {!row ? (
                     <span className="muted row-state">读取中…</span>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useId, useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
+import { AutoCheckinLine } from "./account-actions";
 import { Empty, Failed, Loading, ErrorNote } from "./site-data";
 
 type Account = RouterOutputs["workspace"]["accounts"]["data"]["accounts"][number];
@@ -89,7 +90,13 @@ function AccountItem({
   const update = trpc.workspace.updateAccount.useMutation();
   const remove = trpc.workspace.removeAccount.useMutation();
 
-  async function save(change: { alias?: string | null; tags?: string[]; pinned?: boolean; excluded?: boolean }) {
+  async function save(change: {
+    alias?: string | null;
+    tags?: string[];
+    pinned?: boolean;
+    excluded?: boolean;
+    autoCheckin?: boolean;
+  }) {
     setMessage("");
     try {
       const answer = await update.mutateAsync({ id: a.id, ...change });
@@ -115,6 +122,7 @@ function AccountItem({
           {STATE_TEXT[a.state]}
         </span>
       </div>
+      {a.autoCheckin && <AutoCheckinLine checkin={a.checkin} />}
       {a.state === "reauth" && (
         <div className="saved-reauth">
           <p className="muted">{a.stateMessage}</p>
@@ -151,6 +159,14 @@ function AccountItem({
         <label className="inline">
           <input type="checkbox" checked={a.excluded} onChange={(e) => void save({ excluded: e.target.checked })} />{" "}
           不计入合计
+        </label>
+        <label className="inline" title="每天在站点的一天里固定的某个时刻自动签到（new-api、Veloera 站点）">
+          <input
+            type="checkbox"
+            checked={a.autoCheckin}
+            onChange={(e) => void save({ autoCheckin: e.target.checked })}
+          />{" "}
+          自动签到
         </label>
         <button
           type="button"

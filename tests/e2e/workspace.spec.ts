@@ -68,6 +68,17 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await expect(mobile.getByRole("heading", { name: "登录网关站点" })).toBeVisible();
   await phone.close();
   expect(phoneErrors).toEqual([]);
+
+  // 自动签到 per account: switched on here, said on the account and on its row in 全部账户.
+  const saved = page.locator("li.saved-account", { hasText: "家族站" });
+  // The box follows the saved setting once the server has it.
+  await saved.getByLabel("自动签到").click();
+  await expect(saved.getByLabel("自动签到")).toBeChecked();
+  await expect(saved).toContainText("自动签到：等待今天的签到时刻");
+  await shot(page, "workspace-auto-checkin");
+  await page.goto(URL_);
+  await expect(rows.filter({ hasText: "家族站" })).toContainText("自动签到：等待今天的签到时刻");
+  await expect(rows.filter({ hasText: "桌面主力" })).not.toContainText("自动签到");
   void consoleErrors;
 });
 

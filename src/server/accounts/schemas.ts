@@ -3,6 +3,21 @@ import { overviewRowSchema } from "../site-data/schemas";
 
 /** The browser's accounts as the service lists them: the procedures' outputs and the domain's types. */
 
+/** The last automatic check-in of a saved account (design.md 20). */
+export const autoCheckinSchema = z
+  .object({
+    day: z.string().describe("站点的日期（Veloera 按 UTC，new-api 按北京时间）"),
+    state: z
+      .enum(["done", "already", "manual", "disabled", "unsupported", "failed"])
+      .describe(
+        "done 已签到；already 今天已签过；manual 需手动签到；disabled 站点未开启；unsupported 不支持；failed 失败",
+      ),
+    message: z.string(),
+    at: z.iso.datetime(),
+  })
+  .meta({ id: "AutoCheckin" });
+export type AutoCheckin = z.infer<typeof autoCheckinSchema>;
+
 /** What a workspace keeps about one of its accounts besides the site's own data (design.md 17). */
 export const savedFieldsSchema = z
   .object({
@@ -16,6 +31,8 @@ export const savedFieldsSchema = z
       .enum(["ok", "reauth", "site_removed"])
       .describe("ok：正常；reauth：站点拒绝了保存的令牌，需要重新授权；site_removed：站点已移除"),
     stateMessage: z.string().nullable(),
+    autoCheckin: z.boolean().describe("自动签到：每天在站点的一天里分散的时刻自动签到（new-api、Veloera 站点）"),
+    checkin: autoCheckinSchema.nullable().describe("上一次自动签到的结果；还没有时为 null"),
     sync: z
       .object({
         at: z.iso.datetime().nullable().describe("上次完成后台同步的时间"),

@@ -9,6 +9,7 @@ import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { db as defaultDb, type Db } from "../db/client";
 import { savedAccounts } from "../workspace/saved-accounts";
+import { startCheckinJob } from "./checkin";
 import { startJob } from "./registry";
 
 /** Renewals per tick from this process (a tick a minute by default: 200 accounts are all renewed within a day many times over). */
@@ -34,4 +35,5 @@ export function startWorkspaceJobs(): void {
   startJob("workspace.renewals", e.JOB_TICK_SECONDS * 1000, async () => {
     await renewSavedSessions(defaultDb(), opts);
   });
+  startCheckinJob();
 }

@@ -64,6 +64,10 @@ export type SavedAccount = {
   stateAt: Date;
   createdAt: Date;
   sessionId: string | null;
+  /** 自动签到 is on. */
+  autoCheckin: boolean;
+  /** The last automatic check-in: the site day, its outcome and message, and when (null before the first). */
+  checkin: { day: string; state: string; message: string; at: Date } | null;
 };
 
 const accountSelect = {
@@ -85,6 +89,11 @@ const accountSelect = {
   stateAt: true,
   createdAt: true,
   sessionId: true,
+  autoCheckin: true,
+  checkinDay: true,
+  checkinState: true,
+  checkinMessage: true,
+  checkinAt: true,
 } as const;
 
 type Row = {
@@ -106,6 +115,11 @@ type Row = {
   stateAt: Date;
   createdAt: Date;
   sessionId: string | null;
+  autoCheckin: boolean;
+  checkinDay: string | null;
+  checkinState: string | null;
+  checkinMessage: string | null;
+  checkinAt: Date | null;
 };
 
 /** The registered sites by id (absent once removed): read once per request and handed around. */
@@ -119,9 +133,13 @@ function fromRow(row: Row, sites: SiteIndex): SavedAccount {
   const url = sites.get(row.siteId)?.url;
   // The registry decides `site_removed`; an address change waits for renewal to say `reauth`.
   const state: SavedState = url === undefined ? "site_removed" : row.state === "reauth" ? "reauth" : "ok";
-  const { position, siteUserId, userId, tags, ...rest } = row;
+  const { position, siteUserId, userId, tags, checkinDay, checkinState, checkinMessage, checkinAt, ...rest } = row;
   return {
     ...rest,
+    checkin:
+      checkinDay !== null && checkinState !== null && checkinAt !== null
+        ? { day: checkinDay, state: checkinState, message: checkinMessage ?? "", at: checkinAt }
+        : null,
     siteUserId: Number(siteUserId),
     userId: JSON.parse(userId) as number | string,
     tags: JSON.parse(tags) as string[],
@@ -322,7 +340,14 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
     async update(
       workspaceId: number,
       id: number,
-      change: { alias?: string | null; tags?: string[]; pinned?: boolean; excluded?: boolean; order?: number },
+      change: {
+        alias?: string | null;
+        tags?: string[];
+        pinned?: boolean;
+        excluded?: boolean;
+        order?: number;
+        autoCheckin?: boolean;
+      },
     ): Promise<SavedAccount> {
       await this.get(workspaceId, id);
       await db.workspaceAccount.updateMany({
@@ -333,6 +358,7 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
           ...(change.pinned !== undefined ? { pinned: change.pinned } : {}),
           ...(change.excluded !== undefined ? { excluded: change.excluded } : {}),
           ...(change.order !== undefined ? { position: change.order } : {}),
+          ...(change.autoCheckin !== undefined ? { autoCheckin: change.autoCheckin } : {}),
         },
       });
       return this.get(workspaceId, id);

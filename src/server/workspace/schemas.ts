@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { autoCheckinSchema } from "../accounts/schemas";
 
 /** The workspace's answers: the procedures' outputs, the REST bodies and the OpenAPI document's schemas. */
 
@@ -46,6 +47,8 @@ export const workspaceAccountSchema = z
     state: z.enum(["ok", "reauth", "site_removed"]),
     stateMessage: z.string().nullable().describe("state 不是 ok 时的原因"),
     createdAt: z.iso.datetime(),
+    autoCheckin: z.boolean().describe("自动签到：每天在站点的一天里分散的时刻自动签到（new-api、Veloera 站点）"),
+    checkin: autoCheckinSchema.nullable().describe("上一次自动签到的结果；还没有时为 null"),
     sync: z
       .object({
         at: z.iso.datetime().nullable().describe("上次完成后台同步的时间"),

@@ -4,7 +4,7 @@
  * reads its ledger only, so nothing of its history is out of reach. Listings name saved accounts
  * by their id.
  */
-import type { ListedAccount } from "../accounts/schemas";
+import type { AutoCheckin, ListedAccount } from "../accounts/schemas";
 import type { LiveSession } from "../session/store";
 import type { SavedAccount, SavedAccounts } from "./saved-accounts";
 
@@ -51,6 +51,11 @@ export async function scoped(
 }
 
 /** How the workspace's listing shows a saved account (the dashboard's account list and rows). */
+/** The last automatic check-in as the answers show it. */
+export function checkinShown(checkin: SavedAccount["checkin"]): AutoCheckin | null {
+  return checkin ? { ...checkin, state: checkin.state as AutoCheckin["state"], at: checkin.at.toISOString() } : null;
+}
+
 export function listedSaved(scopedAccount: ScopedAccount, active: boolean): ListedAccount {
   const { saved, session } = scopedAccount;
   return {
@@ -70,6 +75,8 @@ export function listedSaved(scopedAccount: ScopedAccount, active: boolean): List
       order: saved.order,
       state: saved.state,
       stateMessage: saved.stateMessage,
+      autoCheckin: saved.autoCheckin,
+      checkin: checkinShown(saved.checkin),
     },
   };
 }

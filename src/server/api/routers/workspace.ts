@@ -1,3 +1,4 @@
+import { checkinShown } from "../../workspace/scope";
 import { z } from "zod";
 import { loginRateLimiter } from "../../auth/rate-limit";
 import { Refusal } from "../../core/errors";
@@ -124,6 +125,8 @@ function shown(account: SavedAccount, sites: SiteIndex) {
     state: account.state,
     stateMessage: account.stateMessage,
     createdAt: account.createdAt.toISOString(),
+    autoCheckin: account.autoCheckin,
+    checkin: checkinShown(account.checkin),
   };
 }
 

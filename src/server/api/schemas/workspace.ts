@@ -45,6 +45,7 @@ export const updateAccountInput = z
     tags: tags.optional(),
     pinned: z.boolean().optional(),
     excluded: z.boolean().optional().describe("true：不计入合计"),
+    autoCheckin: z.boolean().optional().describe("true：每天自动签到"),
     order: z.number().int().min(-1_000_000).max(1_000_000).optional(),
     accessToken: z.string().min(1).max(4096).optional().describe("新的访问令牌：先经站点验证，再替换保存的令牌"),
   })

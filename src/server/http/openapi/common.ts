@@ -19,7 +19,7 @@ import {
   usageBalanceSuccess,
   usageSummarySuccess,
 } from "../../api/schemas/accounts";
-import { savedFieldsSchema, accountRowSchema, overviewSchema } from "../../accounts/schemas";
+import { autoCheckinSchema, savedFieldsSchema, accountRowSchema, overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
 import { moneySchema } from "../../gateway/families";
 import { logItemSchema, tokenItemSchema, topupItemSchema } from "../../gateway/reads";
@@ -89,6 +89,7 @@ export function components() {
     exportCountSchema,
     exportCountSuccess,
     savedFieldsSchema,
+    autoCheckinSchema,
     workspaceSignedInSchema,
     workspaceMeSchema,
     workspaceAccountSchema,
