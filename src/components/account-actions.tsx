@@ -162,9 +162,12 @@ function Records() {
           ))}
         </ol>
       )}
-      {records.data && records.data.data.total > items.length && (
+      {records.data && records.data.data.total > 0 && (
         <p className="muted">
-          共 {records.data.data.total} 条，显示最近 10 条；完整记录可通过 /api/account/actions 读取。
+          {records.data.data.total > items.length ? `共 ${records.data.data.total} 条，显示最近 10 条。` : ""}
+          <a href="/api/account/actions.csv" download>
+            下载全部操作记录（CSV）
+          </a>
         </p>
       )}
     </div>

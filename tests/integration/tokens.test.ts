@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parse } from "csv-parse/sync";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { CRITICAL_LIMIT, takeCritical } from "../../src/server/actions/critical";
 import type { StandInFamily, StandInToken } from "../../src/demo/gateway";
@@ -260,5 +261,32 @@ describe("tokens.reveal", () => {
     expect(shown.success && shown.data.key).toBe(`sk-${token.key}`);
     const rules = await api.tokens.rules();
     expect(rules.success && rules.data.critical).toBeNull();
+  });
+});
+
+describe("actions.recordsCsv", () => {
+  it("exports every record of the account as CSV that parses back, never a key", async () => {
+    const { site, api } = await signedIn("new-api");
+    await api.tokens.create({ name: "=HYPERLINK(1)" });
+    const token = tokensOf(site)[0] as StandInToken;
+    await api.tokens.reveal({ id: token.id });
+    await api.tokens.setStatus({ id: 9999, enabled: false });
+    const file = await api.actions.recordsCsv();
+    if (!file.success) throw new Error(file.message);
+    expect(file.data.filename).toMatch(/^actions_\d+_201_\d{4}-\d{2}-\d{2}\.csv$/);
+    const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(file.data.body as Uint8Array);
+    expect(text.startsWith("\uFEFF时间 (UTC),类型,结果,说明,额度,来源\r\n")).toBe(true);
+    const rows = parse(text, { bom: true, record_delimiter: "\r\n" }) as string[][];
+    const records = await api.actions.records({});
+    expect(rows.slice(1).map((r) => [r[0], r[2], r[3]])).toEqual(
+      records.data.items.map((r) => [
+        r.at,
+        r.ok ? "成功" : "失败",
+        r.message.startsWith("=") ? `'${r.message}` : r.message,
+      ]),
+    );
+    expect(rows).toHaveLength(4);
+    expect(rows.at(-1)?.slice(1, 4)).toEqual(["令牌", "成功", "创建令牌「=HYPERLINK(1)」：成功"]);
+    expect(text).not.toContain(token.key);
   });
 });

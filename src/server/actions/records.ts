@@ -5,6 +5,7 @@
  */
 import type { Db } from "../db/client";
 import { SiteDataError } from "../site-data/calls";
+import { csvRecord, neutralize } from "../core/csv";
 import type { ActionRecord } from "./schemas";
 
 export const ACTION_KINDS = ["redeem", "checkin", "token", "proxy"] as const;
@@ -56,20 +57,55 @@ export async function recordedSend<T>(record: Record_, send: () => Promise<T>): 
   }
 }
 
+/** The records of an account a viewer may see (a workspace: its own and the browser's; a browser: its own). */
+function visibleTo(viewer: Omit<Actor, "device">) {
+  return {
+    siteId: viewer.siteId,
+    siteUserId: BigInt(viewer.siteUserId),
+    ...(viewer.workspaceId === null
+      ? { workspaceId: null }
+      : { OR: [{ workspaceId: viewer.workspaceId }, { workspaceId: null }] }),
+  };
+}
+
+const KIND_TEXT: Record<string, string> = { redeem: "兑换码", checkin: "签到", token: "令牌", proxy: "代理" };
+
+/** Most records one export holds (a year of an account's writes is far fewer). */
+export const RECORDS_CSV_MAX = 100_000;
+
+/**
+ * The account's 操作记录 as CSV (UTF-8 with a BOM, so spreadsheets read the Chinese): newest first,
+ * times in UTC (ISO 8601), the site's words neutralised against formulas.
+ */
+export async function actionRecordsCsv(db: Db, viewer: Omit<Actor, "device">): Promise<string> {
+  const rows = await db.accountAction.findMany({
+    where: visibleTo(viewer),
+    orderBy: [{ at: "desc" }, { id: "desc" }],
+    take: RECORDS_CSV_MAX,
+    select: { at: true, kind: true, ok: true, message: true, quota: true, device: true },
+  });
+  let out = "\uFEFF" + csvRecord(["时间 (UTC)", "类型", "结果", "说明", "额度", "来源"]);
+  for (const r of rows) {
+    out += csvRecord([
+      r.at.toISOString(),
+      KIND_TEXT[r.kind] ?? r.kind,
+      r.ok ? "成功" : "失败",
+      neutralize(r.message),
+      r.quota === null ? "" : Number(r.quota),
+      neutralize(r.device),
+    ]);
+  }
+  return out;
+}
+
 /** A page of an account's records, newest first, as its viewer may see them. */
 export async function actionRecords(
   db: Db,
   viewer: Omit<Actor, "device">,
   page: { page: number; pageSize: number },
 ): Promise<{ total: number; items: ActionRecord[] }> {
-  const where = {
-    siteId: viewer.siteId,
-    siteUserId: BigInt(viewer.siteUserId),
-    // A workspace sees its own and the account's browser records; a browser never a workspace's.
-    ...(viewer.workspaceId === null
-      ? { workspaceId: null }
-      : { OR: [{ workspaceId: viewer.workspaceId }, { workspaceId: null }] }),
-  };
+  // A workspace sees its own and the account's browser records; a browser never a workspace's.
+  const where = visibleTo(viewer);
   const [total, rows] = await Promise.all([
     db.accountAction.count({ where }),
     db.accountAction.findMany({

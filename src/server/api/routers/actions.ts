@@ -3,7 +3,8 @@ import pLimit from "p-limit";
 import { listed } from "../../accounts/browser-accounts";
 import { checkin, checkinStatus } from "../../actions/checkin";
 import { takeCritical, takeWrite } from "../../actions/critical";
-import { actionRecords, recordAction, recordedSend } from "../../actions/records";
+import { actionRecords, actionRecordsCsv, recordAction, recordedSend } from "../../actions/records";
+import { fileSuccess } from "../schemas/accounts";
 import { proxyRequest } from "../../actions/proxy";
 import { forgetAccountReads, siteCall, siteProfile } from "../../site-data/calls";
 import { ActionRefused, redeem } from "../../actions/redeem";
@@ -135,4 +136,19 @@ export const actionsRouter = router({
         data: { ...input, total, hasMore: input.page * input.pageSize < total, items },
       };
     }),
+
+  /** 操作记录 as a CSV download (every record kept, newest first). */
+  recordsCsv: authedProcedure.output(fileSuccess).query(async ({ ctx }) => {
+    const actor = actorOf(ctx);
+    const csv = await actionRecordsCsv(ctx.db, actor);
+    const day = new Date().toISOString().slice(0, 10);
+    return {
+      success: true as const,
+      data: {
+        filename: `actions_${actor.siteId}_${actor.siteUserId}_${day}.csv`,
+        contentType: "text/csv; charset=utf-8",
+        body: new TextEncoder().encode(csv),
+      },
+    };
+  }),
 });

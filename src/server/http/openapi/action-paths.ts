@@ -9,6 +9,7 @@ import {
   UNAUTHORIZED,
   UNAVAILABLE,
   failureExample,
+  fileRoute,
   json,
   ref,
   siteDataFailures,
@@ -142,6 +143,14 @@ export function actionPaths(): Record<string, object> {
           "ActionRecordsSuccess",
           { parameters: PAGING.slice(0, 2) },
         ),
+      },
+    },
+    "/api/account/actions.csv": {
+      get: {
+        ...fileRoute("accountActionsCsv", "导出操作记录", "", "text/csv", []).get,
+        description:
+          "该账户的全部操作记录（保留一年），新的在前：时间 (UTC)、类型、结果、说明、额度、来源；" +
+          "UTF-8 带 BOM、CRLF 换行、RFC 4180 引号规则，文字单元格以 = + - @ 开头时前加 '。从不含兑换码或密钥。",
       },
     },
   };
