@@ -272,11 +272,10 @@ describe("actions.recordsCsv", () => {
     await api.tokens.reveal({ id: token.id });
     await api.tokens.setStatus({ id: 9999, enabled: false });
     const file = await api.actions.recordsCsv();
-    if (!file.success) throw new Error(file.message);
     expect(file.data.filename).toMatch(/^actions_\d+_201_\d{4}-\d{2}-\d{2}\.csv$/);
     const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(file.data.body as Uint8Array);
     expect(text.startsWith("\uFEFF时间 (UTC),类型,结果,说明,额度,来源\r\n")).toBe(true);
-    const rows = parse(text, { bom: true, record_delimiter: "\r\n" }) as string[][];
+    const rows: string[][] = parse(text, { bom: true, record_delimiter: "\r\n" });
     const records = await api.actions.records({});
     expect(rows.slice(1).map((r) => [r[0], r[2], r[3]])).toEqual(
       records.data.items.map((r) => [
