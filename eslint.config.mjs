@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 /**
  * The layers of design.md "Shape", one way down, a folder per capability:
  *   app/ → http/ (adapters) → api/ (routers, wire schemas), jobs/ (background work, started by the
- *   server entry) → exports/, actions/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
+ *   server entry) → alerts/ → exports/, actions/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
  *   → sites/
  *   → gateway/, db/ → core/ → net/
  * Each folder of src/server names the folders it must never import; crossing one fails lint.
@@ -20,6 +20,7 @@ const ORDER = [
   ["workspace"],
   ["ledger"],
   ["exports", "actions"],
+  ["alerts"],
   ["jobs", "api"],
   ["http"],
 ];
@@ -59,7 +60,7 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
 /**
  * One owner per table: only ledger/ reads or writes the ledger tables, only session/ the sessions,
  * only admin/ the operator's rows, only workspace/ the workspaces, their sessions, accounts and
- * invites and the run-time settings, only jobs/ the job leases, only actions/ the 操作记录; the others ask the owner. (Prisma delegates by name, on `db`,
+ * invites and the run-time settings, only jobs/ the job leases, only actions/ the 操作记录, only alerts/ the alerts; the others ask the owner. (Prisma delegates by name, on `db`,
  * `tx` or `….db`.)
  */
 const OWNERS = {
@@ -69,6 +70,7 @@ const OWNERS = {
   workspace: ["workspace", "workspaceSession", "workspaceAccount", "workspaceInvite", "setting"],
   jobs: ["jobLease"],
   actions: ["accountAction"],
+  alerts: ["alertSettings", "alertChannel", "alertRule", "alert", "alertDelivery"],
 };
 const delegate = (names) =>
   `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"], [object.callee.name="db"])`;

@@ -14,6 +14,7 @@ import { TokensPanel } from "./tokens-panel";
 import { TopupsPanel } from "./topups-panel";
 import { UsageTab } from "./usage-tab";
 import { WorkspaceSettings } from "./workspace-settings";
+import { AlertsPanel } from "./alerts-panel";
 
 export const TABS = [
   { key: "accounts", label: "全部账户" },
@@ -22,6 +23,7 @@ export const TABS = [
   { key: "tokens", label: "令牌" },
   { key: "topups", label: "充值记录" },
   { key: "usage", label: "用量分析" },
+  { key: "alerts", label: "提醒" },
   { key: "workspace", label: "工作区" },
 ] as const;
 
@@ -52,9 +54,16 @@ type Props = {
 export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
   // The page a signed-in user lands on is every account at once; an account without its site has
   // nothing live to show on its own tabs, and its 概览 says why.
-  const tabs = TABS.filter((t) => t.key !== "workspace" || workspace);
+  // 工作区 and 提醒 are a workspace's (its server watches its saved accounts).
+  const tabs = TABS.filter((t) => (t.key !== "workspace" && t.key !== "alerts") || workspace);
   const tab = tabs.some((t) => t.key === requested) ? requested : "accounts";
-  const own = !me ? "workspace" : tab !== "accounts" && tab !== "workspace" && !me.site ? "overview" : tab;
+  const own = !me
+    ? tab === "alerts"
+      ? "alerts"
+      : "workspace"
+    : ["accounts", "workspace", "alerts"].includes(tab) || me.site
+      ? tab
+      : "overview";
   const info = me?.userInfo ?? {};
   const displayName = text(info, "display_name");
   const username = text(info, "username");
@@ -92,7 +101,10 @@ export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
 
         <nav className="tabs" aria-label="账户页面">
           {tabs
-            .filter((t) => me?.site || t.key === "accounts" || t.key === "overview" || t.key === "workspace")
+            .filter(
+              (t) =>
+                me?.site || t.key === "accounts" || t.key === "overview" || t.key === "workspace" || t.key === "alerts",
+            )
             .map((t) => (
               <Link
                 key={t.key}
@@ -111,6 +123,7 @@ export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
         {own === "tokens" && <TokensPanel />}
         {own === "topups" && <TopupsPanel />}
         {own === "usage" && <UsageTab />}
+        {own === "alerts" && <AlertsPanel />}
         {own === "workspace" && <WorkspaceSettings />}
       </QueryProvider>
 

@@ -79,6 +79,33 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await page.goto(URL_);
   await expect(rows.filter({ hasText: "家族站" })).toContainText("自动签到：等待今天的签到时刻");
   await expect(rows.filter({ hasText: "桌面主力" })).not.toContainText("自动签到");
+
+  // 提醒: the three default rules, a channel refused for a loopback address, a rule added.
+  await page.goto(`${URL_}/?tab=alerts`);
+  const rules = page.getByRole("list", { name: "规则" }).getByRole("listitem");
+  await expect(rules).toHaveCount(3);
+  await expect(rules.first()).toContainText("余额可用天数少于 3 天");
+  await expect(page.getByText("目前没有提醒：一切正常。")).toBeVisible();
+  const hook = page.getByRole("form", { name: "添加 Webhook" });
+  await hook.getByLabel("名称").fill("本机钩子");
+  await hook.getByLabel("Webhook 地址").fill("http://127.0.0.1:9/hook");
+  await hook.getByRole("button", { name: "添加 Webhook" }).click();
+  await expect(page.getByRole("region", { name: "通知渠道" }).getByRole("alert")).toContainText(
+    "不能发送到内网、本机或保留地址",
+  );
+  const add = page.getByRole("form", { name: "添加规则" });
+  await add.getByLabel("条件").selectOption({ label: "余额低于" });
+  await add.getByLabel("数值（美元）").fill("5");
+  await add.getByLabel("账户").selectOption({ label: `家族站（${family.family} 站点）` });
+  await add.getByRole("button", { name: "添加规则" }).click();
+  await expect(rules).toHaveCount(4);
+  await expect(rules.last()).toContainText("余额低于 5 美元 · 家族站 · 只在本页显示");
+  await shot(page, "workspace-alerts");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await expect(rules).toHaveCount(4);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "workspace-alerts-phone");
   void consoleErrors;
 });
 

@@ -1,6 +1,7 @@
 import { accountRouter } from "./routers/account";
 import { actionsRouter } from "./routers/actions";
 import { tokensRouter } from "./routers/tokens";
+import { alertsRouter } from "./routers/alerts";
 import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
 import { exportRouter } from "./routers/export";
@@ -14,6 +15,7 @@ export const appRouter = router({
   account: accountRouter,
   actions: actionsRouter,
   tokens: tokensRouter,
+  alerts: alertsRouter,
   admin: adminRouter,
   auth: authRouter,
   export: exportRouter,

@@ -58,6 +58,13 @@ const envSchema = z.object({
   DB_POOL_SIZE: intFrom(10, 1, 1000),
   DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
+  /** Alert channels may be on loopback, private or link-local addresses (a self-hosted ntfy). */
+  ALERT_ALLOW_PRIVATE: z
+    .enum(["0", "1", "true", "false"])
+    .default("0")
+    .transform((v) => v === "1" || v === "true"),
+  /** How long one alert delivery may take (ms). */
+  ALERT_TIMEOUT_MS: intFrom(5_000, 500, 60_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

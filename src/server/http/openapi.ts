@@ -5,6 +5,7 @@
 import { components } from "./openapi/common";
 import { actionPaths } from "./openapi/action-paths";
 import { tokenPaths } from "./openapi/token-paths";
+import { alertPaths } from "./openapi/alert-paths";
 import { adminPaths } from "./openapi/admin-paths";
 import { userPaths } from "./openapi/user-paths";
 import { workspacePaths } from "./openapi/workspace-paths";
@@ -29,7 +30,7 @@ export function openApiDocument(): object {
         "用所选网关站点（one-api / new-api 系列）的用户ID与系统访问令牌登录，取得会话令牌。" +
         "除会话检查、请求体大小与频率限制外，所有结果都以 HTTP 200 返回，由 success 字段区分。",
     },
-    paths: mergePaths(userPaths(), actionPaths(), tokenPaths(), workspacePaths(), adminPaths()),
+    paths: mergePaths(userPaths(), actionPaths(), tokenPaths(), workspacePaths(), alertPaths(), adminPaths()),
     components: {
       schemas: components(),
       securitySchemes: {

@@ -9,6 +9,7 @@ import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { db as defaultDb, type Db } from "../db/client";
 import { savedAccounts } from "../workspace/saved-accounts";
+import { startAlertJobs } from "./alerts";
 import { startCheckinJob } from "./checkin";
 import { startJob } from "./registry";
 
@@ -36,4 +37,5 @@ export function startWorkspaceJobs(): void {
     await renewSavedSessions(defaultDb(), opts);
   });
   startCheckinJob();
+  startAlertJobs();
 }

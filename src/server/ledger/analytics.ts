@@ -13,7 +13,7 @@ import { listed } from "../accounts/browser-accounts";
 import type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
 
 export type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
-import { dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
+import { addDays, dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
 
 export type GroupBy = "day" | "hour" | "model" | "token" | "type";
 
@@ -354,4 +354,30 @@ export async function topupsIn(db: Db, owner: Owner, start: number, end: number,
     take,
   });
   return rows.map((r) => ({ at: r.at, quota: Number(r.quota), content: r.content }));
+}
+
+/**
+ * What the alerts read of an account: the balance its last sync noted (USD; null before any), and
+ * the consumption of today and of the last 7 days (today included) in `tz`.
+ */
+export async function accountFigures(
+  db: Db,
+  session: LiveSession,
+  tz: string,
+  now: Date,
+): Promise<{ balanceUsd: number | null; todayUsd: number; weekUsd: number }> {
+  const [reader] = await readersOf(db, [session]);
+  if (!reader) return { balanceUsd: null, todayUsd: 0, weekUsd: 0 };
+  const last = await db.balanceSnapshot.findFirst({
+    where: { siteId: reader.siteId, siteUserId: BigInt(reader.siteUserId) },
+    orderBy: { at: "desc" },
+    select: { quota: true },
+  });
+  const to = dayIn(tz, now.getTime());
+  const days = await summaryOf(db, [reader], { from: addDays(to, -6), to, tz, groupBy: "day" });
+  return {
+    balanceUsd: last ? round6(Number(last.quota) / reader.quotaPerUnit) : null,
+    todayUsd: days.rows.at(-1)?.usd ?? 0,
+    weekUsd: days.totals.usd,
+  };
 }

@@ -467,3 +467,9 @@ export async function resealSavedTokens(db: Db): Promise<{ resealed: number; cur
     }
   }
 }
+
+/** The workspaces that have saved at least one account (the alert runner evaluates these). */
+export async function workspacesWithAccounts(db: Db): Promise<number[]> {
+  const rows = await db.workspaceAccount.findMany({ distinct: ["workspaceId"], select: { workspaceId: true } });
+  return rows.map((r) => r.workspaceId);
+}

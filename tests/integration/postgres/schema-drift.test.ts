@@ -110,6 +110,12 @@ describe("one source of truth for the models", () => {
     expect(fromSqlite.indexes).toEqual([
       "account_actions(at)",
       "account_actions(site_id,site_user_id,at)",
+      "alert_channels(workspace_id)",
+      "alert_deliveries(alert_id)",
+      "alert_deliveries(status,next_at)",
+      "alert_rules(workspace_id)",
+      "alerts(live_key)",
+      "alerts(workspace_id,since)",
       "audit_log(action,id)",
       "audit_log(at)",
       "audit_log(group_key)",

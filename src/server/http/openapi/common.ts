@@ -46,6 +46,16 @@ import {
   tokenRulesSuccess,
   tokenWriteSuccess,
 } from "../../api/schemas/actions";
+import {
+  alertsSuccess,
+  channelCreatedSuccess,
+  channelTestSuccess,
+  channelsSuccess,
+  removedSuccess,
+  ruleSuccess,
+  rulesSuccess,
+  timeZoneSuccess,
+} from "../../api/schemas/alerts";
 
 /** What the OpenAPI document's parts share: schemas, answers, parameters and route shapes. */
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -104,6 +114,14 @@ export function components() {
     tokenWriteSuccess,
     tokenDeleteSuccess,
     revealedKeySuccess,
+    alertsSuccess,
+    channelsSuccess,
+    channelCreatedSuccess,
+    channelTestSuccess,
+    rulesSuccess,
+    ruleSuccess,
+    removedSuccess,
+    timeZoneSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");

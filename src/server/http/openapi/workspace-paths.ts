@@ -11,7 +11,7 @@ const success = (data: object = {}) => ({
 const done = { type: "object", properties: { success: { const: true } }, required: ["success"] };
 
 /** A workspace route's answers: its success, a refusal in words as HTTP 200, and the common statuses. */
-function operation(
+export function operation(
   operationId: string,
   summary: string,
   description: string,
@@ -184,7 +184,7 @@ export function workspacePaths(): Record<string, object> {
       patch: operation(
         "workspaceUpdateAccount",
         "修改账户",
-        "别名、标签、置顶、不计入合计、顺序；带 accessToken 时先经站点验证再替换保存的令牌（需要重新授权的账户由此恢复，历史不丢）。",
+        "别名、标签、置顶、不计入合计、自动签到、顺序；带 accessToken 时先经站点验证再替换保存的令牌（需要重新授权的账户由此恢复，历史不丢）。",
         ref("WorkspaceAccountAnswer"),
         {
           parameters: [ID_PARAM],
@@ -197,6 +197,7 @@ export function workspacePaths(): Record<string, object> {
               tags: { type: "array", items: { type: "string" } },
               pinned: { type: "boolean" },
               excluded: { type: "boolean" },
+              autoCheckin: { type: "boolean", description: "每天自动签到" },
               order: { type: "integer" },
               accessToken: { type: "string" },
             },

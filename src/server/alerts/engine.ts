@@ -1,0 +1,132 @@
+/**
+ * The rules and the alert state machine (design.md 21), without a database: what a rule says of
+ * an account's figures, and what an alert does next. An alert opens when its condition has held
+ * on two evaluations in a row (a blip is not an alert), is sent once, stays silent while it holds
+ * (a daily reminder if asked), is sent again only when it gets worse by the rule's step, and is
+ * resolved when the condition has been clear on two evaluations in a row (flapping is damped both
+ * ways).
+ */
+
+export const RULE_KINDS = [
+  "balance_below",
+  "days_left_below",
+  "spend_today_above",
+  "token_refused",
+  "site_down",
+  "checkin_failed",
+] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+/** What a rule needs of an account, from the ledger and the saved account (null: not known). */
+export type Facts = {
+  balanceUsd: number | null;
+  /** Days the balance lasts at the average daily spend of the last 7 days; null without spend. */
+  daysLeft: number | null;
+  spendTodayUsd: number | null;
+  /** The site refuses the saved token (需要重新授权). */
+  refused: boolean;
+  /** Minutes since the site last answered a sync, while its syncs fail; null while it answers. */
+  downMinutes: number | null;
+  /** Today's automatic check-in failed or needs a manual step. */
+  checkinProblem: string | null;
+};
+
+export type Check = { holds: boolean; value: number | null; text: string };
+
+const usd = (n: number) => `$${n.toFixed(2)}`;
+
+/** Whether the rule's condition holds for these figures, its figure, and the words for it. */
+export function check(kind: RuleKind, threshold: number | null, f: Facts): Check {
+  const t = threshold ?? 0;
+  switch (kind) {
+    case "balance_below":
+      return f.balanceUsd === null
+        ? { holds: false, value: null, text: "余额未知" }
+        : { holds: f.balanceUsd < t, value: f.balanceUsd, text: `余额 ${usd(f.balanceUsd)}，低于 ${usd(t)}` };
+    case "days_left_below":
+      return f.daysLeft === null
+        ? { holds: false, value: null, text: "近 7 天没有消费" }
+        : {
+            holds: f.daysLeft < t,
+            value: f.daysLeft,
+            text: `按近 7 天的消费速度，余额约可用 ${f.daysLeft.toFixed(1)} 天，少于 ${t} 天`,
+          };
+    case "spend_today_above":
+      return f.spendTodayUsd === null
+        ? { holds: false, value: null, text: "今日消费未知" }
+        : {
+            holds: f.spendTodayUsd > t,
+            value: f.spendTodayUsd,
+            text: `今日消费 ${usd(f.spendTodayUsd)}，超过 ${usd(t)}`,
+          };
+    case "token_refused":
+      return { holds: f.refused, value: null, text: "站点拒绝了保存的访问令牌，需要重新授权" };
+    case "site_down":
+      return f.downMinutes === null
+        ? { holds: false, value: null, text: "站点可以访问" }
+        : {
+            holds: f.downMinutes >= t,
+            value: f.downMinutes,
+            text: `站点已 ${Math.round(f.downMinutes)} 分钟无法访问`,
+          };
+    case "checkin_failed":
+      return { holds: f.checkinProblem !== null, value: null, text: f.checkinProblem ?? "签到正常" };
+  }
+}
+
+/** Which way is worse for the rule's figure (escalation); null: the rule has no figure to worsen. */
+export function worseBy(kind: RuleKind, from: number, to: number): number | null {
+  switch (kind) {
+    case "balance_below":
+    case "days_left_below":
+      return from - to;
+    case "spend_today_above":
+    case "site_down":
+      return to - from;
+    default:
+      return null;
+  }
+}
+
+export type AlertEvent = "opened" | "reminder" | "escalated" | "resolved";
+
+/** A live alert as the machine needs it. */
+export type LiveAlert = {
+  state: "pending" | "open";
+  /** The figure last sent (escalations compare with it). */
+  notified: number | null;
+  /** When it was last sent (opened, escalated or reminded): the daily reminder counts from it. */
+  notifiedAt: Date | null;
+  /** Clear once while open: resolved when clear again. */
+  clearing: boolean;
+};
+
+export type Step =
+  | { kind: "none" }
+  | { kind: "pend" }
+  | { kind: "drop" }
+  | { kind: "clearing" }
+  | { kind: "hold" }
+  | { kind: "send"; event: AlertEvent };
+
+const DAY_MS = 86_400_000;
+
+/** What happens to an alert (or its absence) after one evaluation. */
+export function nextStep(
+  alert: LiveAlert | null,
+  result: Check,
+  rule: { kind: RuleKind; step: number | null; remind: boolean },
+  now: Date,
+): Step {
+  if (!alert) return result.holds ? { kind: "pend" } : { kind: "none" };
+  if (alert.state === "pending") return result.holds ? { kind: "send", event: "opened" } : { kind: "drop" };
+  if (!result.holds) return alert.clearing ? { kind: "send", event: "resolved" } : { kind: "clearing" };
+  if (rule.step !== null && rule.step > 0 && result.value !== null && alert.notified !== null) {
+    const worse = worseBy(rule.kind, alert.notified, result.value);
+    if (worse !== null && worse >= rule.step) return { kind: "send", event: "escalated" };
+  }
+  if (rule.remind && alert.notifiedAt && now.getTime() - alert.notifiedAt.getTime() >= DAY_MS) {
+    return { kind: "send", event: "reminder" };
+  }
+  return { kind: "hold" };
+}

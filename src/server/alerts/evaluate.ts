@@ -1,0 +1,195 @@
+/**
+ * Evaluating a workspace's rules against its saved accounts (design.md 21): each account's figures
+ * from the ledger and the saved account, each rule's condition, the alert's next step (engine.ts),
+ * and for every message an outbox row per channel written in the same transaction as the alert's
+ * new state, so an event is delivered once whoever evaluates.
+ */
+import type { Db } from "../db/client";
+import { accountFigures } from "../ledger/analytics";
+import { syncStates } from "../ledger/sync-status";
+import { sessionStore } from "../session/store";
+import { savedAccounts, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
+import { check, nextStep, type AlertEvent, type Check, type Facts, type LiveAlert } from "./engine";
+import { alertRules, type StoredRule } from "./rules";
+
+const HOUR_MS = 3_600_000;
+
+const nameOf = (a: SavedAccount) => a.alias || a.displayName || a.username || `用户 ${a.siteUserId}`;
+
+/** An account's figures for the rules: the ledger's, the saved account's state and check-in. */
+async function factsOf(db: Db, a: SavedAccount, tz: string, now: Date): Promise<Facts> {
+  const session = a.sessionId ? await sessionStore(db).findLiveById(a.sessionId, now) : null;
+  const figures = session ? await accountFigures(db, session, tz, now) : null;
+  const balanceUsd = figures?.balanceUsd ?? null;
+  const perDay = figures ? figures.weekUsd / 7 : 0;
+  const sync = (await syncStates(db, [{ siteId: a.siteId, siteUserId: a.siteUserId }], now)).get(
+    `${a.siteId}:${a.siteUserId}`,
+  );
+  // Down: its syncs fail for a reason that is not the token (that is token_refused).
+  const failing = sync?.lastError && !/重新授权|拒绝了访问令牌/.test(sync.lastError);
+  const lastGood = sync?.syncedAt ?? a.createdAt;
+  const checkin =
+    a.autoCheckin && a.checkin && now.getTime() - a.checkin.at.getTime() < 36 * HOUR_MS ? a.checkin : null;
+  return {
+    balanceUsd,
+    daysLeft: balanceUsd !== null && perDay > 0 ? balanceUsd / perDay : null,
+    spendTodayUsd: figures?.todayUsd ?? null,
+    refused: a.state === "reauth",
+    downMinutes: failing ? (now.getTime() - lastGood.getTime()) / 60_000 : null,
+    checkinProblem:
+      checkin?.state === "failed"
+        ? `自动签到失败：${checkin.message}`
+        : checkin?.state === "manual"
+          ? "需手动签到：站点要求人机验证"
+          : null,
+  };
+}
+
+type AlertRow = {
+  id: number;
+  ruleId: number;
+  accountId: number;
+  state: string;
+  notified: number | null;
+  notifiedAt: Date | null;
+  clearing: boolean;
+  openedAt: Date | null;
+};
+
+/** The message an event sends: what, about which account, the figures, when. */
+function payloadOf(
+  event: AlertEvent,
+  alert: { id: number; openedAt: Date | null; resolvedAt: Date | null },
+  rule: StoredRule,
+  account: SavedAccount,
+  site: string | null,
+  result: Check,
+  now: Date,
+): string {
+  return JSON.stringify({
+    event,
+    at: now.toISOString(),
+    alert: {
+      id: alert.id,
+      state: event === "resolved" ? "resolved" : "open",
+      openedAt: alert.openedAt?.toISOString() ?? null,
+      resolvedAt: alert.resolvedAt?.toISOString() ?? null,
+      message: result.text,
+      value: result.value,
+    },
+    rule: { id: rule.id, kind: rule.kind, threshold: rule.threshold },
+    account: { id: account.id, name: nameOf(account), site, userId: account.siteUserId },
+  });
+}
+
+/** Evaluates the workspace's rules now; returns the events it sent (to the outbox). */
+export async function evaluateWorkspace(db: Db, workspaceId: number, now = new Date()): Promise<number> {
+  const rules = alertRules(db);
+  const { timeZone } = await rules.settings(workspaceId, now);
+  const active = (await rules.list(workspaceId)).filter((r) => !r.muted);
+  if (active.length === 0) return 0;
+  const sites = await siteIndex(db);
+  const accounts = await savedAccounts(db, { timeoutMs: 0, perMinute: 0 }).list(workspaceId, sites);
+  const facts = new Map<number, Facts>();
+  for (const a of accounts) facts.set(a.id, await factsOf(db, a, timeZone, now));
+  const live = await db.alert.findMany({
+    where: { workspaceId, liveKey: { not: null } },
+    select: {
+      id: true,
+      ruleId: true,
+      accountId: true,
+      state: true,
+      notified: true,
+      notifiedAt: true,
+      clearing: true,
+      openedAt: true,
+    },
+  });
+  const byKey = new Map<string, AlertRow>(live.map((a) => [`${a.ruleId}:${a.accountId}`, a]));
+  let events = 0;
+  for (const rule of active) {
+    const scope = rule.accountId === null ? accounts : accounts.filter((a) => a.id === rule.accountId);
+    for (const account of scope) {
+      const result = check(rule.kind, rule.threshold, facts.get(account.id) as Facts);
+      const key = `${rule.id}:${account.id}`;
+      const row = byKey.get(key) ?? null;
+      const liveAlert: LiveAlert | null = row
+        ? {
+            state: row.state as LiveAlert["state"],
+            notified: row.notified,
+            notifiedAt: row.notifiedAt,
+            clearing: row.clearing,
+          }
+        : null;
+      const step = nextStep(liveAlert, result, rule, now);
+      const site = sites.get(account.siteId)?.name ?? null;
+      switch (step.kind) {
+        case "none":
+          break;
+        case "pend":
+          await db.alert.create({
+            data: {
+              ruleId: rule.id,
+              workspaceId,
+              accountId: account.id,
+              kind: rule.kind,
+              threshold: rule.threshold,
+              state: "pending",
+              value: result.value,
+              message: result.text,
+              since: now,
+              liveKey: key,
+            },
+            select: { id: true },
+          });
+          break;
+        case "drop":
+          await db.alert.deleteMany({ where: { id: row?.id ?? 0, state: "pending" } });
+          break;
+        case "clearing":
+        case "hold":
+          await db.alert.updateMany({
+            where: { id: row?.id ?? 0 },
+            data: {
+              clearing: step.kind === "clearing",
+              ...(result.holds ? { value: result.value, message: result.text } : {}),
+            },
+          });
+          break;
+        case "send": {
+          const id = row?.id ?? 0;
+          const event = step.event;
+          const openedAt = event === "opened" ? now : (row?.openedAt ?? now);
+          const resolvedAt = event === "resolved" ? now : null;
+          const payload = payloadOf(event, { id, openedAt, resolvedAt }, rule, account, site, result, now);
+          await db.$transaction([
+            db.alert.updateMany({
+              where: { id },
+              data:
+                event === "resolved"
+                  ? { state: "resolved", resolvedAt: now, liveKey: null, clearing: false }
+                  : {
+                      state: "open",
+                      openedAt,
+                      value: result.value,
+                      message: result.text,
+                      notified: result.value,
+                      notifiedAt: now,
+                      clearing: false,
+                    },
+            }),
+            ...rule.channels.map((channelId) =>
+              db.alertDelivery.create({
+                data: { alertId: id, channelId, event, payload, status: "pending", nextAt: now, createdAt: now },
+                select: { id: true },
+              }),
+            ),
+          ]);
+          events++;
+          break;
+        }
+      }
+    }
+  }
+  return events;
+}

@@ -1,0 +1,79 @@
+/**
+ * The 提醒 page's list (design.md 21): a workspace's alerts, open ones first, then the resolved
+ * ones newest first, each with its deliveries; never one still pending (held only once).
+ */
+import type { Db } from "../db/client";
+import { savedAccounts, siteIndex } from "../workspace/saved-accounts";
+import type { RuleKind } from "./engine";
+import type { AlertView } from "./schemas";
+
+export async function alertHistory(
+  db: Db,
+  workspaceId: number,
+  page: { page: number; pageSize: number; state: "open" | "all" },
+): Promise<{ total: number; open: number; items: AlertView[] }> {
+  const where = { workspaceId, state: page.state === "open" ? "open" : { in: ["open", "resolved"] } };
+  const [total, open, rows] = await Promise.all([
+    db.alert.count({ where }),
+    db.alert.count({ where: { workspaceId, state: "open" } }),
+    db.alert.findMany({
+      where,
+      orderBy: [{ state: "asc" }, { openedAt: "desc" }, { id: "desc" }],
+      skip: (page.page - 1) * page.pageSize,
+      take: page.pageSize,
+      select: {
+        id: true,
+        ruleId: true,
+        accountId: true,
+        kind: true,
+        threshold: true,
+        state: true,
+        message: true,
+        value: true,
+        openedAt: true,
+        since: true,
+        resolvedAt: true,
+      },
+    }),
+  ]);
+  const deliveries = await db.alertDelivery.findMany({
+    where: { alertId: { in: rows.map((r) => r.id) } },
+    orderBy: { id: "asc" },
+    select: {
+      alertId: true,
+      channelId: true,
+      event: true,
+      status: true,
+      attempts: true,
+      lastError: true,
+      sentAt: true,
+      nextAt: true,
+    },
+  });
+  const accounts = await savedAccounts(db, { timeoutMs: 0, perMinute: 0 }).list(workspaceId, await siteIndex(db));
+  const names = new Map(accounts.map((a) => [a.id, a.alias || a.displayName || a.username || `用户 ${a.siteUserId}`]));
+  return {
+    total,
+    open,
+    items: rows.map((r) => ({
+      id: r.id,
+      rule: { id: r.ruleId, kind: r.kind as RuleKind, threshold: r.threshold },
+      account: { id: r.accountId, name: names.get(r.accountId) ?? "已移除的账户" },
+      state: r.state as "open" | "resolved",
+      message: r.message,
+      value: r.value,
+      openedAt: (r.openedAt ?? r.since).toISOString(),
+      resolvedAt: r.resolvedAt?.toISOString() ?? null,
+      deliveries: deliveries
+        .filter((d) => d.alertId === r.id)
+        .map((d) => ({
+          channelId: d.channelId,
+          event: d.event as AlertView["deliveries"][number]["event"],
+          status: d.status as AlertView["deliveries"][number]["status"],
+          attempts: d.attempts,
+          lastError: d.lastError,
+          at: (d.sentAt ?? d.nextAt).toISOString(),
+        })),
+    })),
+  };
+}

@@ -1,0 +1,152 @@
+import { AlertRefused, alertChannels, sendToChannel } from "../../alerts/channels";
+import { alertHistory } from "../../alerts/history";
+import { alertRules, ruleView } from "../../alerts/rules";
+import { failure, orFailure, type Failure } from "../../core/messages";
+import { Refusal } from "../../core/errors";
+import {
+  alertsInput,
+  alertsSuccess,
+  channelCreatedSuccess,
+  channelInput,
+  channelTestSuccess,
+  channelsSuccess,
+  idInput,
+  removedSuccess,
+  ruleInput,
+  ruleSuccess,
+  ruleUpdateInput,
+  rulesSuccess,
+  timeZoneInput,
+  timeZoneSuccess,
+} from "../schemas/alerts";
+import { router, savedAccountsOf, workspaceProcedure } from "../trpc";
+
+/** A refusal of the alerts (a bad threshold, an address it will not send to) is an answer in words. */
+async function answer<T>(run: () => Promise<T>): Promise<{ success: true; data: T } | Failure> {
+  try {
+    return { success: true, data: await run() };
+  } catch (error) {
+    if (error instanceof AlertRefused) return failure(error.message);
+    throw error;
+  }
+}
+
+const NO_RULE = "没有这条规则";
+const NO_CHANNEL = "没有这个通知渠道";
+
+/**
+ * 提醒 (design.md 21): a workspace's channels, rules and alerts. The server evaluates the rules
+ * after its syncs and delivers each event once to the rule's channels.
+ */
+export const alertsRouter = router({
+  list: workspaceProcedure
+    .input(alertsInput)
+    .output(alertsSuccess)
+    .query(async ({ ctx, input }) => {
+      await alertRules(ctx.db).settings(ctx.workspace.workspaceId);
+      const { total, open, items } = await alertHistory(ctx.db, ctx.workspace.workspaceId, input);
+      return {
+        success: true as const,
+        data: { page: input.page, pageSize: input.pageSize, total, open, alerts: items },
+      };
+    }),
+
+  channels: workspaceProcedure.output(channelsSuccess).query(async ({ ctx }) => ({
+    success: true as const,
+    data: { channels: await alertChannels(ctx.db).list(ctx.workspace.workspaceId) },
+  })),
+
+  createChannel: workspaceProcedure
+    .input(channelInput)
+    .output(orFailure(channelCreatedSuccess))
+    .mutation(({ ctx, input }) => answer(() => alertChannels(ctx.db).create(ctx.workspace.workspaceId, input))),
+
+  removeChannel: workspaceProcedure
+    .input(idInput)
+    .output(orFailure(removedSuccess))
+    .mutation(async ({ ctx, input }) => {
+      const removed = await alertChannels(ctx.db).remove(ctx.workspace.workspaceId, input.id);
+      return removed ? { success: true as const, data: { removed } } : failure(NO_CHANNEL);
+    }),
+
+  /** Sends a test message to the channel now (not through the outbox), and says how it went. */
+  testChannel: workspaceProcedure
+    .input(idInput)
+    .output(orFailure(channelTestSuccess))
+    .mutation(async ({ ctx, input }) => {
+      const own = await alertChannels(ctx.db).ownIds(ctx.workspace.workspaceId, [input.id]);
+      if (own.length === 0) return failure(NO_CHANNEL);
+      const payload = JSON.stringify({
+        event: "test",
+        at: new Date().toISOString(),
+        message: "这是一条测试消息：通知渠道可以收到提醒",
+      });
+      return answer(async () => {
+        await sendToChannel(ctx.db, input.id, "test", payload);
+        return { message: "测试消息已送达" };
+      });
+    }),
+
+  rules: workspaceProcedure.output(rulesSuccess).query(async ({ ctx }) => {
+    const rules = alertRules(ctx.db);
+    const { timeZone } = await rules.settings(ctx.workspace.workspaceId);
+    const list = await rules.list(ctx.workspace.workspaceId);
+    return { success: true as const, data: { rules: list.map(ruleView), timeZone } };
+  }),
+
+  createRule: workspaceProcedure
+    .input(ruleInput)
+    .output(orFailure(ruleSuccess))
+    .mutation(async ({ ctx, input }) => {
+      const workspaceId = ctx.workspace.workspaceId;
+      if (input.account !== "all") {
+        try {
+          await savedAccountsOf(ctx).get(workspaceId, input.account);
+        } catch (error) {
+          if (error instanceof Refusal) return failure("工作区中没有这个账户");
+          throw error;
+        }
+      }
+      const channels = input.channels ?? [];
+      const own = await alertChannels(ctx.db).ownIds(workspaceId, channels);
+      if (own.length !== new Set(channels).size) return failure(NO_CHANNEL);
+      return answer(async () => {
+        await alertRules(ctx.db).settings(workspaceId);
+        return { rule: ruleView(await alertRules(ctx.db).create(workspaceId, { ...input, channels: own })) };
+      });
+    }),
+
+  updateRule: workspaceProcedure
+    .input(ruleUpdateInput)
+    .output(orFailure(ruleSuccess))
+    .mutation(async ({ ctx, input: { id, ...change } }) => {
+      const workspaceId = ctx.workspace.workspaceId;
+      if (change.channels) {
+        const own = await alertChannels(ctx.db).ownIds(workspaceId, change.channels);
+        if (own.length !== new Set(change.channels).size) return failure(NO_CHANNEL);
+        change.channels = own;
+      }
+      const result = await answer(() => alertRules(ctx.db).update(workspaceId, id, change));
+      if (!result.success) return result;
+      return result.data ? { success: true as const, data: { rule: ruleView(result.data) } } : failure(NO_RULE);
+    }),
+
+  removeRule: workspaceProcedure
+    .input(idInput)
+    .output(orFailure(removedSuccess))
+    .mutation(async ({ ctx, input }) => {
+      const removed = await alertRules(ctx.db).remove(ctx.workspace.workspaceId, input.id);
+      return removed ? { success: true as const, data: { removed } } : failure(NO_RULE);
+    }),
+
+  /** The time zone "today" is counted in (spend_today_above). */
+  setTimeZone: workspaceProcedure
+    .input(timeZoneInput)
+    .output(orFailure(timeZoneSuccess))
+    .mutation(({ ctx, input }) =>
+      answer(async () => {
+        await alertRules(ctx.db).setTimeZone(ctx.workspace.workspaceId, input.timeZone);
+        return { timeZone: input.timeZone };
+      }),
+    ),
+});

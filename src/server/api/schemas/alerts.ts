@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { alertChannelSchema, alertRuleSchema, alertSchema } from "../../alerts/schemas";
+import { RULE_KINDS } from "../../alerts/engine";
+import { successOf } from "../../core/messages";
+import { choice, intParam, intWithDefault } from "./params";
+
+// 提醒 (design.md 21): inputs, and answers in the success envelope.
+
+const id = intParam(1, 2_147_483_647);
+const success = <T extends z.ZodType>(data: T, name: string) => successOf(data).meta({ id: name });
+
+export const channelInput = z
+  .object({
+    type: z.literal("webhook").meta({ description: "渠道类型（目前为 webhook）" }),
+    name: z.string().max(200).meta({ description: "名称，1 到 40 个字符" }),
+    url: z.string().max(2000).meta({ description: "接收地址（http 或 https）" }),
+    secret: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: "签名密钥（16 到 200 个字符）；不填则生成，只在创建时答复一次" }),
+  })
+  .meta({ id: "AlertChannelRequest" });
+
+export const idInput = z.object({ id });
+
+export const ruleInput = z
+  .object({
+    kind: z.enum(RULE_KINDS),
+    account: z.union([id, z.literal("all")]).default("all"),
+    threshold: z.number().nullable().optional(),
+    step: z.number().nullable().optional(),
+    remind: z.boolean().optional(),
+    muted: z.boolean().optional(),
+    channels: z.array(id).max(20).optional(),
+  })
+  .meta({ id: "AlertRuleRequest" });
+
+export const ruleUpdateInput = z.object({
+  id,
+  threshold: z.number().nullable().optional(),
+  step: z.number().nullable().optional(),
+  remind: z.boolean().optional(),
+  muted: z.boolean().optional(),
+  channels: z.array(id).max(20).optional(),
+});
+
+export const alertsInput = z
+  .object({
+    state: choice(["open", "all"], "all"),
+    page: intWithDefault(1, 10_000, 1),
+    pageSize: intWithDefault(1, 100, 20),
+  })
+  .prefault({});
+
+export const timeZoneInput = z.object({ timeZone: z.string().max(64) });
+
+export const channelsSuccess = success(z.object({ channels: z.array(alertChannelSchema) }), "AlertChannelsSuccess");
+export const channelCreatedSuccess = success(
+  z.object({ channel: alertChannelSchema, secret: z.string().describe("签名密钥：只答复这一次") }),
+  "AlertChannelCreatedSuccess",
+);
+export const channelTestSuccess = success(
+  z.object({ message: z.string().describe("如「测试消息已送达」") }),
+  "AlertChannelTestSuccess",
+);
+export const rulesSuccess = success(
+  z.object({ rules: z.array(alertRuleSchema), timeZone: z.string().describe("计算「今日」所用的时区") }),
+  "AlertRulesSuccess",
+);
+export const ruleSuccess = success(z.object({ rule: alertRuleSchema }), "AlertRuleSuccess");
+export const removedSuccess = success(z.object({ removed: z.boolean() }), "AlertRemovedSuccess");
+export const alertsSuccess = success(
+  z.object({
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    total: z.number().int(),
+    open: z.number().int().describe("正在打开的提醒数"),
+    alerts: z.array(alertSchema),
+  }),
+  "AlertsSuccess",
+);
+export const timeZoneSuccess = success(z.object({ timeZone: z.string() }), "AlertTimeZoneSuccess");

@@ -1,0 +1,151 @@
+/** The OpenAPI paths of 提醒 (design.md 21): channels, rules and the alerts of a workspace. */
+import { RULE_KINDS } from "../../alerts/engine";
+import { ref } from "./common";
+import { operation } from "./workspace-paths";
+
+const ID = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "编号",
+  schema: { type: "integer", minimum: 1 },
+};
+
+const RULE_FIELDS = {
+  threshold: {
+    type: ["number", "null"],
+    description: "balance_below、spend_today_above：美元；days_left_below：天；site_down：分钟（至少 5）",
+  },
+  step: { type: ["number", "null"], description: "提醒打开后再加重这么多时再发一次（同单位）；null 不再发" },
+  remind: { type: "boolean", description: "持续期间每天提醒一次" },
+  muted: { type: "boolean", description: "暂停这条规则" },
+  channels: { type: "array", items: { type: "integer" }, description: "通知渠道编号" },
+};
+
+const SIGNED =
+  "Webhook 投递为 JSON POST：event（opened、reminder、escalated、resolved；测试为 test）、alert、rule、account；" +
+  "请求头 X-GD-Timestamp 为 Unix 秒，X-GD-Signature 为 sha256=<hex>，即以渠道密钥对「时间戳.原始请求体」做 HMAC-SHA256；" +
+  "校验签名并拒绝过旧的时间戳以防重放。";
+
+export function alertPaths(): Record<string, object> {
+  return {
+    "/api/alerts": {
+      get: operation(
+        "alertsList",
+        "提醒",
+        "工作区的提醒：打开的在前，已恢复的按时间倒序，各带投递记录（渠道、事件、状态、重试次数、原因）。" +
+          "条件须连续两次评估成立才打开（避免抖动），打开时发送一次，持续期间不再发送（可选每日提醒），" +
+          "加重超过规则的幅度时再发一次，连续两次评估不成立时发送「已恢复」。",
+        ref("AlertsSuccess"),
+        {
+          parameters: [
+            {
+              name: "state",
+              in: "query",
+              schema: { type: "string", enum: ["open", "all"] },
+              description: "open 只看打开的",
+            },
+            { name: "page", in: "query", schema: { type: "integer", minimum: 1 } },
+            { name: "pageSize", in: "query", schema: { type: "integer", minimum: 1, maximum: 100 } },
+          ],
+        },
+      ),
+    },
+    "/api/alerts/channels": {
+      get: operation("alertChannels", "通知渠道", "工作区的通知渠道；从不答复密钥。", ref("AlertChannelsSuccess")),
+      post: operation(
+        "alertChannelCreate",
+        "添加通知渠道",
+        "目前为 webhook。地址须为 http(s)，解析到本机、内网或保留地址时拒绝（运营方设置 ALERT_ALLOW_PRIVATE=1 时允许）；" +
+          "不跟随重定向，5 秒超时。设置加密保存；签名密钥只在创建时答复一次。" +
+          SIGNED,
+        ref("AlertChannelCreatedSuccess"),
+        {
+          write: true,
+          body: {
+            type: "object",
+            required: ["type", "name", "url"],
+            properties: {
+              type: { const: "webhook" },
+              name: { type: "string" },
+              url: { type: "string" },
+              secret: { type: "string", description: "16 到 200 个字符；不填则生成" },
+            },
+          },
+        },
+      ),
+    },
+    "/api/alerts/channels/{id}": {
+      delete: operation(
+        "alertChannelRemove",
+        "删除通知渠道",
+        "删除后，未送达的投递失败。",
+        ref("AlertRemovedSuccess"),
+        {
+          write: true,
+          parameters: [ID],
+        },
+      ),
+    },
+    "/api/alerts/channels/{id}/test": {
+      post: operation(
+        "alertChannelTest",
+        "测试通知渠道",
+        "立即发送一条测试消息（event 为 test），答复是否送达或原因（如 连接被拒绝、对方答复 HTTP 500）。",
+        ref("AlertChannelTestSuccess"),
+        { write: true, parameters: [ID] },
+      ),
+    },
+    "/api/alerts/rules": {
+      get: operation(
+        "alertRules",
+        "提醒规则",
+        "工作区的规则与计算「今日」的时区。新工作区默认有三条：余额按近 7 天消费不足 3 天、站点拒绝令牌、站点 30 分钟无法访问。",
+        ref("AlertRulesSuccess"),
+      ),
+      post: operation(
+        "alertRuleCreate",
+        "添加提醒规则",
+        "kind：balance_below（余额低于，美元）、days_left_below（按近 7 天消费可用天数少于）、spend_today_above（今日消费超过，美元）、" +
+          "token_refused（站点拒绝令牌）、site_down（站点无法访问超过 N 分钟）、checkin_failed（自动签到失败或需手动签到）；" +
+          "account 为工作区账户编号或 all。",
+        ref("AlertRuleSuccess"),
+        {
+          write: true,
+          body: {
+            type: "object",
+            required: ["kind"],
+            properties: {
+              kind: { type: "string", enum: [...RULE_KINDS] },
+              account: { oneOf: [{ type: "integer" }, { const: "all" }] },
+              ...RULE_FIELDS,
+            },
+          },
+        },
+      ),
+    },
+    "/api/alerts/rules/{id}": {
+      patch: operation("alertRuleUpdate", "修改提醒规则", "只改给出的字段。", ref("AlertRuleSuccess"), {
+        write: true,
+        parameters: [ID],
+        body: { type: "object", properties: RULE_FIELDS },
+      }),
+      delete: operation(
+        "alertRuleRemove",
+        "删除提醒规则",
+        "它打开的提醒随之结束（不再发送），历史保留。",
+        ref("AlertRemovedSuccess"),
+        { write: true, parameters: [ID] },
+      ),
+    },
+    "/api/alerts/settings": {
+      patch: operation(
+        "alertSettings",
+        "提醒设置",
+        "计算「今日消费」所用的时区（IANA 名称，如 Asia/Shanghai；默认 Asia/Shanghai）。",
+        ref("AlertTimeZoneSuccess"),
+        { write: true, body: { type: "object", required: ["timeZone"], properties: { timeZone: { type: "string" } } } },
+      ),
+    },
+  };
+}

@@ -1,0 +1,256 @@
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newApiUser, startGateway, type RunningGateway } from "../../src/demo/gateway";
+import { accountOf } from "../../src/server/accounts/overview";
+import { deliverDue } from "../../src/server/alerts/deliver";
+import { freshProcessState } from "../../src/server/core/process-state";
+import { evaluateAlerts } from "../../src/server/jobs/alerts";
+import { syncLedger } from "../../src/server/ledger/sync";
+import { sessionStore } from "../../src/server/session/store";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { bearer, callerFor } from "../support/caller";
+import { tempStore, type TempDb } from "../support/db";
+
+// The receivers below listen on loopback: the operator's switch for private targets is on here.
+process.env.ALERT_ALLOW_PRIVATE = "1";
+
+/**
+ * Alerts end to end in one process: a stand-in site whose balance the test moves, the ledger
+ * synced, the rules evaluated as the runner does, and the outbox delivered to webhook receivers
+ * that check the signature. Each event opens, stays silent, escalates and resolves once.
+ */
+
+type Received = { headers: IncomingHttpHeaders; body: string };
+
+async function receiver(status: () => number = () => 200) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const code = status();
+      if (code === 200) received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      res.writeHead(code);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook?k=1`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+let store: TempDb;
+let site: RunningGateway;
+const closers: Array<() => Promise<void>> = [];
+const USER = {
+  accessToken: "sk-alerts-0123456789abcdef0123",
+  data: newApiUser(701, { username: "watcher", display_name: "监控号", quota: 5_000_000 }),
+};
+
+beforeEach(async () => {
+  store = await tempStore();
+  freshProcessState();
+  site = await startGateway({ family: "new-api", users: [USER] });
+  closers.push(() => site.close());
+});
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+  await store.cleanup();
+});
+
+/** A workspace with the stand-in's account saved and its ledger synced. */
+async function workspace() {
+  const { id: siteId } = await siteRegistry(store.db).add({ name: "提醒站", url: site.url });
+  const { api: anon } = callerFor(store.db, {}, { clientAddress: "198.51.100.7" });
+  const registered = await anon.workspace.register({ name: "提醒工作区", password: "correct horse battery" });
+  // No sync at saving: the test syncs the ledger itself, at the balances it sets.
+  const { api } = callerFor(store.db, bearer(registered.data.token), { ledgerSyncMinutes: 0 });
+  const saved = await api.workspace.addAccount({ siteId, userId: 701, accessToken: USER.accessToken });
+  if (!saved.success) throw new Error(saved.message);
+  const accountId = saved.data.account.id;
+  let syncs = 0;
+  const sync = async (usd: number) => {
+    USER.data.quota = Math.round(usd * 500_000);
+    // A fresh read of the site (no answer kept from the last), noted a second later than the last.
+    freshProcessState();
+    const row = await store.db.workspaceAccount.findFirst({ where: { id: accountId }, select: { sessionId: true } });
+    const session = await sessionStore(store.db).findLiveById(row?.sessionId ?? "", new Date());
+    if (!session) throw new Error("no session");
+    await syncLedger(
+      store.db,
+      accountOf(session),
+      { db: store.db, timeoutMs: 5000, perMinute: 100_000 },
+      { backfillDays: 2, now: Math.floor(Date.now() / 1000) + ++syncs },
+    );
+  };
+  return { api, accountId, sync };
+}
+
+const minutes = (n: number, from = Date.now()) => new Date(from + n * 60_000);
+const events = (r: { received: Received[] }) => r.received.map((m) => (JSON.parse(m.body) as { event: string }).event);
+
+describe("alert rules", () => {
+  it("start with three defaults for a new workspace, editable", async () => {
+    const { api } = await workspace();
+    const rules = await api.alerts.rules();
+    expect(rules.data.rules.map((r) => [r.kind, r.account, r.threshold])).toEqual([
+      ["days_left_below", "all", 3],
+      ["token_refused", "all", null],
+      ["site_down", "all", 30],
+    ]);
+    const bad = await api.alerts.createRule({ kind: "balance_below", account: "all", threshold: -1 });
+    expect(bad).toEqual({ success: false, message: "余额（美元）须在 0.01 到 1000000 之间" });
+    const none = await api.alerts.createRule({ kind: "site_down", account: 9999, threshold: 30 });
+    expect(none).toEqual({ success: false, message: "工作区中没有这个账户" });
+  });
+
+  it("opens once after holding twice, stays silent, escalates by its step, resolves once; signed webhooks", async () => {
+    const { api, accountId, sync } = await workspace();
+    for (const r of (await api.alerts.rules()).data.rules) await api.alerts.removeRule({ id: r.id });
+    const hook = await receiver();
+    closers.push(hook.close);
+    const channel = await api.alerts.createChannel({ type: "webhook", name: "我的钩子", url: hook.url });
+    if (!channel.success) throw new Error(channel.message);
+    expect(channel.data.channel.target).toBe(hook.url.replace("?k=1", ""));
+    const rule = await api.alerts.createRule({
+      kind: "balance_below",
+      account: accountId,
+      threshold: 5,
+      step: 2,
+      channels: [channel.data.channel.id],
+    });
+    if (!rule.success) throw new Error(rule.message);
+
+    await sync(10);
+    const t = Date.now();
+    expect(await evaluateAlerts(store.db, minutes(0, t))).toBe(0);
+    await sync(4);
+    // Held once: pending, nothing sent; held again: opened.
+    expect(await evaluateAlerts(store.db, minutes(1, t))).toBe(0);
+    expect(await evaluateAlerts(store.db, minutes(2, t))).toBe(1);
+    expect(await deliverDue(store.db, minutes(2, t))).toBe(1);
+    // Still low: silent.
+    expect(await evaluateAlerts(store.db, minutes(3, t))).toBe(0);
+    await sync(3.5);
+    expect(await evaluateAlerts(store.db, minutes(4, t))).toBe(0);
+    // Worse by the step (2): sent again.
+    await sync(1.5);
+    expect(await evaluateAlerts(store.db, minutes(5, t))).toBe(1);
+    await deliverDue(store.db, minutes(5, t));
+    // Topped up: clear twice, then resolved.
+    await sync(20);
+    expect(await evaluateAlerts(store.db, minutes(6, t))).toBe(0);
+    expect(await evaluateAlerts(store.db, minutes(7, t))).toBe(1);
+    await deliverDue(store.db, minutes(7, t));
+    expect(await deliverDue(store.db, minutes(8, t))).toBe(0);
+
+    expect(events(hook)).toEqual(["opened", "escalated", "resolved"]);
+    const first = hook.received[0]!;
+    const body = JSON.parse(first.body) as Record<string, { [k: string]: unknown }>;
+    expect(body.alert).toMatchObject({ state: "open", message: "余额 $4.00，低于 $5.00", value: 4 });
+    expect(body.account).toMatchObject({ id: accountId, name: "监控号", site: "提醒站", userId: 701 });
+    const ts = String(first.headers["x-gd-timestamp"]);
+    const expected = createHmac("sha256", channel.data.secret).update(`${ts}.${first.body}`).digest("hex");
+    expect(first.headers["x-gd-signature"]).toBe(`sha256=${expected}`);
+    expect(first.headers["x-gd-event"]).toBe("opened");
+
+    const list = await api.alerts.list({});
+    expect(list.data.alerts).toHaveLength(1);
+    expect(list.data.alerts[0]).toMatchObject({
+      state: "resolved",
+      rule: { kind: "balance_below", threshold: 5 },
+      account: { id: accountId, name: "监控号" },
+    });
+    expect(list.data.alerts[0]?.deliveries.map((d) => [d.event, d.status])).toEqual([
+      ["opened", "sent"],
+      ["escalated", "sent"],
+      ["resolved", "sent"],
+    ]);
+  });
+
+  it("drops a blip that held once, and opens token_refused for an account needing a new token", async () => {
+    const { api, accountId, sync } = await workspace();
+    await sync(10);
+    const t = Date.now();
+    await store.db.workspaceAccount.updateMany({ where: { id: accountId }, data: { state: "reauth" } });
+    await evaluateAlerts(store.db, minutes(0, t));
+    await store.db.workspaceAccount.updateMany({ where: { id: accountId }, data: { state: "ok" } });
+    await evaluateAlerts(store.db, minutes(1, t));
+    expect((await api.alerts.list({})).data.total).toBe(0);
+    await store.db.workspaceAccount.updateMany({ where: { id: accountId }, data: { state: "reauth" } });
+    await evaluateAlerts(store.db, minutes(2, t));
+    await evaluateAlerts(store.db, minutes(3, t));
+    const list = await api.alerts.list({ state: "open" });
+    expect(list.data.alerts.map((a) => [a.rule.kind, a.message])).toEqual([
+      ["token_refused", "站点拒绝了保存的访问令牌，需要重新授权"],
+    ]);
+    expect(list.data.open).toBe(1);
+  });
+});
+
+describe("the outbox", () => {
+  it("retries a channel that is down until it answers, never holding up another; each event once", async () => {
+    const { api, accountId, sync } = await workspace();
+    let down = true;
+    const flaky = await receiver(() => (down ? 500 : 200));
+    const steady = await receiver();
+    closers.push(flaky.close, steady.close);
+    const a = await api.alerts.createChannel({ type: "webhook", name: "会失败的", url: flaky.url });
+    const b = await api.alerts.createChannel({ type: "webhook", name: "正常的", url: steady.url });
+    if (!a.success || !b.success) throw new Error("channels");
+    await api.alerts.createRule({
+      kind: "balance_below",
+      account: accountId,
+      threshold: 5,
+      channels: [a.data.channel.id, b.data.channel.id],
+    });
+    await sync(1);
+    const t = Date.now();
+    await evaluateAlerts(store.db, minutes(0, t));
+    await evaluateAlerts(store.db, minutes(1, t));
+    // Two instances at once: each message is claimed by one of them.
+    const [x, y] = await Promise.all([deliverDue(store.db, minutes(1, t)), deliverDue(store.db, minutes(1, t))]);
+    expect(x + y).toBe(1);
+    expect(events(steady)).toEqual(["opened"]);
+    expect(flaky.received).toHaveLength(0);
+    let list = await api.alerts.list({});
+    const failing = list.data.alerts[0]?.deliveries.find((d) => d.channelId === a.data.channel.id);
+    expect(failing).toMatchObject({ status: "pending", attempts: 1, lastError: "对方答复 HTTP 500" });
+    // Not before its retry time; then delivered once the channel is back.
+    expect(await deliverDue(store.db, minutes(1.5, t))).toBe(0);
+    down = false;
+    expect(await deliverDue(store.db, minutes(2.1, t))).toBe(1);
+    expect(events(flaky)).toEqual(["opened"]);
+    expect(events(steady)).toEqual(["opened"]);
+    list = await api.alerts.list({});
+    expect(list.data.alerts[0]?.deliveries.map((d) => d.status)).toEqual(["sent", "sent"]);
+  });
+
+  it("tests a channel on request, and says why one cannot be reached", async () => {
+    const { api } = await workspace();
+    const hook = await receiver();
+    closers.push(hook.close);
+    const ok = await api.alerts.createChannel({ type: "webhook", name: "测试", url: hook.url, secret: "s".repeat(20) });
+    if (!ok.success) throw new Error(ok.message);
+    expect(ok.data.secret).toBe("s".repeat(20));
+    expect(await api.alerts.testChannel({ id: ok.data.channel.id })).toEqual({
+      success: true,
+      data: { message: "测试消息已送达" },
+    });
+    expect(events(hook)).toEqual(["test"]);
+    await hook.close();
+    closers.pop();
+    const gone = await api.alerts.testChannel({ id: ok.data.channel.id });
+    expect(gone).toEqual({ success: false, message: "连接被拒绝" });
+    const bad = await api.alerts.createChannel({ type: "webhook", name: "坏的", url: "ftp://example.com/x" });
+    expect(bad).toEqual({ success: false, message: "地址不能用：地址须以 http:// 或 https:// 开头" });
+    const channels = await api.alerts.channels();
+    expect(JSON.stringify(channels)).not.toContain("s".repeat(20));
+  });
+});
