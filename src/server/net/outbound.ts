@@ -32,7 +32,6 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ["::", 128],
   ["::1", 128],
-  ["::ffff:0:0", 96],
   ["64:ff9b::", 96],
   ["100::", 64],
   ["2001:db8::", 32],
