@@ -275,7 +275,7 @@ function Rules() {
         <fieldset className="field rule-channels">
           <legend>通知渠道</legend>
           {channelList.length === 0 ? (
-            <span className="muted">还没有渠道：提醒只在本页显示。可在下方添加 Webhook。</span>
+            <span className="muted">还没有渠道：提醒只在本页显示。可在下方添加渠道。</span>
           ) : (
             channelList.map((c: Channel) => (
               <label key={c.id} className="check">
@@ -305,37 +305,85 @@ function Rules() {
   );
 }
 
+const CHANNEL_KINDS: Array<{ type: Channel["type"]; label: string; fields: Array<[Field, string, string]> }> = [
+  {
+    type: "webhook",
+    label: "Webhook",
+    fields: [
+      ["url", "Webhook 地址", "https://example.com/hooks/gateway"],
+      ["secret", "签名密钥（可选）", "不填则自动生成"],
+    ],
+  },
+  { type: "email", label: "邮件", fields: [["to", "收件地址", "you@example.com"]] },
+  {
+    type: "telegram",
+    label: "Telegram",
+    fields: [
+      ["botToken", "Bot Token", "123456:ABC…"],
+      ["chatId", "Chat ID", "数字，或 @频道名"],
+    ],
+  },
+  {
+    type: "ntfy",
+    label: "ntfy",
+    fields: [
+      ["url", "主题地址", "https://ntfy.sh/my-topic"],
+      ["token", "访问令牌（可选）", "tk_…"],
+    ],
+  },
+  {
+    type: "wecom",
+    label: "企业微信机器人",
+    fields: [["url", "机器人 Webhook 地址", "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…"]],
+  },
+  {
+    type: "dingtalk",
+    label: "钉钉机器人",
+    fields: [
+      ["url", "机器人 Webhook 地址", "https://oapi.dingtalk.com/robot/send?access_token=…"],
+      ["secret", "加签密钥（可选）", "SEC…"],
+    ],
+  },
+  {
+    type: "feishu",
+    label: "飞书机器人",
+    fields: [
+      ["url", "机器人 Webhook 地址", "https://open.feishu.cn/open-apis/bot/v2/hook/…"],
+      ["secret", "签名校验密钥（可选）", ""],
+    ],
+  },
+];
+type Field = "url" | "secret" | "to" | "botToken" | "chatId" | "token";
+
 function Channels() {
   const utils = trpc.useUtils();
   const channels = trpc.alerts.channels.useQuery();
   const create = trpc.alerts.createChannel.useMutation();
   const remove = trpc.alerts.removeChannel.useMutation();
   const test = trpc.alerts.testChannel.useMutation();
+  const [type, setType] = useState<Channel["type"]>("webhook");
   const [name, setName] = useState("");
-  const [url, setUrl] = useState("");
-  const [secret, setSecret] = useState("");
-  const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
+  const [fields, setFields] = useState<Partial<Record<Field, string>>>({});
+  const [created, setCreated] = useState<{ name: string; secret: string | null } | null>(null);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const kind = CHANNEL_KINDS.find((k) => k.type === type) ?? CHANNEL_KINDS[0]!;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setNote(null);
     setCreated(null);
+    const given = Object.fromEntries(
+      kind.fields.map(([f]) => [f, fields[f]?.trim() ?? ""]).filter(([, v]) => v !== ""),
+    ) as Partial<Record<Field, string>>;
     try {
-      const answer = await create.mutateAsync({
-        type: "webhook",
-        name,
-        url,
-        ...(secret.trim() ? { secret: secret.trim() } : {}),
-      });
+      const answer = await create.mutateAsync({ type, name, ...given });
       if (!answer.success) {
         setNote({ ok: false, text: answer.message });
         return;
       }
       setCreated({ name: answer.data.channel.name, secret: answer.data.secret });
       setName("");
-      setUrl("");
-      setSecret("");
+      setFields({});
       await utils.alerts.invalidate();
     } catch (e) {
       setNote({ ok: false, text: errorMessage(e) });
@@ -358,15 +406,18 @@ function Channels() {
     <section className="card" aria-labelledby="channels-title">
       <h2 id="channels-title">通知渠道</h2>
       <p className="muted">
-        Webhook：每个提醒以 JSON POST 发送，带 X-GD-Timestamp 与 X-GD-Signature（以密钥对「时间戳.请求体」做
-        HMAC-SHA256）。不能发送到内网或本机地址，除非运营方允许。
+        Webhook 以 JSON POST 发送，带 X-GD-Timestamp 与 X-GD-Signature（以密钥对「时间戳.请求体」做 HMAC-SHA256）；
+        邮件、Telegram、ntfy 与企业微信、钉钉、飞书机器人收到的是文字。不能发送到内网或本机地址，除非运营方允许。
       </p>
       {list.length > 0 && (
         <ul className="rule-list" aria-label="渠道">
           {list.map((c) => (
             <li key={c.id} className="rule-item">
               <span>
-                <strong>{c.name}</strong> <span className="muted">{c.target}</span>
+                <strong>{c.name}</strong>{" "}
+                <span className="muted">
+                  {CHANNEL_KINDS.find((k) => k.type === c.type)?.label} · {c.target}
+                </span>
               </span>
               <span className="rule-actions">
                 <button
@@ -390,31 +441,45 @@ function Channels() {
           ))}
         </ul>
       )}
-      <form className="rule-form" onSubmit={(e) => void submit(e)} aria-label="添加 Webhook">
+      <form className="rule-form" onSubmit={(e) => void submit(e)} aria-label="添加渠道">
+        <label className="field">
+          <span>类型</span>
+          <select value={type} onChange={(e) => setType(e.target.value as Channel["type"])}>
+            {CHANNEL_KINDS.map((k) => (
+              <option key={k.type} value={k.type}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+        </label>
         <label className="field">
           <span>名称</span>
           <input value={name} onChange={(e) => setName(e.target.value)} maxLength={40} placeholder="如 值班机器人" />
         </label>
-        <label className="field">
-          <span>Webhook 地址</span>
-          <input value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/gateway" />
-        </label>
-        <label className="field">
-          <span>签名密钥（可选）</span>
-          <input
-            value={secret}
-            onChange={(e) => setSecret(e.target.value)}
-            placeholder="不填则自动生成"
-            autoComplete="off"
-          />
-        </label>
+        {kind.fields.map(([field, label, hint]) => (
+          <label key={`${type}-${field}`} className="field">
+            <span>{label}</span>
+            <input
+              value={fields[field] ?? ""}
+              onChange={(e) => setFields((f) => ({ ...f, [field]: e.target.value }))}
+              placeholder={hint}
+              autoComplete="off"
+              spellCheck={false}
+            />
+          </label>
+        ))}
         <button type="submit" className="primary" disabled={create.isPending}>
-          添加 Webhook
+          添加渠道
         </button>
       </form>
       {created && (
         <p className="notice" role="status">
-          已添加「{created.name}」。签名密钥只显示这一次：<code className="mono">{created.secret}</code>
+          已添加「{created.name}」。
+          {created.secret && (
+            <>
+              签名密钥只显示这一次：<code className="mono">{created.secret}</code>
+            </>
+          )}
         </p>
       )}
       {note && (

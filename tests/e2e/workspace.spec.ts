@@ -86,10 +86,10 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await expect(rules).toHaveCount(3);
   await expect(rules.first()).toContainText("余额可用天数少于 3 天");
   await expect(page.getByText("目前没有提醒：一切正常。")).toBeVisible();
-  const hook = page.getByRole("form", { name: "添加 Webhook" });
+  const hook = page.getByRole("form", { name: "添加渠道" });
   await hook.getByLabel("名称").fill("本机钩子");
   await hook.getByLabel("Webhook 地址").fill("http://127.0.0.1:9/hook");
-  await hook.getByRole("button", { name: "添加 Webhook" }).click();
+  await hook.getByRole("button", { name: "添加渠道" }).click();
   await expect(page.getByRole("region", { name: "通知渠道" }).getByRole("alert")).toContainText(
     "不能发送到内网、本机或保留地址",
   );

@@ -156,7 +156,9 @@ describe("alert rules", () => {
     expect(body.alert).toMatchObject({ state: "open", message: "余额 $4.00，低于 $5.00", value: 4 });
     expect(body.account).toMatchObject({ id: accountId, name: "监控号", site: "提醒站", userId: 701 });
     const ts = String(first.headers["x-gd-timestamp"]);
-    const expected = createHmac("sha256", channel.data.secret).update(`${ts}.${first.body}`).digest("hex");
+    const expected = createHmac("sha256", channel.data.secret ?? "")
+      .update(`${ts}.${first.body}`)
+      .digest("hex");
     expect(first.headers["x-gd-signature"]).toBe(`sha256=${expected}`);
     expect(first.headers["x-gd-event"]).toBe("opened");
 

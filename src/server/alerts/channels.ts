@@ -1,31 +1,131 @@
 /**
- * A workspace's alert channels (design.md 21): where its alerts go. Settings (the address and
- * the signing secret) are sealed at rest like saved access tokens; what is shown is the address
- * without its query. Every address is checked before it is saved and again as it is connected to
- * (net/outbound.ts): never an internal address unless the operator allows private targets.
+ * A workspace's alert channels (design.md 21): where its alerts go. Settings (addresses, tokens,
+ * secrets) are sealed at rest like saved access tokens; what is shown is a target that names the
+ * place without its secrets. A robot's webhook address may be pasted whole: its token is taken
+ * from it, and the message goes to the robot service's own address (an operator's setting).
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Db } from "../db/client";
 import { env } from "../core/env";
-import { OutboundRefused, checkOutboundUrl, postOutbound } from "../net/outbound";
+import { OutboundRefused, checkOutboundUrl } from "../net/outbound";
 import { vaultOpen, vaultSeal } from "../session/vault";
 import type { AlertChannelView } from "./schemas";
+import { CHANNEL_TYPES, SendRefused, sendWith, type ChannelSettings, type ChannelType } from "./senders";
 
-export const CHANNEL_TYPES = ["webhook"] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
+export { CHANNEL_TYPES, type ChannelType };
 
 /** At most this many channels per workspace. */
 export const MAX_CHANNELS = 20;
 
 export class AlertRefused extends Error {}
 
-type WebhookSettings = { url: string; secret: string };
-
 const sealContext = (workspaceId: number) => `alert-channel:${workspaceId}`;
 
-/** The address as shown: scheme, host, port and path; never its query (it may carry a key). */
-function targetOf(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}`;
+/** What a person gives for a channel; which fields count depends on its type. */
+export type ChannelInput = {
+  type: ChannelType;
+  name: string;
+  url?: string | undefined;
+  secret?: string | undefined;
+  to?: string | undefined;
+  botToken?: string | undefined;
+  chatId?: string | undefined;
+  token?: string | undefined;
+};
+
+const EMAIL = /^[^\s@<>(),;:"]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,}$/;
+const TOKENISH = /^[A-Za-z0-9_-]{8,200}$/;
+
+function checkedUrl(raw: string | undefined, what: string): URL {
+  if (!raw?.trim()) throw new AlertRefused(`请填写${what}`);
+  try {
+    return checkOutboundUrl(raw.trim(), env().ALERT_ALLOW_PRIVATE);
+  } catch (error) {
+    if (error instanceof OutboundRefused) throw new AlertRefused(`地址不能用：${error.message}`);
+    throw error;
+  }
+}
+
+/** A robot's token: given as is, or taken from its pasted webhook address. */
+function robotToken(input: ChannelInput, param: string | null, what: string): string {
+  const raw = (input.token ?? input.url ?? "").trim();
+  let token = raw;
+  if (/^https?:\/\//i.test(raw)) {
+    try {
+      const url = new URL(raw);
+      token = param ? (url.searchParams.get(param) ?? "") : (url.pathname.split("/").filter(Boolean).at(-1) ?? "");
+    } catch {
+      token = "";
+    }
+  }
+  if (!TOKENISH.test(token)) throw new AlertRefused(`请填写${what}（可直接粘贴机器人的 Webhook 地址）`);
+  return token;
+}
+
+const tail = (s: string) => `…${s.slice(-4)}`;
+
+/** The settings to seal and the target to show, checked per type. */
+function settingsOf(input: ChannelInput): { settings: ChannelSettings; target: string; secret: string | null } {
+  const secret = input.secret?.trim() ?? "";
+  switch (input.type) {
+    case "webhook": {
+      const url = checkedUrl(input.url, "Webhook 地址");
+      const own = secret || randomBytes(24).toString("hex");
+      if (own.length < 16 || own.length > 200) throw new AlertRefused("签名密钥须为 16 到 200 个字符");
+      return {
+        settings: { type: "webhook", url: url.toString(), secret: own },
+        target: `${url.protocol}//${url.host}${url.pathname}`,
+        secret: own,
+      };
+    }
+    case "email": {
+      const to = input.to?.trim() ?? "";
+      if (!EMAIL.test(to)) throw new AlertRefused("请填写有效的邮箱地址");
+      if (!env().SMTP_URL) throw new AlertRefused("运营方未配置邮件服务（SMTP_URL），不能添加邮件渠道");
+      return { settings: { type: "email", to }, target: to, secret: null };
+    }
+    case "telegram": {
+      const botToken = input.botToken?.trim() ?? "";
+      const chatId = input.chatId?.trim() ?? "";
+      if (!/^\d{3,20}:[A-Za-z0-9_-]{20,100}$/.test(botToken))
+        throw new AlertRefused("请填写 Bot Token（形如 123456:ABC…）");
+      if (!/^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$/.test(chatId))
+        throw new AlertRefused("请填写 Chat ID（数字，或 @频道名）");
+      return { settings: { type: "telegram", botToken, chatId }, target: `Telegram ${chatId}`, secret: null };
+    }
+    case "ntfy": {
+      const url = checkedUrl(input.url, "ntfy 主题地址（如 https://ntfy.sh/my-topic）");
+      if (url.pathname.split("/").filter(Boolean).length === 0)
+        throw new AlertRefused("ntfy 地址须包含主题，如 https://ntfy.sh/my-topic");
+      const token = input.token?.trim() ?? "";
+      return {
+        settings: { type: "ntfy", url: url.toString(), token },
+        target: `${url.protocol}//${url.host}${url.pathname}`,
+        secret: null,
+      };
+    }
+    case "wecom": {
+      const key = robotToken(input, "key", "企业微信机器人的 key");
+      return { settings: { type: "wecom", key }, target: `企业微信机器人 ${tail(key)}`, secret: null };
+    }
+    case "dingtalk": {
+      const accessToken = robotToken(input, "access_token", "钉钉机器人的 access_token");
+      if (secret && !/^SEC[A-Za-z0-9]{16,100}$/.test(secret)) throw new AlertRefused("加签密钥应以 SEC 开头");
+      return {
+        settings: { type: "dingtalk", accessToken, secret },
+        target: `钉钉机器人 ${tail(accessToken)}${secret ? "（加签）" : ""}`,
+        secret: null,
+      };
+    }
+    case "feishu": {
+      const hookId = robotToken(input, null, "飞书机器人的 Webhook 地址");
+      return {
+        settings: { type: "feishu", hookId, secret },
+        target: `飞书机器人 ${tail(hookId)}${secret ? "（签名校验）" : ""}`,
+        secret: null,
+      };
+    }
+  }
 }
 
 const channelSelect = { id: true, type: true, name: true, target: true, createdAt: true } as const;
@@ -36,12 +136,6 @@ const view = (c: { id: number; type: string; name: string; target: string; creat
   name: c.name,
   target: c.target,
   createdAt: c.createdAt.toISOString(),
-});
-
-export const outboundOptions = () => ({
-  timeoutMs: env().ALERT_TIMEOUT_MS,
-  maxBytes: 64 * 1024,
-  allowPrivate: env().ALERT_ALLOW_PRIVATE,
 });
 
 export function alertChannels(db: Db) {
@@ -55,33 +149,24 @@ export function alertChannels(db: Db) {
       return rows.map(view);
     },
 
-    /** Adds a webhook; its signing secret (given, or made here) is answered this once. */
+    /** Adds a channel; a webhook's signing secret (given, or made here) is answered this once. */
     async create(
       workspaceId: number,
-      input: { type: ChannelType; name: string; url: string; secret?: string | undefined },
+      input: ChannelInput,
       now = new Date(),
-    ): Promise<{ channel: AlertChannelView; secret: string }> {
+    ): Promise<{ channel: AlertChannelView; secret: string | null }> {
       const name = input.name.trim();
       if (name === "" || [...name].length > 40) throw new AlertRefused("渠道名称须为 1 到 40 个字符");
-      let url: URL;
-      try {
-        url = checkOutboundUrl(input.url.trim(), outboundOptions().allowPrivate);
-      } catch (error) {
-        if (error instanceof OutboundRefused) throw new AlertRefused(`地址不能用：${error.message}`);
-        throw error;
-      }
-      const secret = input.secret?.trim() || randomBytes(24).toString("hex");
-      if (secret.length < 16 || secret.length > 200) throw new AlertRefused("签名密钥须为 16 到 200 个字符");
+      const { settings, target, secret } = settingsOf(input);
       const count = await db.alertChannel.count({ where: { workspaceId } });
       if (count >= MAX_CHANNELS) throw new AlertRefused(`每个工作区至多 ${MAX_CHANNELS} 个通知渠道`);
-      const settings: WebhookSettings = { url: url.toString(), secret };
       const row = await db.alertChannel.create({
         data: {
           workspaceId,
           type: input.type,
           name,
           settings: vaultSeal(JSON.stringify(settings), sealContext(workspaceId)),
-          target: targetOf(url),
+          target,
           createdAt: now,
         },
         select: channelSelect,
@@ -103,47 +188,19 @@ export function alertChannels(db: Db) {
   };
 }
 
-/** Sends one message to a channel; throws with the reason in words when it was not taken. */
-export async function sendToChannel(
-  db: Db,
-  channelId: number,
-  event: string,
-  payload: string,
-  now = Date.now(),
-): Promise<void> {
+/** Sends one message to a channel; throws AlertRefused with the reason in words when it was not taken. */
+export async function sendToChannel(db: Db, channelId: number, payload: string, now = Date.now()): Promise<void> {
   const row = await db.alertChannel.findUnique({
     where: { id: channelId },
-    select: { workspaceId: true, type: true, settings: true },
+    select: { workspaceId: true, settings: true },
   });
   if (!row) throw new AlertRefused("通知渠道已删除");
   const opened = vaultOpen(row.settings, sealContext(row.workspaceId));
   if (opened === null) throw new AlertRefused("渠道设置无法解密（密钥已更换），请重新添加");
-  const settings = JSON.parse(opened) as WebhookSettings;
-  const timestamp = String(Math.floor(now / 1000));
-  const signature = createHmac("sha256", settings.secret).update(`${timestamp}.${payload}`).digest("hex");
-  let answer;
   try {
-    answer = await postOutbound(
-      settings.url,
-      payload,
-      {
-        "user-agent": "gateway-dashboard-alerts",
-        "x-gd-event": event,
-        "x-gd-timestamp": timestamp,
-        "x-gd-signature": `sha256=${signature}`,
-      },
-      outboundOptions(),
-    );
+    await sendWith(JSON.parse(opened) as ChannelSettings, payload, now);
   } catch (error) {
-    if (error instanceof OutboundRefused) throw new AlertRefused(error.message);
-    const code = (error as { code?: string }).code;
-    throw new AlertRefused(code === "ECONNREFUSED" ? "连接被拒绝" : code ? `无法连接（${code}）` : "无法连接");
-  }
-  if (answer.status < 200 || answer.status >= 300) {
-    throw new AlertRefused(
-      answer.status >= 300 && answer.status < 400
-        ? `对方要求重定向（HTTP ${answer.status}），不跟随`
-        : `对方答复 HTTP ${answer.status}`,
-    );
+    if (error instanceof SendRefused) throw new AlertRefused(error.message);
+    throw error;
   }
 }

@@ -21,7 +21,7 @@ export async function deliverDue(db: Db, now = new Date()): Promise<number> {
     where: { status: "pending", nextAt: { lte: now }, OR: free(now) },
     orderBy: { id: "asc" },
     take: PER_RUN,
-    select: { id: true, channelId: true, event: true, payload: true, attempts: true },
+    select: { id: true, channelId: true, payload: true, attempts: true },
   });
   // One queue per channel, in order; the channels side by side.
   const queues = new Map<number, typeof due>();
@@ -39,7 +39,7 @@ export async function deliverDue(db: Db, now = new Date()): Promise<number> {
           if (count === 0) continue;
           const attempts = d.attempts + 1;
           try {
-            await sendToChannel(db, d.channelId, d.event, d.payload, now.getTime());
+            await sendToChannel(db, d.channelId, d.payload, now.getTime());
             await db.alertDelivery.updateMany({
               where: { id: d.id },
               data: { status: "sent", attempts, sentAt: new Date(), claimedUntil: null, lastError: null },

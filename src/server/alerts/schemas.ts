@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RULE_KINDS } from "./engine";
+import { CHANNEL_TYPES } from "./senders";
 
 /** What the alert procedures answer: their outputs and the OpenAPI document's schemas. */
 
@@ -8,7 +9,11 @@ const iso = z.iso.datetime();
 export const alertChannelSchema = z
   .object({
     id: z.number().int(),
-    type: z.enum(["webhook"]).describe("webhook：JSON POST，带 HMAC-SHA256 签名"),
+    type: z
+      .enum(CHANNEL_TYPES)
+      .describe(
+        "webhook（JSON POST，带 HMAC-SHA256 签名）、email、telegram、ntfy、wecom 企业微信、dingtalk 钉钉、feishu 飞书",
+      ),
     name: z.string(),
     target: z.string().describe("地址（不含查询参数）；密钥从不答复"),
     createdAt: iso,

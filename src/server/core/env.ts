@@ -65,6 +65,14 @@ const envSchema = z.object({
     .transform((v) => v === "1" || v === "true"),
   /** How long one alert delivery may take (ms). */
   ALERT_TIMEOUT_MS: intFrom(5_000, 500, 60_000),
+  /** The mail server of email alerts (smtp://user:pass@host:587, smtps://…); unset: no email channels. */
+  SMTP_URL: z.string().url().optional(),
+  SMTP_FROM: z.string().min(3).default("网关控制台 <alerts@localhost>"),
+  /** The base addresses of Telegram's bot API and the group robots (a proxy or a test stand-in may stand in). */
+  TELEGRAM_API_URL: z.string().url().default("https://api.telegram.org"),
+  WECOM_API_URL: z.string().url().default("https://qyapi.weixin.qq.com"),
+  DINGTALK_API_URL: z.string().url().default("https://oapi.dingtalk.com"),
+  FEISHU_API_URL: z.string().url().default("https://open.feishu.cn"),
 });
 
 export type Env = z.infer<typeof envSchema>;

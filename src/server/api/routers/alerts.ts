@@ -82,7 +82,7 @@ export const alertsRouter = router({
         message: "这是一条测试消息：通知渠道可以收到提醒",
       });
       return answer(async () => {
-        await sendToChannel(ctx.db, input.id, "test", payload);
+        await sendToChannel(ctx.db, input.id, payload);
         return { message: "测试消息已送达" };
       });
     }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { alertChannelSchema, alertRuleSchema, alertSchema } from "../../alerts/schemas";
 import { RULE_KINDS } from "../../alerts/engine";
+import { CHANNEL_TYPES } from "../../alerts/senders";
 import { successOf } from "../../core/messages";
 import { choice, intParam, intWithDefault } from "./params";
 
@@ -11,14 +12,22 @@ const success = <T extends z.ZodType>(data: T, name: string) => successOf(data).
 
 export const channelInput = z
   .object({
-    type: z.literal("webhook").meta({ description: "渠道类型（目前为 webhook）" }),
+    type: z.enum(CHANNEL_TYPES).meta({ description: "渠道类型" }),
     name: z.string().max(200).meta({ description: "名称，1 到 40 个字符" }),
-    url: z.string().max(2000).meta({ description: "接收地址（http 或 https）" }),
+    url: z
+      .string()
+      .max(2000)
+      .optional()
+      .meta({ description: "webhook、ntfy：接收地址；企业微信、钉钉、飞书：可直接粘贴机器人的 Webhook 地址" }),
     secret: z
       .string()
       .max(200)
       .optional()
-      .meta({ description: "签名密钥（16 到 200 个字符）；不填则生成，只在创建时答复一次" }),
+      .meta({ description: "webhook：签名密钥（不填则生成，只答复一次）；钉钉：加签密钥 SEC…；飞书：签名校验密钥" }),
+    to: z.string().max(320).optional().meta({ description: "email：收件地址" }),
+    botToken: z.string().max(200).optional().meta({ description: "telegram：Bot Token" }),
+    chatId: z.string().max(100).optional().meta({ description: "telegram：Chat ID" }),
+    token: z.string().max(500).optional().meta({ description: "ntfy：访问令牌（可选）；机器人：key 或 access_token" }),
   })
   .meta({ id: "AlertChannelRequest" });
 
@@ -57,7 +66,10 @@ export const timeZoneInput = z.object({ timeZone: z.string().max(64) });
 
 export const channelsSuccess = success(z.object({ channels: z.array(alertChannelSchema) }), "AlertChannelsSuccess");
 export const channelCreatedSuccess = success(
-  z.object({ channel: alertChannelSchema, secret: z.string().describe("签名密钥：只答复这一次") }),
+  z.object({
+    channel: alertChannelSchema,
+    secret: z.string().nullable().describe("webhook 的签名密钥：只答复这一次；其他类型为 null"),
+  }),
   "AlertChannelCreatedSuccess",
 );
 export const channelTestSuccess = success(

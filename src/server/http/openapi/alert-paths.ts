@@ -56,20 +56,27 @@ export function alertPaths(): Record<string, object> {
       post: operation(
         "alertChannelCreate",
         "添加通知渠道",
-        "目前为 webhook。地址须为 http(s)，解析到本机、内网或保留地址时拒绝（运营方设置 ALERT_ALLOW_PRIVATE=1 时允许）；" +
-          "不跟随重定向，5 秒超时。设置加密保存；签名密钥只在创建时答复一次。" +
+        "类型：webhook {url, secret?}、email {to}（经运营方的 SMTP_URL）、telegram {botToken, chatId}、ntfy {url, token?}、" +
+          "wecom 企业微信 / dingtalk 钉钉 / feishu 飞书 {url 或 token, secret?}（可直接粘贴机器人的 Webhook 地址；" +
+          "消息发往运营方设置的服务地址）。webhook 与 ntfy 的地址解析到本机、内网或保留地址时拒绝" +
+          "（运营方设置 ALERT_ALLOW_PRIVATE=1 时允许）；不跟随重定向，5 秒超时。设置加密保存，答复中只有不含密钥的 target；" +
+          "webhook 的签名密钥只在创建时答复一次。" +
           SIGNED,
         ref("AlertChannelCreatedSuccess"),
         {
           write: true,
           body: {
             type: "object",
-            required: ["type", "name", "url"],
+            required: ["type", "name"],
             properties: {
-              type: { const: "webhook" },
+              type: { type: "string", enum: ["webhook", "email", "telegram", "ntfy", "wecom", "dingtalk", "feishu"] },
               name: { type: "string" },
               url: { type: "string" },
-              secret: { type: "string", description: "16 到 200 个字符；不填则生成" },
+              secret: { type: "string" },
+              to: { type: "string" },
+              botToken: { type: "string" },
+              chatId: { type: "string" },
+              token: { type: "string" },
             },
           },
         },

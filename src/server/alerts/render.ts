@@ -1,0 +1,68 @@
+/**
+ * An alert event in words, as each channel reads well: plain text (email, ntfy, Feishu) or
+ * Markdown (Telegram, WeCom, DingTalk). The webhook gets the JSON itself.
+ */
+
+export type EventPayload = {
+  event: "opened" | "reminder" | "escalated" | "resolved" | "test";
+  at: string;
+  message?: string;
+  alert?: { id: number; message: string; openedAt: string | null; resolvedAt: string | null };
+  rule?: { kind: string; threshold: number | null };
+  account?: { name: string; site: string | null; userId: number };
+};
+
+const HEAD: Record<EventPayload["event"], string> = {
+  opened: "提醒",
+  reminder: "仍未恢复",
+  escalated: "情况加重",
+  resolved: "已恢复",
+  test: "测试",
+};
+
+const KIND: Record<string, string> = {
+  balance_below: "余额低于",
+  days_left_below: "余额可用天数少于",
+  spend_today_above: "今日消费超过",
+  token_refused: "站点拒绝令牌",
+  site_down: "站点无法访问",
+  checkin_failed: "自动签到失败",
+};
+
+const UNIT: Record<string, string> = {
+  balance_below: " 美元",
+  days_left_below: " 天",
+  spend_today_above: " 美元",
+  site_down: " 分钟",
+};
+
+/** "2026-11-24 08:30 UTC": times in messages are UTC, named, never a local time without a zone. */
+const utc = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+
+export function renderTitle(p: EventPayload): string {
+  if (p.event === "test") return "【测试】网关控制台的通知渠道";
+  const rule = p.rule
+    ? `${KIND[p.rule.kind] ?? p.rule.kind}${p.rule.threshold !== null && UNIT[p.rule.kind] ? ` ${p.rule.threshold}${UNIT[p.rule.kind]}` : ""}`
+    : "";
+  const who = p.account ? `${p.account.name}${p.account.site ? `（${p.account.site}）` : ""}` : "";
+  return `【${HEAD[p.event]}】${rule}${who ? ` · ${who}` : ""}`;
+}
+
+/** The lines under the title. */
+function lines(p: EventPayload): string[] {
+  if (p.event === "test") return [p.message ?? "这是一条测试消息：通知渠道可以收到提醒", `时间：${utc(p.at)}`];
+  const out = [p.alert?.message ?? ""];
+  if (p.event === "resolved") out.push(`恢复于 ${utc(p.at)}`);
+  else if (p.alert?.openedAt) out.push(`开始于 ${utc(p.alert.openedAt)}`);
+  return out.filter(Boolean);
+}
+
+export function renderText(p: EventPayload): string {
+  return [renderTitle(p), ...lines(p)].join("\n");
+}
+
+/** Markdown: the title bold, the lines as they are (none of them is markup). */
+export function renderMarkdown(p: EventPayload): string {
+  const escape = (s: string) => s.replace(/([*_`[\]])/g, "\\$1");
+  return [`**${escape(renderTitle(p))}**`, ...lines(p).map(escape)].join("\n\n");
+}
