@@ -231,6 +231,12 @@ export function AccountsOverview() {
                     </span>
                     {a.saved?.sync && <SyncLine sync={a.saved.sync} />}
                     {a.saved?.autoCheckin && <AutoCheckinLine checkin={a.saved.checkin} />}
+                    {a.saved?.alerts?.[0] && (
+                      <span className="sync-line failed-text">
+                        ⚠ 提醒：{a.saved.alerts[0].message}
+                        {a.saved.alerts.length > 1 ? `（共 ${a.saved.alerts.length} 个）` : ""}
+                      </span>
+                    )}
                   </span>
                   {!row ? (
                     <span className="muted row-state">读取中…</span>

@@ -193,6 +193,11 @@ describe("alert rules", () => {
       ["token_refused", "站点拒绝了保存的访问令牌，需要重新授权"],
     ]);
     expect(list.data.open).toBe(1);
+    // The account's row in 全部账户 carries it.
+    const accounts = await api.account.list();
+    expect(accounts.accounts[0]?.saved?.alerts).toEqual([
+      { kind: "token_refused", message: "站点拒绝了保存的访问令牌，需要重新授权" },
+    ]);
   });
 });
 

@@ -42,6 +42,10 @@ export const savedFieldsSchema = z
       })
       .optional()
       .describe("服务器为该账户做的后台工作（账本同步）"),
+    alerts: z
+      .array(z.object({ kind: z.string(), message: z.string() }))
+      .optional()
+      .describe("该账户正在打开的提醒（新的在前）"),
   })
   .meta({ id: "SavedAccountFields" });
 

@@ -8,6 +8,7 @@ import { logError } from "../core/log";
 import { LedgerBusy, syncLedger } from "../ledger/sync";
 import { nextSync } from "../ledger/schedule";
 import { syncStates } from "../ledger/sync-status";
+import { openAlertsOf } from "../alerts/history";
 import type { ListedAccount } from "../accounts/schemas";
 import type { BrowserAccounts } from "../session/cookie";
 import { sessionStore, type LiveSession } from "../session/store";
@@ -48,11 +49,18 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
 
 /**
  * A workspace's listing with each account's background work beside it (design.md 18): when its
- * ledger last synced, when it syncs next, whether a sync runs now, the last error in words.
+ * ledger last synced, when it syncs next, whether a sync runs now, the last error in words; and
+ * its open alerts (design.md 21).
  */
 export async function withJobStatus(ctx: Context, accounts: ListedAccount[]): Promise<ListedAccount[]> {
   const owners = accounts.flatMap((a) => (a.site ? [{ siteId: a.site.id, siteUserId: a.userId }] : []));
-  const states = await syncStates(ctx.db, owners);
+  const [states, alerts] = await Promise.all([
+    syncStates(ctx.db, owners),
+    openAlertsOf(
+      ctx.db,
+      accounts.flatMap((a) => (a.saved ? [a.saved.id] : [])),
+    ),
+  ]);
   const interval = ctx.ledgerSyncMinutes * 60_000;
   return accounts.map((a) => {
     if (!a.saved || !a.site) return a;
@@ -67,7 +75,7 @@ export async function withJobStatus(ctx: Context, accounts: ListedAccount[]): Pr
       running: state?.running ?? false,
       error: state?.lastError ?? null,
     };
-    return { ...a, saved: { ...a.saved, sync } };
+    return { ...a, saved: { ...a.saved, sync, alerts: alerts.get(a.saved.id) ?? [] } };
   });
 }
 
