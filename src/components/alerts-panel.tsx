@@ -4,8 +4,9 @@ import { useState, type FormEvent } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { LocalTime } from "./local-time";
-import { Empty, Failed, Loading } from "./site-data";
-import { zone } from "./usage-range";
+import { formatUsd } from "@/src/shared/money";
+import { Empty, Failed, Loading, TableWrap } from "./site-data";
+import { day, zone } from "./usage-range";
 
 type Rule = RouterOutputs["alerts"]["rules"]["data"]["rules"][number];
 type Channel = RouterOutputs["alerts"]["channels"]["data"]["channels"][number];
@@ -18,6 +19,7 @@ const KINDS: Array<{ kind: Kind; label: string; unit: string | null; hint: strin
   { kind: "token_refused", label: "站点拒绝令牌", unit: null, hint: "" },
   { kind: "site_down", label: "站点无法访问超过", unit: "分钟", hint: "至少 5，如 30" },
   { kind: "checkin_failed", label: "自动签到失败或需手动签到", unit: null, hint: "" },
+  { kind: "unmatched_move", label: "对账差额超过", unit: "美元", hint: "余额变化与日志不符的金额，如 1" },
 ];
 const kindOf = (k: Kind) => KINDS.find((x) => x.kind === k) ?? KINDS[0]!;
 
@@ -34,6 +36,7 @@ export function AlertsPanel() {
   return (
     <>
       <AlertList />
+      <Reconciliation />
       <Rules />
       <Channels />
     </>
@@ -92,6 +95,91 @@ function AlertList() {
             </li>
           ))}
         </ol>
+      )}
+    </section>
+  );
+}
+
+/** 对账: an account's days, its balance change against what its log explains. */
+function Reconciliation() {
+  const accounts = trpc.workspace.accounts.useQuery();
+  const list = accounts.data?.data.accounts ?? [];
+  const [picked, setPicked] = useState<number | null>(null);
+  const account = picked ?? list[0]?.id ?? null;
+  const tz = zone();
+  // The last two weeks, in the browser's days.
+  const rec = trpc.alerts.reconciliation.useQuery(
+    { account: account ?? 1, tz, from: day(-13), to: day(0) },
+    { enabled: account !== null },
+  );
+  const money = (n: number | null) => (n === null ? "—" : formatUsd(n));
+  const data = rec.data?.success ? rec.data.data : null;
+  return (
+    <section className="card" aria-labelledby="reconcile-title">
+      <div className="card-head">
+        <h2 id="reconcile-title">对账</h2>
+        {list.length > 0 && (
+          <label className="inline">
+            账户{" "}
+            <select value={account ?? ""} onChange={(e) => setPicked(Number(e.target.value))}>
+              {list.map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.alias || a.displayName || a.username}（{a.siteName ?? "已移除的站点"}）
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </div>
+      <p className="muted">
+        近两周每天的余额变化（当天第一个与最后一个余额快照之间）对照日志：−消费 + 充值 + 签到奖励 + 退款。差额超过 $0.01
+        或当天消费的 1% 时标出：可能是日志中没有的扣费、没记入日志的充值，或站点的统计错误。
+      </p>
+      {account === null ? (
+        <Empty>工作区还没有账户。</Empty>
+      ) : rec.isPending ? (
+        <Loading label="对账" />
+      ) : !data ? (
+        <Failed
+          message={rec.error ? errorMessage(rec.error) : rec.data?.success === false ? rec.data.message : ""}
+          onRetry={() => void rec.refetch()}
+        />
+      ) : (
+        <TableWrap label="对账表格">
+          <table className="table">
+            <thead>
+              <tr>
+                <th>日期</th>
+                <th className="num">余额变化</th>
+                <th className="num">消费</th>
+                <th className="num">充值</th>
+                <th className="num">签到</th>
+                <th className="num">退款</th>
+                <th className="num">应有变化</th>
+                <th className="num">差额</th>
+              </tr>
+            </thead>
+            <tbody>
+              {[...data.days].reverse().map((d) => (
+                <tr key={d.day} className={d.flagged ? "flagged-row" : undefined}>
+                  <td className="nowrap">
+                    {d.day}
+                    {d.flagged && <span className="tag tag-failed"> 不符</span>}
+                  </td>
+                  <td className="num">{money(d.changeUsd)}</td>
+                  <td className="num">{money(d.consumptionUsd)}</td>
+                  <td className="num">{money(d.topupsUsd)}</td>
+                  <td className="num">{money(d.rewardsUsd)}</td>
+                  <td className="num">{money(d.refundsUsd)}</td>
+                  <td className="num">{money(d.expectedUsd)}</td>
+                  <td className={`num${d.flagged ? " failed-text" : ""}`}>
+                    {d.changeUsd === null ? <span className="muted">快照不足</span> : money(d.differenceUsd)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
       )}
     </section>
   );

@@ -86,6 +86,9 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await expect(rules).toHaveCount(3);
   await expect(rules.first()).toContainText("余额可用天数少于 3 天");
   await expect(page.getByText("目前没有提醒：一切正常。")).toBeVisible();
+  // 对账 of the first account: a row per day of the last two weeks.
+  const reconcile = page.getByRole("region", { name: "对账" });
+  await expect(reconcile.locator("tbody tr")).toHaveCount(14);
   const hook = page.getByRole("form", { name: "添加渠道" });
   await hook.getByLabel("名称").fill("本机钩子");
   await hook.getByLabel("Webhook 地址").fill("http://127.0.0.1:9/hook");

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { newApiUser, startGateway, type RunningGateway } from "../../src/demo/gateway";
+import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from "../../src/demo/gateway";
 import { accountOf } from "../../src/server/accounts/overview";
 import { deliverDue } from "../../src/server/alerts/deliver";
 import { freshProcessState } from "../../src/server/core/process-state";
@@ -12,6 +12,7 @@ import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { bearer, callerFor } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
+import { dayIn } from "../../src/server/core/time";
 
 // The receivers below listen on loopback: the operator's switch for private targets is on here.
 process.env.ALERT_ALLOW_PRIVATE = "1";
@@ -48,14 +49,16 @@ async function receiver(status: () => number = () => 200) {
 let store: TempDb;
 let site: RunningGateway;
 const closers: Array<() => Promise<void>> = [];
-const USER = {
+const USER: GatewayUser = {
   accessToken: "sk-alerts-0123456789abcdef0123",
   data: newApiUser(701, { username: "watcher", display_name: "监控号", quota: 5_000_000 }),
+  logs: [],
 };
 
 beforeEach(async () => {
   store = await tempStore();
   freshProcessState();
+  USER.logs = [];
   site = await startGateway({ family: "new-api", users: [USER] });
   closers.push(() => site.close());
 });
@@ -75,6 +78,22 @@ async function workspace() {
   if (!saved.success) throw new Error(saved.message);
   const accountId = saved.data.account.id;
   let syncs = 0;
+  // Syncs ten seconds apart from now on; a call logged between the last sync and the next.
+  const t0 = Math.floor(Date.now() / 1000);
+  const logCall = (usd: number) =>
+    USER.logs?.push({
+      createdAt: t0 + 10 * syncs + 5,
+      type: 2,
+      model: "gpt-4o",
+      tokenName: "脚本",
+      tokenId: 1,
+      quota: Math.round(usd * 500_000),
+      promptTokens: 1000,
+      completionTokens: 500,
+      durationMs: 900,
+      stream: false,
+      content: "",
+    });
   const sync = async (usd: number) => {
     USER.data.quota = Math.round(usd * 500_000);
     // A fresh read of the site (no answer kept from the last), noted a second later than the last.
@@ -86,10 +105,10 @@ async function workspace() {
       store.db,
       accountOf(session),
       { db: store.db, timeoutMs: 5000, perMinute: 100_000 },
-      { backfillDays: 2, now: Math.floor(Date.now() / 1000) + ++syncs },
+      { backfillDays: 2, now: t0 + 10 * ++syncs },
     );
   };
-  return { api, accountId, sync };
+  return { api, accountId, sync, logCall, t0 };
 }
 
 const minutes = (n: number, from = Date.now()) => new Date(from + n * 60_000);
@@ -198,6 +217,51 @@ describe("alert rules", () => {
     expect(accounts.accounts[0]?.saved?.alerts).toEqual([
       { kind: "token_refused", message: "站点拒绝了保存的访问令牌，需要重新授权" },
     ]);
+  });
+});
+
+describe("对账", () => {
+  it("finds an unlogged deduction and an unlogged top-up, nothing on a clean day; unmatched_move opens", async () => {
+    const { api, accountId, sync, logCall, t0 } = await workspace();
+    for (const r of (await api.alerts.rules()).data.rules) await api.alerts.removeRule({ id: r.id });
+    const today = dayIn("UTC", (t0 + 60) * 1000);
+    const day = async () => {
+      const answer = await api.alerts.reconciliation({ account: accountId, from: today, to: today, tz: "UTC" });
+      if (!answer.success) throw new Error(answer.message);
+      expect(answer.data.days).toHaveLength(1);
+      return answer.data.days[0]!;
+    };
+    await sync(10);
+    // A call of $1, logged: the balance and the log agree.
+    logCall(1);
+    await sync(9);
+    expect(await day()).toMatchObject({
+      day: today,
+      changeUsd: -1,
+      consumptionUsd: 1,
+      expectedUsd: -1,
+      differenceUsd: 0,
+      flagged: false,
+    });
+    // $2 more gone, no entry for it.
+    await sync(7);
+    expect(await day()).toMatchObject({ changeUsd: -3, expectedUsd: -1, differenceUsd: -2, flagged: true });
+    await api.alerts.createRule({ kind: "unmatched_move", account: accountId, threshold: 1 });
+    const t = Date.now();
+    await evaluateAlerts(store.db, minutes(0, t));
+    await evaluateAlerts(store.db, minutes(1, t));
+    const open = await api.alerts.list({ state: "open" });
+    expect(open.data.alerts.map((a) => a.message)).toEqual(["余额变化与日志不符：多扣了 $2.00（日志中没有对应记录）"]);
+    // $5 arrives with no top-up logged: the day now shows $3 more than its log.
+    await sync(12);
+    expect(await day()).toMatchObject({ changeUsd: 2, expectedUsd: -1, differenceUsd: 3, flagged: true });
+    const tooLong = await api.alerts.reconciliation({
+      account: accountId,
+      from: "2026-01-01",
+      to: "2026-06-01",
+      tz: "UTC",
+    });
+    expect(tooLong).toEqual({ success: false, message: "对账一次至多 92 天" });
   });
 });
 

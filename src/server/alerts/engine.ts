@@ -14,6 +14,7 @@ export const RULE_KINDS = [
   "token_refused",
   "site_down",
   "checkin_failed",
+  "unmatched_move",
 ] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 
@@ -29,6 +30,8 @@ export type Facts = {
   downMinutes: number | null;
   /** Today's automatic check-in failed or needs a manual step. */
   checkinProblem: string | null;
+  /** The largest balance move of yesterday and today that the log does not explain (USD, signed); null: none. */
+  unmatchedUsd: number | null;
 };
 
 export type Check = { holds: boolean; value: number | null; text: string };
@@ -71,6 +74,14 @@ export function check(kind: RuleKind, threshold: number | null, f: Facts): Check
           };
     case "checkin_failed":
       return { holds: f.checkinProblem !== null, value: null, text: f.checkinProblem ?? "签到正常" };
+    case "unmatched_move":
+      return f.unmatchedUsd === null
+        ? { holds: false, value: null, text: "余额变化与日志相符" }
+        : {
+            holds: Math.abs(f.unmatchedUsd) > t,
+            value: Math.abs(f.unmatchedUsd),
+            text: `余额变化与日志不符：${f.unmatchedUsd < 0 ? "多扣了" : "多出了"} ${usd(Math.abs(f.unmatchedUsd))}（日志中没有对应记录）`,
+          };
   }
 }
 
@@ -82,6 +93,7 @@ export function worseBy(kind: RuleKind, from: number, to: number): number | null
       return from - to;
     case "spend_today_above":
     case "site_down":
+    case "unmatched_move":
       return to - from;
     default:
       return null;

@@ -5,7 +5,10 @@
  * new state, so an event is delivered once whoever evaluates.
  */
 import type { Db } from "../db/client";
+import { addDays, dayIn } from "../core/time";
 import { accountFigures } from "../ledger/analytics";
+import { reconcile } from "../ledger/reconcile";
+import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
 import { sessionStore } from "../session/store";
 import { savedAccounts, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
@@ -30,6 +33,14 @@ async function factsOf(db: Db, a: SavedAccount, tz: string, now: Date): Promise<
   const lastGood = sync?.syncedAt ?? a.createdAt;
   const checkin =
     a.autoCheckin && a.checkin && now.getTime() - a.checkin.at.getTime() < 36 * HOUR_MS ? a.checkin : null;
+  // 对账 of yesterday and today: the largest move the log does not explain.
+  const site = session ? await siteRegistry(db).profiled(a.siteId) : null;
+  const today = dayIn(tz, now.getTime());
+  const owner = { siteId: a.siteId, siteUserId: a.siteUserId, quotaPerUnit: site?.money.quotaPerUnit ?? 1 };
+  const days = site ? await reconcile(db, owner, { from: addDays(today, -1), to: today, tz }) : [];
+  const worst = days
+    .filter((d) => d.flagged && d.difference !== null)
+    .sort((x, y) => Math.abs(y.difference ?? 0) - Math.abs(x.difference ?? 0))[0];
   return {
     balanceUsd,
     daysLeft: balanceUsd !== null && perDay > 0 ? balanceUsd / perDay : null,
@@ -42,6 +53,7 @@ async function factsOf(db: Db, a: SavedAccount, tz: string, now: Date): Promise<
         : checkin?.state === "manual"
           ? "需手动签到：站点要求人机验证"
           : null,
+    unmatchedUsd: worst && site ? (worst.difference ?? 0) / site.money.quotaPerUnit : null,
   };
 }
 

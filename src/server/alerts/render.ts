@@ -27,6 +27,7 @@ const KIND: Record<string, string> = {
   token_refused: "站点拒绝令牌",
   site_down: "站点无法访问",
   checkin_failed: "自动签到失败",
+  unmatched_move: "对账差额超过",
 };
 
 const UNIT: Record<string, string> = {
@@ -34,6 +35,7 @@ const UNIT: Record<string, string> = {
   days_left_below: " 天",
   spend_today_above: " 美元",
   site_down: " 分钟",
+  unmatched_move: " 美元",
 };
 
 /** "2026-11-24 08:30 UTC": times in messages are UTC, named, never a local time without a zone. */

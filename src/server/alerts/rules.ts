@@ -20,6 +20,7 @@ const THRESHOLD: Record<RuleKind, { min: number; max: number; what: string } | n
   token_refused: null,
   site_down: { min: 5, max: 7 * 24 * 60, what: "分钟数" },
   checkin_failed: null,
+  unmatched_move: { min: 0.01, max: 1e6, what: "差额（美元）" },
 };
 
 export const DEFAULT_RULES: Array<{ kind: RuleKind; threshold: number | null }> = [

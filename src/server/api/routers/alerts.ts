@@ -14,12 +14,20 @@ import {
   removedSuccess,
   ruleInput,
   ruleSuccess,
+  reconciliationInput,
+  reconciliationSuccess,
   ruleUpdateInput,
   rulesSuccess,
   timeZoneInput,
   timeZoneSuccess,
 } from "../schemas/alerts";
 import { router, savedAccountsOf, workspaceProcedure } from "../trpc";
+import { daysBetween } from "../../core/time";
+import { reconcile } from "../../ledger/reconcile";
+import { siteRegistry } from "../../sites/registry";
+
+/** Days one reconciliation covers at most (each is a few small reads). */
+const RECONCILE_MAX_DAYS = 92;
 
 /** A refusal of the alerts (a bad threshold, an address it will not send to) is an answer in words. */
 async function answer<T>(run: () => Promise<T>): Promise<{ success: true; data: T } | Failure> {
@@ -137,6 +145,52 @@ export const alertsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const removed = await alertRules(ctx.db).remove(ctx.workspace.workspaceId, input.id);
       return removed ? { success: true as const, data: { removed } } : failure(NO_RULE);
+    }),
+
+  /** 对账: each day's balance change against what the account's log explains. */
+  reconciliation: workspaceProcedure
+    .input(reconciliationInput)
+    .output(orFailure(reconciliationSuccess))
+    .query(async ({ ctx, input }) => {
+      if (daysBetween(input.from, input.to) >= RECONCILE_MAX_DAYS) {
+        return failure(`对账一次至多 ${RECONCILE_MAX_DAYS} 天`);
+      }
+      let account;
+      try {
+        account = await savedAccountsOf(ctx).get(ctx.workspace.workspaceId, input.account);
+      } catch (error) {
+        if (error instanceof Refusal) return failure("工作区中没有这个账户");
+        throw error;
+      }
+      const site = await siteRegistry(ctx.db).profiled(account.siteId);
+      if (!site) return failure("账户所在的站点已移除");
+      const q = site.money.quotaPerUnit;
+      const usd = (n: number) => Math.round((n / q) * 1e6) / 1e6;
+      const days = await reconcile(
+        ctx.db,
+        { siteId: account.siteId, siteUserId: account.siteUserId, quotaPerUnit: q },
+        input,
+      );
+      return {
+        success: true as const,
+        data: {
+          account: { id: account.id, name: account.alias || account.displayName || account.username },
+          days: days.map((d) => ({
+            day: d.day,
+            from: d.from,
+            to: d.to,
+            changeUsd: d.change === null ? null : usd(d.change),
+            consumptionUsd: usd(d.consumption),
+            topupsUsd: usd(d.topups),
+            rewardsUsd: usd(d.rewards),
+            refundsUsd: usd(d.refunds),
+            adjustments: d.adjustments,
+            expectedUsd: d.expected === null ? null : usd(d.expected),
+            differenceUsd: d.difference === null ? null : usd(d.difference),
+            flagged: d.flagged,
+          })),
+        },
+      };
     }),
 
   /** The time zone "today" is counted in (spend_today_above). */

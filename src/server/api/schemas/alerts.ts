@@ -4,6 +4,7 @@ import { RULE_KINDS } from "../../alerts/engine";
 import { CHANNEL_TYPES } from "../../alerts/senders";
 import { successOf } from "../../core/messages";
 import { choice, intParam, intWithDefault } from "./params";
+import { closedRange, rangeShape } from "./range";
 
 // 提醒 (design.md 21): inputs, and answers in the success envelope.
 
@@ -93,3 +94,29 @@ export const alertsSuccess = success(
   "AlertsSuccess",
 );
 export const timeZoneSuccess = success(z.object({ timeZone: z.string() }), "AlertTimeZoneSuccess");
+
+export const reconciliationInput = z.object({ account: id, ...rangeShape }).transform((q, ctx) => closedRange(q, ctx));
+
+const usd = z.number().nullable();
+export const reconciliationSuccess = success(
+  z.object({
+    account: z.object({ id: z.number().int(), name: z.string() }),
+    days: z.array(
+      z.object({
+        day: z.string(),
+        from: z.iso.datetime().nullable().describe("当天用来比较的第一个余额快照；不足两个快照时为 null"),
+        to: z.iso.datetime().nullable(),
+        changeUsd: usd.describe("余额变化"),
+        consumptionUsd: z.number().describe("消费"),
+        topupsUsd: z.number().describe("充值"),
+        rewardsUsd: z.number().describe("签到奖励"),
+        refundsUsd: z.number().describe("退款"),
+        adjustments: z.number().int().describe("管理员调整等日志中没有金额的记录数"),
+        expectedUsd: usd.describe("按日志应有的变化：−消费 + 充值 + 签到奖励 + 退款"),
+        differenceUsd: usd.describe("余额变化 − 应有的变化"),
+        flagged: z.boolean().describe("差额超过容差（$0.01 或当天消费的 1%）"),
+      }),
+    ),
+  }),
+  "ReconciliationSuccess",
+);

@@ -145,6 +145,30 @@ export function alertPaths(): Record<string, object> {
         { write: true, parameters: [ID] },
       ),
     },
+    "/api/alerts/reconciliation": {
+      get: operation(
+        "alertReconciliation",
+        "对账",
+        "一个工作区账户每天的余额变化（当天第一个与最后一个余额快照之间）与日志能解释的变化（−消费 + 充值 + 签到奖励 + 退款）之差；" +
+          "差额超过 $0.01 或当天消费的 1% 时 flagged（日志中没有的扣费、没记入日志的充值、站点统计错误）。" +
+          "日志中充值与签到的额度写在文字里的站点，从文字读出。一次至多 92 天。",
+        ref("ReconciliationSuccess"),
+        {
+          parameters: [
+            {
+              name: "account",
+              in: "query",
+              required: true,
+              schema: { type: "integer", minimum: 1 },
+              description: "工作区账户编号",
+            },
+            { name: "from", in: "query", schema: { type: "string" }, description: "起始日 YYYY-MM-DD（默认 30 天前）" },
+            { name: "to", in: "query", schema: { type: "string" }, description: "结束日 YYYY-MM-DD（默认今天）" },
+            { name: "tz", in: "query", schema: { type: "string" }, description: "IANA 时区，默认 UTC" },
+          ],
+        },
+      ),
+    },
     "/api/alerts/settings": {
       patch: operation(
         "alertSettings",

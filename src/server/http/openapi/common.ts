@@ -51,6 +51,7 @@ import {
   channelCreatedSuccess,
   channelTestSuccess,
   channelsSuccess,
+  reconciliationSuccess,
   removedSuccess,
   ruleSuccess,
   rulesSuccess,
@@ -122,6 +123,7 @@ export function components() {
     ruleSuccess,
     removedSuccess,
     timeZoneSuccess,
+    reconciliationSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
