@@ -19,7 +19,8 @@ import { closeDb, db } from "../src/server/db/client";
 import { EnvError, env } from "../src/server/core/env";
 import { probeSite } from "../src/server/sites/probe";
 import { SiteError, parseSiteId, siteRegistry } from "../src/server/sites/registry";
-import { resealSavedTokens } from "../src/server/workspace/saved-accounts";
+import { resealSavedTokens } from "../src/server/workspace/reseal";
+import { resealAlertChannels } from "../src/server/alerts/channels";
 import { signup } from "../src/server/workspace/signup";
 import { prepare } from "./prepare";
 
@@ -165,7 +166,7 @@ async function run(argv: string[]): Promise<unknown> {
     }
     case "vault-reseal":
       if (rest.length > 0) throw new UsageError(`多余的参数: ${rest.join(" ")}`);
-      return resealSavedTokens(db());
+      return { ...(await resealSavedTokens(db())), alertChannels: await resealAlertChannels(db()) };
     default:
       throw new UsageError(`未知命令: ${command}`);
   }

@@ -4,7 +4,9 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from "../../src/demo/gateway";
 import { accountOf } from "../../src/server/accounts/overview";
+import { resealAlertChannels } from "../../src/server/alerts/channels";
 import { deliverDue } from "../../src/server/alerts/deliver";
+import { setVaultKeys } from "../../src/server/session/vault";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { evaluateAlerts } from "../../src/server/jobs/alerts";
 import { syncLedger } from "../../src/server/ledger/sync";
@@ -323,5 +325,29 @@ describe("the outbox", () => {
     expect(bad).toEqual({ success: false, message: "地址不能用：地址须以 http:// 或 https:// 开头" });
     const channels = await api.alerts.channels();
     expect(JSON.stringify(channels)).not.toContain("s".repeat(20));
+  });
+
+  it("keeps a channel's settings sealed, and moves them to a new vault key on vault-reseal", async () => {
+    const k1 = "vault-key-one-0123456789abcdefghijklmnop";
+    const k2 = "vault-key-two-0123456789abcdefghijklmnop";
+    setVaultKeys(JSON.stringify({ "1": k1 }));
+    try {
+      const { api } = await workspace();
+      const hook = await receiver();
+      closers.push(hook.close);
+      const made = await api.alerts.createChannel({ type: "webhook", name: "轮换", url: hook.url });
+      if (!made.success) throw new Error(made.message);
+      const read = () =>
+        store.db.alertChannel.findUniqueOrThrow({ where: { id: made.data.channel.id }, select: { settings: true } });
+      expect((await read()).settings).toMatch(/^v1\.k1\./);
+      expect((await read()).settings).not.toContain("127.0.0.1");
+      setVaultKeys(JSON.stringify({ "1": k1, "2": k2 }));
+      expect(await resealAlertChannels(store.db)).toEqual({ resealed: 1, current: 0, unopenable: 0 });
+      expect((await read()).settings).toMatch(/^v1\.k2\./);
+      setVaultKeys(JSON.stringify({ "2": k2 }));
+      expect((await api.alerts.testChannel({ id: made.data.channel.id })).success).toBe(true);
+    } finally {
+      setVaultKeys(undefined);
+    }
   });
 });

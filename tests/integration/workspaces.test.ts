@@ -8,7 +8,7 @@ import { setVaultKeys } from "../../src/server/session/vault";
 import { setOperatorPassword } from "../../src/server/admin/operator";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { renewSavedSessions } from "../../src/server/jobs/workspace";
-import { resealSavedTokens } from "../../src/server/workspace/saved-accounts";
+import { resealSavedTokens } from "../../src/server/workspace/reseal";
 import { signup } from "../../src/server/workspace/signup";
 import { bearer, callerFor, cookieFrom } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";

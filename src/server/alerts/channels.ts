@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "../db/client";
 import { env } from "../core/env";
 import { OutboundRefused, checkOutboundUrl } from "../net/outbound";
-import { vaultOpen, vaultSeal } from "../session/vault";
+import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
 import type { AlertChannelView } from "./schemas";
 import { CHANNEL_TYPES, SendRefused, sendWith, type ChannelSettings, type ChannelType } from "./senders";
 
@@ -203,4 +203,27 @@ export async function sendToChannel(db: Db, channelId: number, payload: string, 
     if (error instanceof SendRefused) throw new AlertRefused(error.message);
     throw error;
   }
+}
+
+/** Moves the channels' sealed settings to the vault's current key (with the saved tokens, by `vault-reseal`). */
+export async function resealAlertChannels(db: Db): Promise<{ resealed: number; current: number; unopenable: number }> {
+  const counts = { resealed: 0, current: 0, unopenable: 0 };
+  const rows = await db.alertChannel.findMany({ select: { id: true, workspaceId: true, settings: true } });
+  for (const row of rows) {
+    if (!sealedWithOlderKey(row.settings)) {
+      counts.current++;
+      continue;
+    }
+    const next = reseal(row.settings, sealContext(row.workspaceId));
+    if (next === null) {
+      counts.unopenable++;
+      continue;
+    }
+    const { count } = await db.alertChannel.updateMany({
+      where: { id: row.id, settings: row.settings },
+      data: { settings: next },
+    });
+    counts.resealed += count;
+  }
+  return counts;
 }

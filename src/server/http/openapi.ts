@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of the REST routes, generated from the zod schemas the procedures
  * validate with. JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output is used as is.
  */
-import { components } from "./openapi/common";
+import { components } from "./openapi/components";
 import { actionPaths } from "./openapi/action-paths";
 import { tokenPaths } from "./openapi/token-paths";
 import { alertPaths } from "./openapi/alert-paths";

@@ -9,7 +9,7 @@ import { deliverDue } from "../alerts/deliver";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { db as defaultDb, type Db } from "../db/client";
-import { workspacesWithAccounts } from "../workspace/saved-accounts";
+import { workspacesWithAccounts } from "../workspace/background";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
 

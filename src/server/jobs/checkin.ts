@@ -16,7 +16,7 @@ import { db as defaultDb, type Db } from "../db/client";
 import type { Family } from "../gateway/families";
 import { SiteDataError, type Account } from "../site-data/calls";
 import { freshProfile } from "../sites/probe";
-import { checkinCandidates, noteCheckin, type CheckinCandidate } from "../workspace/auto-checkin";
+import { checkinCandidates, noteCheckin, type CheckinCandidate } from "../workspace/background";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
 

@@ -13,7 +13,7 @@ import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
 import type { SiteRow } from "../db/hot-path";
 import { hashToken, sessionStore, type LiveSession } from "../session/store";
-import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
+import { vaultOpen, vaultSeal } from "../session/vault";
 import { siteRegistry } from "../sites/registry";
 
 export const MAX_WORKSPACE_ACCOUNTS = 200;
@@ -150,7 +150,7 @@ function fromRow(row: Row, sites: SiteIndex): SavedAccount {
 }
 
 /** What the sealed token is bound to: a copy in another row, workspace or account does not open. */
-const vaultContext = (workspaceId: number, siteId: number, siteUserId: number) =>
+export const vaultContext = (workspaceId: number, siteId: number, siteUserId: number) =>
   `workspace-account:${workspaceId}:${siteId}:${siteUserId}`;
 
 export function checkAlias(alias: string | null | undefined): string | null {
@@ -431,45 +431,3 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
 }
 
 export type SavedAccounts = ReturnType<typeof savedAccounts>;
-
-/**
- * Seals every saved token again under the vault's newest key (after a key is added, before the
- * old one is removed). Tokens that do not open are left as they are and counted.
- */
-export async function resealSavedTokens(db: Db): Promise<{ resealed: number; current: number; unopenable: number }> {
-  const counts = { resealed: 0, current: 0, unopenable: 0 };
-  let after = 0;
-  for (;;) {
-    const rows = await db.workspaceAccount.findMany({
-      where: { id: { gt: after } },
-      select: { id: true, workspaceId: true, siteId: true, siteUserId: true, accessToken: true },
-      orderBy: { id: "asc" },
-      take: 200,
-    });
-    if (rows.length === 0) return counts;
-    for (const row of rows) {
-      after = row.id;
-      if (!sealedWithOlderKey(row.accessToken)) {
-        counts.current++;
-        continue;
-      }
-      const next = reseal(row.accessToken, vaultContext(row.workspaceId, row.siteId, Number(row.siteUserId)));
-      if (next === null) {
-        counts.unopenable++;
-        continue;
-      }
-      // Only the value read is replaced: a token changed meanwhile is not overwritten.
-      const { count } = await db.workspaceAccount.updateMany({
-        where: { id: row.id, accessToken: row.accessToken },
-        data: { accessToken: next },
-      });
-      counts.resealed += count;
-    }
-  }
-}
-
-/** The workspaces that have saved at least one account (the alert runner evaluates these). */
-export async function workspacesWithAccounts(db: Db): Promise<number[]> {
-  const rows = await db.workspaceAccount.findMany({ distinct: ["workspaceId"], select: { workspaceId: true } });
-  return rows.map((r) => r.workspaceId);
-}

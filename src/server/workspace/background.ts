@@ -1,6 +1,7 @@
 /**
- * What the automatic check-in keeps on a saved account (design.md 20): the accounts opted in, and
- * the outcome of each day's try. The job runner (jobs/checkin.ts) decides when and tries.
+ * What the background jobs read and keep of the saved accounts: the accounts opted in to the
+ * automatic check-in and each day's outcome (design.md 20; jobs/checkin.ts decides when and
+ * tries), and the workspaces whose rules the alert runner evaluates (design.md 21).
  */
 import type { Db } from "../db/client";
 
@@ -55,4 +56,10 @@ export async function noteCheckin(
       checkinTries: outcome.tries,
     },
   });
+}
+
+/** The workspaces that have saved at least one account (the alert runner evaluates these). */
+export async function workspacesWithAccounts(db: Db): Promise<number[]> {
+  const rows = await db.workspaceAccount.findMany({ distinct: ["workspaceId"], select: { workspaceId: true } });
+  return rows.map((r) => r.workspaceId);
 }

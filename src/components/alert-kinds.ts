@@ -1,0 +1,22 @@
+import type { RouterOutputs } from "@/src/trpc/client";
+
+/** The rules' kinds as the 提醒 tab names them: what each watches and the unit of its figure. */
+
+export type Rule = RouterOutputs["alerts"]["rules"]["data"]["rules"][number];
+export type Kind = Rule["kind"];
+
+export const KINDS: Array<{ kind: Kind; label: string; unit: string | null; hint: string }> = [
+  { kind: "balance_below", label: "余额低于", unit: "美元", hint: "如 5" },
+  { kind: "days_left_below", label: "余额可用天数少于", unit: "天", hint: "按近 7 天的消费速度，如 3" },
+  { kind: "spend_today_above", label: "今日消费超过", unit: "美元", hint: "如 20" },
+  { kind: "token_refused", label: "站点拒绝令牌", unit: null, hint: "" },
+  { kind: "site_down", label: "站点无法访问超过", unit: "分钟", hint: "至少 5，如 30" },
+  { kind: "checkin_failed", label: "自动签到失败或需手动签到", unit: null, hint: "" },
+  { kind: "unmatched_move", label: "对账差额超过", unit: "美元", hint: "余额变化与日志不符的金额，如 1" },
+];
+export const kindOf = (k: Kind) => KINDS.find((x) => x.kind === k) ?? KINDS[0]!;
+/** "余额低于 5 美元". */
+export function ruleText(r: { kind: Kind; threshold: number | null }): string {
+  const k = kindOf(r.kind);
+  return k.unit && r.threshold !== null ? `${k.label} ${r.threshold} ${k.unit}` : k.label;
+}
