@@ -13,6 +13,7 @@ export const KINDS: Array<{ kind: Kind; label: string; unit: string | null; hint
   { kind: "site_down", label: "站点无法访问超过", unit: "分钟", hint: "至少 5，如 30" },
   { kind: "checkin_failed", label: "自动签到失败或需手动签到", unit: null, hint: "" },
   { kind: "unmatched_move", label: "对账差额超过", unit: "美元", hint: "余额变化与日志不符的金额，如 1" },
+  { kind: "spend_spike", label: "今日消费达到近 7 天同一时刻中位数的", unit: "倍", hint: "如 3" },
 ];
 export const kindOf = (k: Kind) => KINDS.find((x) => x.kind === k) ?? KINDS[0]!;
 /** "余额低于 5 美元". */

@@ -82,9 +82,9 @@ async function workspace() {
   let syncs = 0;
   // Syncs ten seconds apart from now on; a call logged between the last sync and the next.
   const t0 = Math.floor(Date.now() / 1000);
-  const logCall = (usd: number) =>
+  const logCall = (usd: number, at = t0 + 10 * syncs + 5) =>
     USER.logs?.push({
-      createdAt: t0 + 10 * syncs + 5,
+      createdAt: at,
       type: 2,
       model: "gpt-4o",
       tokenName: "脚本",
@@ -96,7 +96,7 @@ async function workspace() {
       stream: false,
       content: "",
     });
-  const sync = async (usd: number) => {
+  const sync = async (usd: number, backfillDays = 2) => {
     USER.data.quota = Math.round(usd * 500_000);
     // A fresh read of the site (no answer kept from the last), noted a second later than the last.
     freshProcessState();
@@ -107,7 +107,7 @@ async function workspace() {
       store.db,
       accountOf(session),
       { db: store.db, timeoutMs: 5000, perMinute: 100_000 },
-      { backfillDays: 2, now: t0 + 10 * ++syncs },
+      { backfillDays, now: t0 + 10 * ++syncs },
     );
   };
   return { api, accountId, sync, logCall, t0 };
@@ -264,6 +264,32 @@ describe("对账", () => {
       tz: "UTC",
     });
     expect(tooLong).toEqual({ success: false, message: "对账一次至多 92 天" });
+  });
+});
+
+describe("spend_spike", () => {
+  it("opens when today's spend so far is past k times the median of the last 7 days at this hour", async () => {
+    const { api, accountId, sync, logCall, t0 } = await workspace();
+    for (const r of (await api.alerts.rules()).data.rules) await api.alerts.removeRule({ id: r.id });
+    // $1 a day at this time of day for a week; today $2.50 so far: 2.5 times, under a rule of 3.
+    for (let i = 1; i <= 7; i++) logCall(1, t0 - i * 86_400);
+    logCall(2.5, t0);
+    await sync(50, 9);
+    await api.alerts.createRule({ kind: "spend_spike", account: accountId, threshold: 3 });
+    // Evaluated right after the syncs (a later moment could fall into the next day).
+    const t = (t0 + 21) * 1000;
+    await evaluateAlerts(store.db, new Date(t));
+    await evaluateAlerts(store.db, new Date(t + 1000));
+    expect((await api.alerts.list({ state: "open" })).data.total).toBe(0);
+    // Another $2.50: 5 times.
+    logCall(2.5, t0 + 15);
+    await sync(47.5, 9);
+    await evaluateAlerts(store.db, new Date(t + 2000));
+    await evaluateAlerts(store.db, new Date(t + 3000));
+    const open = await api.alerts.list({ state: "open" });
+    expect(open.data.alerts.map((a) => [a.message, a.value])).toEqual([
+      ["今日到此刻消费 $5.00，是近 7 天同一时刻中位数 $1.00 的 5.0 倍", 5],
+    ]);
   });
 });
 

@@ -15,6 +15,7 @@ export const RULE_KINDS = [
   "site_down",
   "checkin_failed",
   "unmatched_move",
+  "spend_spike",
 ] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 
@@ -32,7 +33,21 @@ export type Facts = {
   checkinProblem: string | null;
   /** The largest balance move of yesterday and today that the log does not explain (USD, signed); null: none. */
   unmatchedUsd: number | null;
+  /** The median spend of the last 7 days up to this hour of the day (USD). */
+  sameHourMedianUsd: number | null;
 };
+
+/** Below this, a day's spend is too small to call a spike (a few cents against none). */
+export const SPIKE_FLOOR_USD = 0.05;
+
+export function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
 
 export type Check = { holds: boolean; value: number | null; text: string };
 
@@ -74,6 +89,20 @@ export function check(kind: RuleKind, threshold: number | null, f: Facts): Check
           };
     case "checkin_failed":
       return { holds: f.checkinProblem !== null, value: null, text: f.checkinProblem ?? "签到正常" };
+    case "spend_spike": {
+      const base = f.sameHourMedianUsd;
+      const today = f.spendTodayUsd;
+      if (today === null || base === null || today < SPIKE_FLOOR_USD) {
+        return { holds: false, value: null, text: "今日消费正常" };
+      }
+      // No spend at this hour on most of the last 7 days: any real spend today is a spike.
+      const ratio = today / Math.max(base, SPIKE_FLOOR_USD / t);
+      return {
+        holds: ratio > t,
+        value: Math.round(ratio * 10) / 10,
+        text: `今日到此刻消费 ${usd(today)}，是近 7 天同一时刻中位数 ${usd(base)} 的 ${ratio.toFixed(1)} 倍`,
+      };
+    }
     case "unmatched_move":
       return f.unmatchedUsd === null
         ? { holds: false, value: null, text: "余额变化与日志相符" }
@@ -94,6 +123,7 @@ export function worseBy(kind: RuleKind, from: number, to: number): number | null
     case "spend_today_above":
     case "site_down":
     case "unmatched_move":
+    case "spend_spike":
       return to - from;
     default:
       return null;

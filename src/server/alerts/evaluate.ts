@@ -12,7 +12,7 @@ import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
 import { sessionStore } from "../session/store";
 import { savedAccounts, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
-import { check, nextStep, type AlertEvent, type Check, type Facts, type LiveAlert } from "./engine";
+import { check, median, nextStep, type AlertEvent, type Check, type Facts, type LiveAlert } from "./engine";
 import { alertRules, type StoredRule } from "./rules";
 
 const HOUR_MS = 3_600_000;
@@ -54,6 +54,7 @@ async function factsOf(db: Db, a: SavedAccount, tz: string, now: Date): Promise<
           ? "需手动签到：站点要求人机验证"
           : null,
     unmatchedUsd: worst && site ? (worst.difference ?? 0) / site.money.quotaPerUnit : null,
+    sameHourMedianUsd: figures ? median(figures.sameHourUsd) : null,
   };
 }
 

@@ -21,6 +21,7 @@ const THRESHOLD: Record<RuleKind, { min: number; max: number; what: string } | n
   site_down: { min: 5, max: 7 * 24 * 60, what: "分钟数" },
   checkin_failed: null,
   unmatched_move: { min: 0.01, max: 1e6, what: "差额（美元）" },
+  spend_spike: { min: 1.5, max: 100, what: "倍数" },
 };
 
 export const DEFAULT_RULES: Array<{ kind: RuleKind; threshold: number | null }> = [

@@ -357,27 +357,40 @@ export async function topupsIn(db: Db, owner: Owner, start: number, end: number,
 }
 
 /**
- * What the alerts read of an account: the balance its last sync noted (USD; null before any), and
- * the consumption of today and of the last 7 days (today included) in `tz`.
+ * What the alerts read of an account: the balance its last sync noted (USD; null before any), the
+ * consumption of today and of the last 7 days (today included) in `tz`, and the spend of each of
+ * the 7 days before today up to this hour of the day (the baseline of a spend spike).
  */
 export async function accountFigures(
   db: Db,
   session: LiveSession,
   tz: string,
   now: Date,
-): Promise<{ balanceUsd: number | null; todayUsd: number; weekUsd: number }> {
+): Promise<{ balanceUsd: number | null; todayUsd: number; weekUsd: number; sameHourUsd: number[] }> {
   const [reader] = await readersOf(db, [session]);
-  if (!reader) return { balanceUsd: null, todayUsd: 0, weekUsd: 0 };
+  if (!reader) return { balanceUsd: null, todayUsd: 0, weekUsd: 0, sameHourUsd: [] };
   const last = await db.balanceSnapshot.findFirst({
     where: { siteId: reader.siteId, siteUserId: BigInt(reader.siteUserId) },
     orderBy: { at: "desc" },
     select: { quota: true },
   });
   const to = dayIn(tz, now.getTime());
-  const days = await summaryOf(db, [reader], { from: addDays(to, -6), to, tz, groupBy: "day" });
+  const hour = new Date(now.getTime() + offsetAt(tz, now.getTime())).toISOString().slice(11, 13);
+  const hours = await summaryOf(db, [reader], { from: addDays(to, -7), to, tz, groupBy: "hour" });
+  // Row keys are "YYYY-MM-DD HH:00" in tz.
+  const byDay = new Map<string, { all: number; upToNow: number }>();
+  for (const row of hours.rows) {
+    const day = row.key.slice(0, 10);
+    const sums = byDay.get(day) ?? { all: 0, upToNow: 0 };
+    sums.all += row.usd;
+    if (row.key.slice(11, 13) <= hour) sums.upToNow += row.usd;
+    byDay.set(day, sums);
+  }
+  const week = Array.from({ length: 7 }, (_, i) => byDay.get(addDays(to, -i))?.all ?? 0);
   return {
     balanceUsd: last ? round6(Number(last.quota) / reader.quotaPerUnit) : null,
-    todayUsd: days.rows.at(-1)?.usd ?? 0,
-    weekUsd: days.totals.usd,
+    todayUsd: round6(byDay.get(to)?.all ?? 0),
+    weekUsd: round6(week.reduce((a, b) => a + b, 0)),
+    sameHourUsd: Array.from({ length: 7 }, (_, i) => round6(byDay.get(addDays(to, -(i + 1)))?.upToNow ?? 0)),
   };
 }
