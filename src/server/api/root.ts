@@ -2,6 +2,7 @@ import { accountRouter } from "./routers/account";
 import { actionsRouter } from "./routers/actions";
 import { tokensRouter } from "./routers/tokens";
 import { alertsRouter } from "./routers/alerts";
+import { opsRouter } from "./routers/ops";
 import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
 import { exportRouter } from "./routers/export";
@@ -16,6 +17,7 @@ export const appRouter = router({
   actions: actionsRouter,
   tokens: tokensRouter,
   alerts: alertsRouter,
+  ops: opsRouter,
   admin: adminRouter,
   auth: authRouter,
   export: exportRouter,

@@ -6,6 +6,7 @@ import { components } from "./openapi/components";
 import { actionPaths } from "./openapi/action-paths";
 import { tokenPaths } from "./openapi/token-paths";
 import { alertPaths } from "./openapi/alert-paths";
+import { opsPaths } from "./openapi/ops-paths";
 import { adminPaths } from "./openapi/admin-paths";
 import { userPaths } from "./openapi/user-paths";
 import { workspacePaths } from "./openapi/workspace-paths";
@@ -30,7 +31,15 @@ export function openApiDocument(): object {
         "用所选网关站点（one-api / new-api 系列）的用户ID与系统访问令牌登录，取得会话令牌。" +
         "除会话检查、请求体大小与频率限制外，所有结果都以 HTTP 200 返回，由 success 字段区分。",
     },
-    paths: mergePaths(userPaths(), actionPaths(), tokenPaths(), workspacePaths(), alertPaths(), adminPaths()),
+    paths: mergePaths(
+      userPaths(),
+      actionPaths(),
+      tokenPaths(),
+      workspacePaths(),
+      alertPaths(),
+      adminPaths(),
+      opsPaths(),
+    ),
     components: {
       schemas: components(),
       securitySchemes: {

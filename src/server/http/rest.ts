@@ -90,3 +90,14 @@ export async function restFile(req: Request, call: (caller: Caller) => Promise<F
 export function queryOf(req: Request): never {
   return Object.fromEntries(new URL(req.url).searchParams) as never;
 }
+
+/** Readiness: the procedure's answer, HTTP 200 when ready and 503 when not (what load balancers read). */
+export async function restReady(
+  req: Request,
+  call: (caller: Caller) => Promise<{ ready: boolean }>,
+): Promise<Response> {
+  const resHeaders = new Headers();
+  const result = await callWith(req, resHeaders, call, false);
+  if (!result.ok) return result.response;
+  return json(result.value, result.value.ready ? 200 : 503, resHeaders);
+}

@@ -5,6 +5,7 @@
  * point and lets go of what it holds.
  */
 import { logError } from "../core/log";
+import { beat } from "../core/heartbeat";
 import { processState, type StatePart } from "../core/process-state";
 
 type Jobs = {
@@ -29,6 +30,7 @@ export function startJob(name: string, everyMs: number, run: (signal: AbortSigna
   if (jobs.timers.has(name)) return;
   let running = false;
   const timer = setInterval(() => {
+    beat(name);
     if (running || jobs.stop.signal.aborted) return;
     running = true;
     const done: Promise<void> = run(jobs.stop.signal)

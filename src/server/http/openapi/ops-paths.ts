@@ -1,0 +1,56 @@
+/** The OpenAPI paths of health and readiness (design.md 23). */
+import { json } from "./common";
+
+const readiness = {
+  type: "object",
+  properties: {
+    ready: { type: "boolean" },
+    reasons: { type: "array", items: { type: "string" }, description: "不就绪的原因" },
+    checks: {
+      type: "object",
+      properties: {
+        store: { type: "string", description: "ok，或数据库的问题" },
+        jobs: { type: "string", description: "ok、starting，或后台任务停止的说明" },
+        heapUsedShare: { type: "number", description: "已用堆内存占上限的比例" },
+      },
+    },
+  },
+  required: ["ready", "reasons", "checks"],
+};
+
+export function opsPaths(): Record<string, object> {
+  return {
+    "/api/health": {
+      get: {
+        operationId: "health",
+        summary: "存活检查",
+        description: "进程能答复即 200。无需会话。",
+        security: [],
+        responses: {
+          "200": {
+            description: "进程在运行",
+            content: json({
+              type: "object",
+              properties: { status: { const: "ok" }, uptimeSeconds: { type: "number" } },
+              required: ["status", "uptimeSeconds"],
+            }),
+          },
+        },
+      },
+    },
+    "/api/ready": {
+      get: {
+        operationId: "ready",
+        summary: "就绪检查",
+        description:
+          "实例能否提供服务：数据库 1 秒内答复、本版本的迁移都已应用、一次小写入成功、后台任务在运行、堆内存未满。" +
+          "就绪时 200，否则 503 并列出原因。无需会话，不含任何密钥。",
+        security: [],
+        responses: {
+          "200": { description: "就绪", content: json(readiness) },
+          "503": { description: "不就绪，reasons 说明原因", content: json(readiness) },
+        },
+      },
+    },
+  };
+}
