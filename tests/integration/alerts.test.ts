@@ -219,6 +219,11 @@ describe("alert rules", () => {
     expect(accounts.accounts[0]?.saved?.alerts).toEqual([
       { kind: "token_refused", message: "站点拒绝了保存的访问令牌，需要重新授权" },
     ]);
+    // Removed from the workspace: its alert ends, without a message.
+    await api.workspace.removeAccount({ id: accountId });
+    const after = await api.alerts.list({});
+    expect(after.data.open).toBe(0);
+    expect(after.data.alerts.map((a) => [a.state, a.deliveries.length])).toEqual([["resolved", 0]]);
   });
 });
 

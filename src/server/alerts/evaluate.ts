@@ -119,6 +119,15 @@ export async function evaluateWorkspace(db: Db, workspaceId: number, now = new D
     },
   });
   const byKey = new Map<string, AlertRow>(live.map((a) => [`${a.ruleId}:${a.accountId}`, a]));
+  // An account no longer in the workspace leaves no alert open (removal ends them; this mends any left).
+  const kept = new Set(accounts.map((a) => a.id));
+  const orphaned = live.filter((a) => !kept.has(a.accountId)).map((a) => a.id);
+  if (orphaned.length > 0) {
+    await db.alert.updateMany({
+      where: { id: { in: orphaned } },
+      data: { state: "resolved", resolvedAt: now, liveKey: null, clearing: false },
+    });
+  }
   let events = 0;
   for (const rule of active) {
     const scope = rule.accountId === null ? accounts : accounts.filter((a) => a.id === rule.accountId);

@@ -94,3 +94,16 @@ export async function openAlertsOf(
     out.set(r.accountId, [...(out.get(r.accountId) ?? []), { kind: r.kind as RuleKind, message: r.message }]);
   return out;
 }
+
+/** Ends the live alerts of a saved account that left its workspace, without a message. */
+export async function endAccountAlerts(
+  db: Db,
+  workspaceId: number,
+  accountId: number,
+  now = new Date(),
+): Promise<void> {
+  await db.alert.updateMany({
+    where: { workspaceId, accountId, liveKey: { not: null } },
+    data: { state: "resolved", resolvedAt: now, liveKey: null, clearing: false },
+  });
+}

@@ -1,4 +1,5 @@
 import { checkinShown } from "../../workspace/scope";
+import { endAccountAlerts } from "../../alerts/history";
 import { z } from "zod";
 import { loginRateLimiter } from "../../auth/rate-limit";
 import { Refusal } from "../../core/errors";
@@ -252,6 +253,8 @@ export const workspaceRouter = router({
     .mutation(async ({ ctx, input }) => {
       const accounts = savedAccountsOf(ctx);
       const removed = await accounts.remove(ctx.workspace.workspaceId, input.id);
+      // Its open alerts end with it (no message: nothing is watched any more).
+      await endAccountAlerts(ctx.db, ctx.workspace.workspaceId, input.id);
       if (!input.ledger) return { success: true as const, data: { ledgerDeleted: false, entries: 0, note: null } };
       if (await accounts.savedElsewhere(ctx.workspace.workspaceId, removed.siteId, removed.siteUserId)) {
         const note = "该账户的账本仍被其他工作区使用，已保留";
