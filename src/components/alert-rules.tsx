@@ -7,6 +7,7 @@ import { KINDS, kindOf, ruleText, type Kind, type Rule } from "./alert-kinds";
 import type { Channel } from "./alert-channels";
 import { Empty, Loading } from "./site-data";
 import { zone } from "./usage-range";
+import { nameOf } from "./workspace-accounts";
 
 /** 提醒规则: the workspace's rules, each switched on or off, and the form that adds one. */
 export function Rules() {
@@ -32,7 +33,7 @@ export function Rules() {
       ? "全部账户"
       : (() => {
           const a = accountList.find((x) => x.id === id);
-          return a ? a.alias || a.displayName || a.username : `账户 #${id}`;
+          return a ? nameOf(a) : `账户 #${id}`;
         })();
   const unit = kindOf(kind).unit;
   const here = zone();
@@ -168,7 +169,7 @@ export function Rules() {
             <option value="all">全部账户</option>
             {accountList.map((a) => (
               <option key={a.id} value={a.id}>
-                {a.alias || a.displayName || a.username}（{a.siteName ?? "已移除的站点"}）
+                {nameOf(a)}（{a.siteName ?? "已移除的站点"}）
               </option>
             ))}
           </select>

@@ -10,6 +10,7 @@ import { Rules } from "./alert-rules";
 import { LocalTime } from "./local-time";
 import { Empty, Failed, Loading, TableWrap } from "./site-data";
 import { day, zone } from "./usage-range";
+import { nameOf } from "./workspace-accounts";
 
 const EVENT: Record<string, string> = { opened: "打开", reminder: "每日提醒", escalated: "加重", resolved: "已恢复" };
 const DELIVERY: Record<string, string> = { pending: "等待发送", sent: "已送达", failed: "发送失败" };
@@ -105,7 +106,7 @@ function Reconciliation() {
             <select value={account ?? ""} onChange={(e) => setPicked(Number(e.target.value))}>
               {list.map((a) => (
                 <option key={a.id} value={a.id}>
-                  {a.alias || a.displayName || a.username}（{a.siteName ?? "已移除的站点"}）
+                  {nameOf(a)}（{a.siteName ?? "已移除的站点"}）
                 </option>
               ))}
             </select>

@@ -11,23 +11,21 @@ import { reconcile } from "../ledger/reconcile";
 import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
 import { sessionStore } from "../session/store";
-import { savedAccounts, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
+import { savedAccounts, savedName, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
 import { check, median, nextStep, type AlertEvent, type Check, type Facts, type LiveAlert } from "./engine";
 import { alertRules, type StoredRule } from "./rules";
 
 const HOUR_MS = 3_600_000;
 
-const nameOf = (a: SavedAccount) => a.alias || a.displayName || a.username || `用户 ${a.siteUserId}`;
-
 /** An account's figures for the rules: the ledger's, the saved account's state and check-in. */
-async function factsOf(db: Db, a: SavedAccount, tz: string, now: Date): Promise<Facts> {
+/** Where the account's syncs stand (ledger/sync-status.ts). */
+type SyncState = { syncedAt: Date | null; lastError: string | null };
+
+async function factsOf(db: Db, a: SavedAccount, sync: SyncState | undefined, tz: string, now: Date): Promise<Facts> {
   const session = a.sessionId ? await sessionStore(db).findLiveById(a.sessionId, now) : null;
   const figures = session ? await accountFigures(db, session, tz, now) : null;
   const balanceUsd = figures?.balanceUsd ?? null;
   const perDay = figures ? figures.weekUsd / 7 : 0;
-  const sync = (await syncStates(db, [{ siteId: a.siteId, siteUserId: a.siteUserId }], now)).get(
-    `${a.siteId}:${a.siteUserId}`,
-  );
   // Down: its syncs fail for a reason that is not the token (that is token_refused).
   const failing = sync?.lastError && !/重新授权|拒绝了访问令牌/.test(sync.lastError);
   const lastGood = sync?.syncedAt ?? a.createdAt;
@@ -91,7 +89,7 @@ function payloadOf(
       value: result.value,
     },
     rule: { id: rule.id, kind: rule.kind, threshold: rule.threshold },
-    account: { id: account.id, name: nameOf(account), site, userId: account.siteUserId },
+    account: { id: account.id, name: savedName(account), site, userId: account.siteUserId },
   });
 }
 
@@ -104,7 +102,15 @@ export async function evaluateWorkspace(db: Db, workspaceId: number, now = new D
   const sites = await siteIndex(db);
   const accounts = await savedAccounts(db, { timeoutMs: 0, perMinute: 0 }).list(workspaceId, sites);
   const facts = new Map<number, Facts>();
-  for (const a of accounts) facts.set(a.id, await factsOf(db, a, timeZone, now));
+  // Where every account's syncs stand, in one read.
+  const syncs = await syncStates(
+    db,
+    accounts.map((a) => ({ siteId: a.siteId, siteUserId: a.siteUserId })),
+    now,
+  );
+  for (const a of accounts) {
+    facts.set(a.id, await factsOf(db, a, syncs.get(`${a.siteId}:${a.siteUserId}`), timeZone, now));
+  }
   const live = await db.alert.findMany({
     where: { workspaceId, liveKey: { not: null } },
     select: {

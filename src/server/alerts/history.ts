@@ -3,7 +3,7 @@
  * ones newest first, each with its deliveries; never one still pending (held only once).
  */
 import type { Db } from "../db/client";
-import { savedAccounts, siteIndex } from "../workspace/saved-accounts";
+import { savedAccounts, savedName, siteIndex } from "../workspace/saved-accounts";
 import type { RuleKind } from "./engine";
 import type { AlertView } from "./schemas";
 
@@ -51,7 +51,7 @@ export async function alertHistory(
     },
   });
   const accounts = await savedAccounts(db, { timeoutMs: 0, perMinute: 0 }).list(workspaceId, await siteIndex(db));
-  const names = new Map(accounts.map((a) => [a.id, a.alias || a.displayName || a.username || `用户 ${a.siteUserId}`]));
+  const names = new Map(accounts.map((a) => [a.id, savedName(a)]));
   return {
     total,
     open,

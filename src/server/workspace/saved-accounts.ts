@@ -70,6 +70,10 @@ export type SavedAccount = {
   checkin: { day: string; state: string; message: string; at: Date } | null;
 };
 
+/** How a saved account is named in messages and lists: its alias, else the site's names, else its id. */
+export const savedName = (a: Pick<SavedAccount, "alias" | "displayName" | "username" | "siteUserId">): string =>
+  a.alias || a.displayName || a.username || `用户 ${a.siteUserId}`;
+
 const accountSelect = {
   id: true,
   workspaceId: true,

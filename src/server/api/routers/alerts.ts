@@ -22,6 +22,7 @@ import {
   timeZoneSuccess,
 } from "../schemas/alerts";
 import { router, savedAccountsOf, workspaceProcedure } from "../trpc";
+import { savedName } from "../../workspace/saved-accounts";
 import { daysBetween } from "../../core/time";
 import { reconcile } from "../../ledger/reconcile";
 import { siteRegistry } from "../../sites/registry";
@@ -174,7 +175,7 @@ export const alertsRouter = router({
       return {
         success: true as const,
         data: {
-          account: { id: account.id, name: account.alias || account.displayName || account.username },
+          account: { id: account.id, name: savedName(account) },
           days: days.map((d) => ({
             day: d.day,
             from: d.from,
