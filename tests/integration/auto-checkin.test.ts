@@ -3,7 +3,8 @@ import { newApiUser, startGateway, type RunningGateway, type StandInFamily } fro
 import { freshProcessState } from "../../src/server/core/process-state";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { freshProfile } from "../../src/server/sites/probe";
-import { CHECKIN_MAX_TRIES, checkinMoment, runAutoCheckins, siteDay } from "../../src/server/jobs/checkin";
+import { siteDay } from "../../src/server/actions/checkin";
+import { CHECKIN_MAX_TRIES, checkinMoment, runAutoCheckins } from "../../src/server/jobs/checkin";
 import { bearer, callerFor } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
 

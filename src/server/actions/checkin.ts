@@ -5,6 +5,7 @@
  * Turnstile token (new-api with `turnstile_check`) can only be checked in on its own page.
  */
 import type { Db } from "../db/client";
+import type { Family } from "../gateway/families";
 import { usdOf } from "../gateway/reads";
 import {
   ALREADY_CHECKED_IN,
@@ -40,8 +41,19 @@ const MESSAGES = {
 /** Where a person checks in by hand: the site itself (its check-in sits in its personal pages, by version). */
 const manualUrl = (siteUrl: string) => `${siteUrl.replace(/\/+$/, "")}/`;
 
-/** The month (YYYY-MM) new-api's record is asked for: the site's own day is its server's, read here in UTC+8 as most run. */
-const monthOf = (now: number) => new Date(now + 8 * 3_600_000).toISOString().slice(0, 7);
+/**
+ * The site's day now, and when it began (ms since the epoch): Veloera counts UTC days; new-api
+ * its server's, read as UTC+8 as most run (its status says whether today's is done, so another
+ * zone costs a day's wait at most, never a second check-in).
+ */
+export function siteDay(family: Family | null, now: number): { day: string; start: number } {
+  const offset = family === "veloera" ? 0 : 8 * 3_600_000;
+  const day = new Date(now + offset).toISOString().slice(0, 10);
+  return { day, start: Date.parse(`${day}T00:00:00Z`) - offset };
+}
+
+/** The month (YYYY-MM) new-api's record is asked for, in its day. */
+const monthOf = (now: number) => siteDay("new-api", now).day.slice(0, 7);
 
 export async function checkinStatus(account: Account, deps: SiteDataDeps, now = Date.now()): Promise<CheckinStatus> {
   const site = await siteProfile(account, deps);

@@ -8,7 +8,7 @@
  * times a day at most. The outcome is kept on the account and in its 操作记录.
  */
 import pLimit from "p-limit";
-import { checkin } from "../actions/checkin";
+import { checkin, siteDay } from "../actions/checkin";
 import type { Actor } from "../actions/records";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
@@ -25,13 +25,6 @@ export const CHECKIN_RETRY_MS = HOUR_MS;
 export const CHECKIN_MAX_TRIES = 3;
 const PER_TICK = 40;
 const AT_ONCE = 4;
-
-/** The site's day now, and when it began (ms since the epoch). */
-export function siteDay(family: Family | null, now: number): { day: string; start: number } {
-  const offset = family === "veloera" ? 0 : 8 * HOUR_MS;
-  const day = new Date(now + offset).toISOString().slice(0, 10);
-  return { day, start: Date.parse(`${day}T00:00:00Z`) - offset };
-}
 
 /** When in its site's day an account is checked in: between 00:30 and 20:30, by its id, the same each day. */
 export function checkinMoment(accountId: number): number {
