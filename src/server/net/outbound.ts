@@ -113,7 +113,6 @@ export function postOutbound(
         lookup,
         // A connection of its own each time: the address is checked as it is connected to.
         agent: false,
-        timeout: opts.timeoutMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -131,9 +130,9 @@ export function postOutbound(
         res.on("error", reject);
       },
     );
+    // One limit for the whole exchange: connecting, sending and the answer.
     const timer = setTimeout(() => req.destroy(new OutboundRefused("连接超时")), opts.timeoutMs);
     req.on("close", () => clearTimeout(timer));
-    req.on("timeout", () => req.destroy(new OutboundRefused("连接超时")));
     req.on("error", reject);
     req.end(body);
   });
