@@ -78,20 +78,21 @@ export async function alertHistory(
   };
 }
 
-/** The open alerts of these saved accounts, by account (the rows of 全部账户 show them). */
+/** The open alerts of a workspace's accounts, by account, newest first (the rows of 全部账户 show them). */
 export async function openAlertsOf(
   db: Db,
-  accountIds: number[],
+  workspaceId: number,
 ): Promise<Map<number, Array<{ kind: RuleKind; message: string }>>> {
   const out = new Map<number, Array<{ kind: RuleKind; message: string }>>();
-  if (accountIds.length === 0) return out;
   const rows = await db.alert.findMany({
-    where: { accountId: { in: accountIds }, state: "open" },
+    // The live ones only (a unique key, null once resolved): the history is never scanned.
+    where: { workspaceId, state: "open", liveKey: { not: null } },
     orderBy: { openedAt: "desc" },
     select: { accountId: true, kind: true, message: true },
   });
-  for (const r of rows)
+  for (const r of rows) {
     out.set(r.accountId, [...(out.get(r.accountId) ?? []), { kind: r.kind as RuleKind, message: r.message }]);
+  }
   return out;
 }
 

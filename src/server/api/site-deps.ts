@@ -52,15 +52,13 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
  * ledger last synced, when it syncs next, whether a sync runs now, the last error in words; and
  * its open alerts (design.md 21).
  */
-export async function withJobStatus(ctx: Context, accounts: ListedAccount[]): Promise<ListedAccount[]> {
+export async function withJobStatus(
+  ctx: Context,
+  workspaceId: number,
+  accounts: ListedAccount[],
+): Promise<ListedAccount[]> {
   const owners = accounts.flatMap((a) => (a.site ? [{ siteId: a.site.id, siteUserId: a.userId }] : []));
-  const [states, alerts] = await Promise.all([
-    syncStates(ctx.db, owners),
-    openAlertsOf(
-      ctx.db,
-      accounts.flatMap((a) => (a.saved ? [a.saved.id] : [])),
-    ),
-  ]);
+  const [states, alerts] = await Promise.all([syncStates(ctx.db, owners), openAlertsOf(ctx.db, workspaceId)]);
   const interval = ctx.ledgerSyncMinutes * 60_000;
   return accounts.map((a) => {
     if (!a.saved || !a.site) return a;

@@ -93,7 +93,7 @@ export const accountRouter = router({
     if (ctx.workspace) {
       const { workspaceId, activeAccountId } = ctx.workspace;
       const accounts = await listWorkspace(ctx.db, savedAccountsOf(ctx), workspaceId, activeAccountId);
-      return { accounts: await withJobStatus(ctx, accounts), dropped: [] };
+      return { accounts: await withJobStatus(ctx, workspaceId, accounts), dropped: [] };
     }
     const { session, browser } = own(ctx);
     if (!browser) return { accounts: [listed(session, true)], dropped: [] };
