@@ -56,6 +56,7 @@ export default defineConfig({
                   "tests/integration/site-moves.test.ts",
                   "tests/integration/jobs.test.ts",
                   "tests/integration/alerts.test.ts",
+                  "tests/integration/alert-digests.test.ts",
                   "tests/integration/ops.test.ts",
                   "tests/integration/postgres/**/*.test.ts",
                 ],

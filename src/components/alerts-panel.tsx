@@ -6,6 +6,7 @@ import { trpc } from "@/src/trpc/react";
 import { formatUsd } from "@/src/shared/money";
 import { ruleText } from "./alert-kinds";
 import { Channels } from "./alert-channels";
+import { Digests } from "./alert-digests";
 import { Rules } from "./alert-rules";
 import { LocalTime } from "./local-time";
 import { Empty, Failed, Loading, TableWrap } from "./site-data";
@@ -20,6 +21,7 @@ export function AlertsPanel() {
       <AlertList />
       <Reconciliation />
       <Rules />
+      <Digests />
       <Channels />
     </>
   );

@@ -10,7 +10,16 @@ import { env } from "../core/env";
 import { OutboundRefused, checkOutboundUrl } from "../net/outbound";
 import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
 import type { AlertChannelView } from "./schemas";
-import { CHANNEL_TYPES, SendRefused, sendWith, type ChannelSettings, type ChannelType } from "./senders";
+import type { DigestPayload } from "./digest-report";
+import {
+  CHANNEL_TYPES,
+  SendRefused,
+  sendWith,
+  type Attachment,
+  type ChannelSettings,
+  type ChannelType,
+} from "./senders";
+import { workspaceStatement } from "./statement-links";
 
 export { CHANNEL_TYPES, type ChannelType };
 
@@ -174,8 +183,15 @@ export function alertChannels(db: Db) {
       return { channel: view(row), secret };
     },
 
+    /** Removes a channel; its messages still waiting are given up (their history stays). */
     async remove(workspaceId: number, id: number): Promise<boolean> {
       const { count } = await db.alertChannel.deleteMany({ where: { id, workspaceId } });
+      if (count > 0) {
+        await db.alertDelivery.updateMany({
+          where: { channelId: id, status: "pending" },
+          data: { status: "failed", lastError: "通知渠道已删除", claimedUntil: null },
+        });
+      }
       return count > 0;
     },
 
@@ -197,11 +213,27 @@ export async function sendToChannel(db: Db, channelId: number, payload: string, 
   if (!row) throw new AlertRefused("通知渠道已删除");
   const opened = vaultOpen(row.settings, sealContext(row.workspaceId));
   if (opened === null) throw new AlertRefused("渠道设置无法解密（密钥已更换），请重新添加");
+  const settings = JSON.parse(opened) as ChannelSettings;
   try {
-    await sendWith(JSON.parse(opened) as ChannelSettings, payload, now);
+    await sendWith(settings, payload, now, await attachmentsOf(db, settings, payload, now));
   } catch (error) {
     if (error instanceof SendRefused) throw new AlertRefused(error.message);
     throw error;
+  }
+}
+
+/** A monthly digest to email carries the month's statement, rendered when it is sent. */
+async function attachmentsOf(db: Db, settings: ChannelSettings, payload: string, now: number): Promise<Attachment[]> {
+  if (settings.type !== "email") return [];
+  const { statement } = JSON.parse(payload) as Partial<DigestPayload>;
+  if (!statement) return [];
+  try {
+    const pdf = await workspaceStatement(db, statement.workspaceId, statement.month, statement.timeZone, new Date(now));
+    const content = Buffer.from(await new Response(pdf.body).arrayBuffer());
+    return [{ filename: pdf.filename, content, contentType: "application/pdf" }];
+  } catch (error) {
+    // Busy rendering, or the store briefly away: the message waits for its next try.
+    throw new AlertRefused(`对账单未能生成：${(error as Error).message.slice(0, 200)}`);
   }
 }
 

@@ -108,3 +108,32 @@ export async function endAccountAlerts(
     data: { state: "resolved", resolvedAt: now, liveKey: null, clearing: false },
   });
 }
+
+/** Resolved alerts and sent or given-up messages are kept this long, then removed. */
+export const ALERT_KEEP_DAYS = 180;
+
+/**
+ * Removes what is past keeping, in bounded batches: resolved alerts with their messages, digest
+ * messages, and (a channel deleted long ago) messages of alerts that are gone. Returns how many rows.
+ */
+export async function pruneAlertHistory(db: Db, now = new Date(), batch = 500): Promise<number> {
+  const before = new Date(now.getTime() - ALERT_KEEP_DAYS * 86_400_000);
+  const old = await db.alert.findMany({
+    where: { state: "resolved", resolvedAt: { lt: before } },
+    select: { id: true },
+    take: batch,
+  });
+  const ids = old.map((a) => a.id);
+  let removed = 0;
+  if (ids.length > 0) {
+    const [messages, alerts] = await db.$transaction([
+      db.alertDelivery.deleteMany({ where: { alertId: { in: ids } } }),
+      db.alert.deleteMany({ where: { id: { in: ids } } }),
+    ]);
+    removed += messages.count + alerts.count;
+  }
+  const digests = await db.alertDelivery.deleteMany({
+    where: { alertId: null, status: { in: ["sent", "failed"] }, createdAt: { lt: before } },
+  });
+  return removed + digests.count;
+}

@@ -4,8 +4,10 @@
  */
 
 export type EventPayload = {
-  event: "opened" | "reminder" | "escalated" | "resolved" | "test";
+  event: "opened" | "reminder" | "escalated" | "resolved" | "test" | "digest";
   at: string;
+  /** A digest comes rendered (digests.ts). */
+  digest?: { title: string; text: string; markdown: string };
   message?: string;
   alert?: { id: number; message: string; openedAt: string | null; resolvedAt: string | null };
   rule?: { kind: string; threshold: number | null };
@@ -18,6 +20,7 @@ const HEAD: Record<EventPayload["event"], string> = {
   escalated: "情况加重",
   resolved: "已恢复",
   test: "测试",
+  digest: "摘要",
 };
 
 const KIND: Record<string, string> = {
@@ -44,6 +47,7 @@ const UNIT: Record<string, string> = {
 const utc = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
 
 export function renderTitle(p: EventPayload): string {
+  if (p.digest) return p.digest.title;
   if (p.event === "test") return "【测试】网关控制台的通知渠道";
   const rule = p.rule
     ? `${KIND[p.rule.kind] ?? p.rule.kind}${p.rule.threshold !== null && UNIT[p.rule.kind] ? ` ${p.rule.threshold}${UNIT[p.rule.kind]}` : ""}`
@@ -61,12 +65,32 @@ function lines(p: EventPayload): string[] {
   return out.filter(Boolean);
 }
 
+/**
+ * Text cut at a line to fit `maxBytes` of UTF-8 (the chat services' message limits), saying so.
+ */
+export function clip(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  const more = "\n…（更多内容请在控制台查看）";
+  const room = maxBytes - Buffer.byteLength(more);
+  const kept: string[] = [];
+  let used = 0;
+  for (const line of text.split("\n")) {
+    const size = Buffer.byteLength(line) + 1;
+    if (used + size > room) break;
+    kept.push(line);
+    used += size;
+  }
+  return kept.join("\n") + more;
+}
+
 export function renderText(p: EventPayload): string {
+  if (p.digest) return `${p.digest.title}\n\n${p.digest.text}`;
   return [renderTitle(p), ...lines(p)].join("\n");
 }
 
 /** Markdown: the title bold, the lines as they are (none of them is markup). */
 export function renderMarkdown(p: EventPayload): string {
+  if (p.digest) return `**${p.digest.title.replace(/([*_`[\]])/g, "\\$1")}**\n\n${p.digest.markdown}`;
   const escape = (s: string) => s.replace(/([*_`[\]])/g, "\\$1");
   return [`**${escape(renderTitle(p))}**`, ...lines(p).map(escape)].join("\n\n");
 }

@@ -173,6 +173,15 @@ export function alertRules(db: Db) {
       return count > 0;
     },
 
+    /** A channel removed from the workspace leaves its rules (they keep their other channels). */
+    async dropChannel(workspaceId: number, channelId: number): Promise<void> {
+      for (const rule of await this.list(workspaceId)) {
+        if (!rule.channels.includes(channelId)) continue;
+        const channels = JSON.stringify(rule.channels.filter((c) => c !== channelId));
+        await db.alertRule.updateMany({ where: { id: rule.id, workspaceId }, data: { channels } });
+      }
+    },
+
     /** The workspace's time zone for "today", and its default rules on first use. */
     async settings(workspaceId: number, now = new Date()): Promise<{ timeZone: string }> {
       const found = await db.alertSettings.findUnique({ where: { workspaceId }, select: { timeZone: true } });

@@ -10,7 +10,7 @@ import { createHmac } from "node:crypto";
 import nodemailer from "nodemailer";
 import { env } from "../core/env";
 import { OutboundRefused, postOutbound, type OutboundAnswer } from "../net/outbound";
-import { renderMarkdown, renderText, renderTitle, type EventPayload } from "./render";
+import { clip, renderMarkdown, renderText, renderTitle, type EventPayload } from "./render";
 
 export const CHANNEL_TYPES = ["webhook", "email", "telegram", "ntfy", "wecom", "dingtalk", "feishu"] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
@@ -59,7 +59,18 @@ function robotAnswer(answer: OutboundAnswer, codeKey: string, messageKey: string
 
 const base = (url: string) => url.replace(/\/+$/, "");
 
-export async function sendWith(settings: ChannelSettings, payload: string, now: number): Promise<void> {
+/** A file sent with an email (a monthly digest's statement). */
+export type Attachment = { filename: string; content: Buffer; contentType: string };
+
+/** The chat services' message limits (bytes of UTF-8, a little under theirs). */
+const LIMIT = { telegram: 4000, ntfy: 4000, wecom: 4000, dingtalk: 18_000, feishu: 18_000 } as const;
+
+export async function sendWith(
+  settings: ChannelSettings,
+  payload: string,
+  now: number,
+  attachments: Attachment[] = [],
+): Promise<void> {
   const event = JSON.parse(payload) as EventPayload;
   const json = { "content-type": "application/json" };
   switch (settings.type) {
@@ -94,6 +105,7 @@ export async function sendWith(settings: ChannelSettings, payload: string, now: 
           to: settings.to,
           subject: renderTitle(event),
           text: renderText(event),
+          attachments,
         });
       } catch (error) {
         throw new SendRefused(`邮件未发出：${(error as Error).message.slice(0, 200)}`);
@@ -104,7 +116,17 @@ export async function sendWith(settings: ChannelSettings, payload: string, now: 
     }
     case "telegram": {
       const url = `${base(env().TELEGRAM_API_URL)}/bot${settings.botToken}/sendMessage`;
-      const answer = await post(url, JSON.stringify({ chat_id: settings.chatId, text: renderText(event) }), json, true);
+      const answer = await post(
+        url,
+        JSON.stringify({
+          chat_id: settings.chatId,
+          text: clip(renderText(event), LIMIT.telegram),
+          // A statement link is opened once: no preview may use it.
+          link_preview_options: { is_disabled: true },
+        }),
+        json,
+        true,
+      );
       const data = JSON.parse(answer.body) as { ok?: boolean; description?: string };
       if (data.ok !== true) throw new SendRefused(`Telegram 拒绝：${data.description ?? "没有说明原因"}`);
       return;
@@ -112,7 +134,7 @@ export async function sendWith(settings: ChannelSettings, payload: string, now: 
     case "ntfy": {
       await post(
         settings.url,
-        renderText(event),
+        clip(renderText(event), LIMIT.ntfy),
         {
           "content-type": "text/plain; charset=utf-8",
           // Header values are Latin-1: the title goes RFC 2047-encoded, as ntfy reads it.
@@ -126,7 +148,10 @@ export async function sendWith(settings: ChannelSettings, payload: string, now: 
     }
     case "wecom": {
       const url = `${base(env().WECOM_API_URL)}/cgi-bin/webhook/send?key=${encodeURIComponent(settings.key)}`;
-      const body = JSON.stringify({ msgtype: "markdown", markdown: { content: renderMarkdown(event) } });
+      const body = JSON.stringify({
+        msgtype: "markdown",
+        markdown: { content: clip(renderMarkdown(event), LIMIT.wecom) },
+      });
       robotAnswer(await post(url, body, json, true), "errcode", "errmsg");
       return;
     }
@@ -141,7 +166,7 @@ export async function sendWith(settings: ChannelSettings, payload: string, now: 
       const url = `${base(env().DINGTALK_API_URL)}/robot/send?${query.toString()}`;
       const body = JSON.stringify({
         msgtype: "markdown",
-        markdown: { title: renderTitle(event), text: renderMarkdown(event) },
+        markdown: { title: renderTitle(event), text: clip(renderMarkdown(event), LIMIT.dingtalk) },
       });
       robotAnswer(await post(url, body, json, true), "errcode", "errmsg");
       return;
@@ -152,7 +177,11 @@ export async function sendWith(settings: ChannelSettings, payload: string, now: 
       const signed = settings.secret
         ? { timestamp, sign: createHmac("sha256", `${timestamp}\n${settings.secret}`).update("").digest("base64") }
         : {};
-      const body = JSON.stringify({ ...signed, msg_type: "text", content: { text: renderText(event) } });
+      const body = JSON.stringify({
+        ...signed,
+        msg_type: "text",
+        content: { text: clip(renderText(event), LIMIT.feishu) },
+      });
       robotAnswer(await post(url, body, json, true), "code", "msg");
       return;
     }

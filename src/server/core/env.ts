@@ -68,6 +68,12 @@ const envSchema = z.object({
   /** The mail server of email alerts (smtp://user:pass@host:587, smtps://…); unset: no email channels. */
   SMTP_URL: z.string().url().optional(),
   SMTP_FROM: z.string().min(3).default("网关控制台 <alerts@localhost>"),
+  /** The dashboard's public address (https://dash.example.com): digests' links point there; unset: the address the digest was set up at. */
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .transform((u) => u.replace(/\/+$/, ""))
+    .optional(),
   /** The base addresses of Telegram's bot API and the group robots (a proxy or a test stand-in may stand in). */
   TELEGRAM_API_URL: z.string().url().default("https://api.telegram.org"),
   WECOM_API_URL: z.string().url().default("https://qyapi.weixin.qq.com"),

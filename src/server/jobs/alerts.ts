@@ -1,11 +1,15 @@
 /**
  * The alerts' background work (design.md 21): every tick one instance (under a lease) evaluates
  * every workspace's rules against the figures the syncs left, writing each event to the outbox;
- * then every instance sends what is due from the outbox, each message claimed by one of them.
+ * then the digests whose time has come, and what is past keeping is removed. Every instance sends
+ * what is due from the outbox, each message claimed by one of them.
  * A slow or failing channel delays no sync: this job has its own timer and its own limits.
  */
 import { evaluateWorkspace } from "../alerts/evaluate";
 import { deliverDue } from "../alerts/deliver";
+import { queueDueDigests } from "../alerts/digests";
+import { pruneAlertHistory } from "../alerts/history";
+import { pruneStatementLinks } from "../alerts/statement-links";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { db as defaultDb, type Db } from "../db/client";
@@ -29,6 +33,10 @@ export function startAlertJobs(): void {
     const db = defaultDb();
     await runLeased(db, "alerts.evaluate", { leaseMs: 5 * 60_000 }, async () => {
       await evaluateAlerts(db);
+      const digests = await queueDueDigests(db);
+      if (digests > 0) logEvent("alerts.digests", { digests });
+      const pruned = (await pruneAlertHistory(db)) + (await pruneStatementLinks(db));
+      if (pruned > 0) logEvent("alerts.pruned", { rows: pruned });
     });
   });
   // Deliveries are looked at more often than rules: a retry's time comes between ticks.

@@ -325,6 +325,16 @@ export async function usageBalance(
   };
 }
 
+/** The balance (quota units) the account's last sync noted; null before any. */
+export async function lastQuotaOf(db: Db, owner: Owner): Promise<number | null> {
+  const last = await db.balanceSnapshot.findFirst({
+    where: { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) },
+    orderBy: { at: "desc" },
+    select: { quota: true },
+  });
+  return last ? Number(last.quota) : null;
+}
+
 /** A balance the site reported at a sync: when, and how much (quota units). */
 export type BalanceAt = { at: number; quota: number };
 

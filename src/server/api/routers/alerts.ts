@@ -1,5 +1,8 @@
 import { AlertRefused, alertChannels, sendToChannel } from "../../alerts/channels";
+import { alertDigests, sendDigestNow } from "../../alerts/digests";
 import { alertHistory } from "../../alerts/history";
+import { statementLinkState, useStatementLink } from "../../alerts/statement-links";
+import { fileSuccess, type FileData } from "../schemas/accounts";
 import { alertRules, ruleView } from "../../alerts/rules";
 import { failure, orFailure, type Failure } from "../../core/messages";
 import { Refusal } from "../../core/errors";
@@ -10,7 +13,13 @@ import {
   channelInput,
   channelTestSuccess,
   channelsSuccess,
+  digestInput,
+  digestSentSuccess,
+  digestSuccess,
+  digestsSuccess,
   idInput,
+  linkInput,
+  linkStateSuccess,
   removedSuccess,
   ruleInput,
   ruleSuccess,
@@ -21,7 +30,7 @@ import {
   timeZoneInput,
   timeZoneSuccess,
 } from "../schemas/alerts";
-import { router, savedAccountsOf, workspaceProcedure } from "../trpc";
+import { publicProcedure, router, savedAccountsOf, workspaceProcedure } from "../trpc";
 import { savedName } from "../../workspace/saved-accounts";
 import { daysBetween } from "../../core/time";
 import { reconcile } from "../../ledger/reconcile";
@@ -42,6 +51,7 @@ async function answer<T>(run: () => Promise<T>): Promise<{ success: true; data: 
 
 const NO_RULE = "没有这条规则";
 const NO_CHANNEL = "没有这个通知渠道";
+const NO_DIGEST = "没有这个摘要";
 
 /**
  * 提醒 (design.md 21): a workspace's channels, rules and alerts. The server evaluates the rules
@@ -74,8 +84,13 @@ export const alertsRouter = router({
     .input(idInput)
     .output(orFailure(removedSuccess))
     .mutation(async ({ ctx, input }) => {
-      const removed = await alertChannels(ctx.db).remove(ctx.workspace.workspaceId, input.id);
-      return removed ? { success: true as const, data: { removed } } : failure(NO_CHANNEL);
+      const workspaceId = ctx.workspace.workspaceId;
+      const removed = await alertChannels(ctx.db).remove(workspaceId, input.id);
+      if (!removed) return failure(NO_CHANNEL);
+      // Rules keep their other channels; a digest left with none goes.
+      await alertRules(ctx.db).dropChannel(workspaceId, input.id);
+      await alertDigests(ctx.db).dropChannel(workspaceId, input.id);
+      return { success: true as const, data: { removed } };
     }),
 
   /** Sends a test message to the channel now (not through the outbox), and says how it went. */
@@ -204,4 +219,72 @@ export const alertsRouter = router({
         return { timeZone: input.timeZone };
       }),
     ),
+
+  /** The workspace's digests (one per cadence) and the time zone their times are in. */
+  digests: workspaceProcedure.output(digestsSuccess).query(async ({ ctx }) => {
+    const { timeZone } = await alertRules(ctx.db).settings(ctx.workspace.workspaceId);
+    return {
+      success: true as const,
+      data: { digests: await alertDigests(ctx.db).list(ctx.workspace.workspaceId), timeZone },
+    };
+  }),
+
+  /** Sets the digest of a cadence (added, or changed when it exists). */
+  setDigest: workspaceProcedure
+    .input(digestInput)
+    .output(orFailure(digestSuccess))
+    .mutation(async ({ ctx, input }) => {
+      const workspaceId = ctx.workspace.workspaceId;
+      const own = await alertChannels(ctx.db).ownIds(workspaceId, input.channels);
+      if (own.length !== new Set(input.channels).size) return failure(NO_CHANNEL);
+      return answer(async () => ({
+        digest: await alertDigests(ctx.db).set(workspaceId, { ...input, channels: own }, ctx.origin),
+      }));
+    }),
+
+  removeDigest: workspaceProcedure
+    .input(idInput)
+    .output(orFailure(removedSuccess))
+    .mutation(async ({ ctx, input }) => {
+      const removed = await alertDigests(ctx.db).remove(ctx.workspace.workspaceId, input.id);
+      return removed ? { success: true as const, data: { removed } } : failure(NO_DIGEST);
+    }),
+
+  /** 立即发送: the last period's digest to its channels now (its schedule is unchanged). */
+  sendDigest: workspaceProcedure
+    .input(idInput)
+    .output(orFailure(digestSentSuccess))
+    .mutation(async ({ ctx, input }) => {
+      const queued = await sendDigestNow(ctx.db, ctx.workspace.workspaceId, input.id);
+      return queued
+        ? { success: true as const, data: { message: "摘要已排队发送，稍后可在渠道中看到" } }
+        : failure(NO_DIGEST);
+    }),
+
+  /** What a statement link is now (the page a link opens shows it); never uses it. */
+  statementLink: publicProcedure
+    .input(linkInput)
+    .output(linkStateSuccess)
+    .query(async ({ ctx, input }) => {
+      const found = await statementLinkState(ctx.db, input.token);
+      return {
+        success: true as const,
+        data: {
+          state: found.state,
+          month: found.state === "unknown" ? null : found.month,
+          expiresAt: found.state === "ready" ? found.expiresAt.toISOString() : null,
+        },
+      };
+    }),
+
+  /** The statement behind a one-time link: it works once. */
+  statementByLink: publicProcedure
+    .input(linkInput)
+    .output(orFailure(fileSuccess))
+    .query(async ({ ctx, input }) => {
+      const used = await useStatementLink(ctx.db, input.token);
+      if ("refused" in used) return failure(used.refused);
+      const data: FileData = { filename: used.filename, contentType: "application/pdf", body: used.body };
+      return { success: true as const, data };
+    }),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CADENCES } from "../../alerts/digests";
 import { alertChannelSchema, alertRuleSchema, alertSchema } from "../../alerts/schemas";
 import { RULE_KINDS } from "../../alerts/engine";
 import { CHANNEL_TYPES } from "../../alerts/senders";
@@ -119,4 +120,42 @@ export const reconciliationSuccess = success(
     ),
   }),
   "ReconciliationSuccess",
+);
+
+export const digestSchema = z
+  .object({
+    id: z.number().int(),
+    cadence: z.enum(CADENCES).describe("daily 每天（前一天）；weekly 每周（前 7 天）；monthly 每月 1 日（上个月，附对账单）"),
+    time: z.string().describe("发送时刻（工作区时区），如 09:00"),
+    weekday: z.number().int().nullable().describe("每周摘要在星期几发送：1 周一 … 7 周日"),
+    channels: z.array(z.number().int()),
+    lastPeriod: z.string().nullable().describe("最近一次按时发送所涵盖的时段"),
+    lastSentAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "AlertDigest" });
+
+export const digestInput = z.object({
+  cadence: z.enum(CADENCES),
+  time: z.string().max(5).describe("HH:MM，工作区时区"),
+  weekday: z.number().int().min(1).max(7).nullish(),
+  channels: z.array(z.number().int().positive()).max(20),
+});
+export const digestsSuccess = success(
+  z.object({ digests: z.array(digestSchema), timeZone: z.string() }),
+  "AlertDigestsSuccess",
+);
+export const digestSuccess = success(z.object({ digest: digestSchema }), "AlertDigestSuccess");
+export const digestSentSuccess = success(
+  z.object({ message: z.string().describe("如「摘要已排队发送」") }),
+  "AlertDigestSentSuccess",
+);
+
+export const linkInput = z.object({ token: z.string().max(100) });
+export const linkStateSuccess = success(
+  z.object({
+    state: z.enum(["ready", "used", "expired", "unknown"]),
+    month: z.string().nullable(),
+    expiresAt: z.iso.datetime().nullable(),
+  }),
+  "StatementLinkState",
 );

@@ -23,7 +23,7 @@ const RULE_FIELDS = {
 };
 
 const SIGNED =
-  "Webhook 投递为 JSON POST：event（opened、reminder、escalated、resolved；测试为 test）、alert、rule、account；" +
+  "Webhook 投递为 JSON POST：event（opened、reminder、escalated、resolved；测试为 test；摘要为 digest）、alert、rule、account；" +
   "请求头 X-GD-Timestamp 为 Unix 秒，X-GD-Signature 为 sha256=<hex>，即以渠道密钥对「时间戳.原始请求体」做 HMAC-SHA256；" +
   "校验签名并拒绝过旧的时间戳以防重放。";
 
@@ -178,6 +178,77 @@ export function alertPaths(): Record<string, object> {
         ref("AlertTimeZoneSuccess"),
         { write: true, body: { type: "object", required: ["timeZone"], properties: { timeZone: { type: "string" } } } },
       ),
+    },
+    "/api/alerts/digests": {
+      get: operation(
+        "alertDigests",
+        "摘要",
+        "工作区的摘要（每个周期一个）与其时刻所在的时区（提醒设置的时区）。",
+        ref("AlertDigestsSuccess"),
+      ),
+      post: operation(
+        "alertDigestSet",
+        "设置摘要",
+        "按周期设置（已有则修改）：daily 每天在 time 发送前一天的摘要；weekly 每周 weekday（1 周一 … 7 周日）在 time 发送前 7 天；" +
+          "monthly 每月 1 日在 time 发送上个月，并带月度对账单（email 为 PDF 附件，其他渠道为 7 天内有效、只能下载一次的链接）。" +
+          "内容：各账户与各模型的消费及与上一周期的对比、余额与按近 7 天消费可用的天数、未恢复的提醒、自动签到结果；" +
+          "各渠道以其能显示的格式发送（企业微信、钉钉为 Markdown），Webhook 收到 event 为 digest 的 JSON（digest.title、text、markdown、figures）。" +
+          "每个时段只发送一次（多实例时也是）；设置时已过的时段不补发。链接指向 PUBLIC_URL，未设置时为设置摘要时访问的地址。",
+        ref("AlertDigestSuccess"),
+        {
+          write: true,
+          body: {
+            type: "object",
+            required: ["cadence", "time", "channels"],
+            properties: {
+              cadence: { type: "string", enum: ["daily", "weekly", "monthly"] },
+              time: { type: "string", description: "HH:MM（工作区时区）", example: "09:00" },
+              weekday: {
+                type: ["integer", "null"],
+                minimum: 1,
+                maximum: 7,
+                description: "每周摘要：1 周一 … 7 周日（默认 1）",
+              },
+              channels: { type: "array", items: { type: "integer" }, minItems: 1, description: "通知渠道编号" },
+            },
+          },
+        },
+      ),
+    },
+    "/api/alerts/digests/{id}": {
+      delete: operation("alertDigestRemove", "删除摘要", "不再发送这个周期的摘要。", ref("AlertRemovedSuccess"), {
+        write: true,
+        parameters: [ID],
+      }),
+    },
+    "/api/alerts/digests/{id}/send": {
+      post: operation(
+        "alertDigestSend",
+        "立即发送摘要",
+        "把最近一个已到的时段的摘要立即放入发送队列（用来预览）；不改变按时发送。",
+        ref("AlertDigestSentSuccess"),
+        { write: true, parameters: [ID] },
+      ),
+    },
+    "/api/alerts/statement/{token}": {
+      get: {
+        operationId: "alertStatementByLink",
+        summary: "通过一次性链接下载对账单",
+        description:
+          "月度摘要中的链接（/statement/{token} 页面上的下载按钮）指向这里：工作区全部账户该月的 PDF 对账单。" +
+          "无需登录，链接本身即凭据；只能下载一次，7 天内有效。用过、过期或无效时答复 success:false 与原因。",
+        security: [],
+        parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": {
+            description: "PDF 文件；或 success:false 与原因（链接已用过、已过期、无效）",
+            content: {
+              "application/pdf": { schema: { type: "string", format: "binary" } },
+              "application/json": { schema: ref("Failure") },
+            },
+          },
+        },
+      },
     },
   };
 }

@@ -49,6 +49,9 @@ import {
   channelCreatedSuccess,
   channelTestSuccess,
   channelsSuccess,
+  digestSentSuccess,
+  digestSuccess,
+  digestsSuccess,
   reconciliationSuccess,
   removedSuccess,
   ruleSuccess,
@@ -116,6 +119,9 @@ export function components() {
     removedSuccess,
     timeZoneSuccess,
     reconciliationSuccess,
+    digestsSuccess,
+    digestSuccess,
+    digestSentSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");
