@@ -6,13 +6,14 @@ import { formatNumber } from "./format";
 import { useAnswer } from "./site-data";
 import type { Range } from "./usage-range";
 
-/** Downloads of the ledger: the range's CSV (its row count first) and a month's PDF statement. */
+/** Downloads of the ledger: the range's CSV (its row count first), its 对账 CSV, and a month's PDF statement. */
 export function Exports({ range, tz, accounts }: { range: Range; tz: string; accounts: "active" | "all" }) {
   const [month, setMonth] = useState(() => range.to.slice(0, 7));
   const countQuery = trpc.export.count.useQuery({ ...range, tz, accounts });
   const count = useAnswer(countQuery);
   const csv = `/api/export/usage.csv?${new URLSearchParams({ ...range, tz, accounts })}`;
   const pdf = `/api/export/statement.pdf?${new URLSearchParams({ month, tz, accounts })}`;
+  const reconciliation = `/api/export/reconciliation.csv?${new URLSearchParams({ ...range, tz, accounts })}`;
   return (
     <div className="exports" aria-label="导出">
       <span className="exports-line">
@@ -25,6 +26,13 @@ export function Exports({ range, tz, accounts }: { range: Range; tz: string; acc
             </span>
             <a className="button secondary" href={csv} download={count.data.filename}>
               下载 CSV
+            </a>
+            <a
+              className="button secondary"
+              href={reconciliation}
+              download={`reconciliation_${range.from}_${range.to}.csv`}
+            >
+              下载对账 CSV
             </a>
           </>
         ) : (

@@ -88,6 +88,15 @@ export default function UsagePanel() {
   }, [days.data, models.data, byHour]);
   const totals = days.data?.totals;
   const balancePoints = useMemo(() => balanceSeries(balance.data?.accounts ?? []), [balance.data]);
+  const unmatchedDays = useMemo(
+    () =>
+      new Set(
+        (balance.data?.accounts ?? []).flatMap((a) =>
+          a.series.filter((p) => p.unmatchedUsd !== null).map((p) => p.day),
+        ),
+      ).size,
+    [balance.data],
+  );
   const invalid = range.from > range.to;
 
   return (
@@ -307,13 +316,17 @@ export default function UsagePanel() {
               <Empty>这段时间没有余额记录（每次同步时记录一次）</Empty>
             ) : (
               <>
-                <p className="muted">每次同步时记录站点报告的余额，图中为每天最后一次。</p>
+                <p className="muted">
+                  每次同步时记录站点报告的余额，图中为每天最后一次。
+                  {unmatchedDays > 0 &&
+                    `红色圆点：余额变化与日志不符的日子（${unmatchedDays} 天），可下载下方的对账 CSV 查看每天的明细。`}
+                </p>
                 <Chart height={220}>
                   <LineChart data={balancePoints} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                     <CartesianGrid strokeDasharray="3 3" vertical={false} />
                     <XAxis dataKey="day" tick={{ fontSize: 12 }} />
                     <YAxis tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} width={56} />
-                    <Tooltip formatter={(v) => formatUsd(Number(v))} />
+                    <Tooltip content={<BalanceTip />} />
                     <Legend wrapperStyle={{ fontSize: 12 }} />
                     {balance.data.accounts.map((a, i) => (
                       <Line
@@ -321,7 +334,7 @@ export default function UsagePanel() {
                         dataKey={`a${i}`}
                         name={`${a.site?.name ?? "站点已移除"} · ${a.username || a.userId}`}
                         stroke={COLORS[i % COLORS.length]}
-                        dot={{ r: 3 }}
+                        dot={<UnmatchedDot index={i} color={COLORS[i % COLORS.length] ?? "#888"} />}
                         isAnimationActive={false}
                         connectNulls
                       />
@@ -334,5 +347,55 @@ export default function UsagePanel() {
         )}
       </section>
     </>
+  );
+}
+
+/** A day's balance dot: red and larger on a day whose balance moved otherwise than the log says. */
+function UnmatchedDot(props: {
+  index: number;
+  color: string;
+  cx?: number;
+  cy?: number;
+  payload?: Record<string, number | string>;
+}) {
+  const { cx, cy, payload, index, color } = props;
+  if (cx === undefined || cy === undefined || payload?.[`a${index}`] === undefined) return null;
+  const off = payload[`u${index}`] !== undefined;
+  return off ? (
+    <circle cx={cx} cy={cy} r={6} fill="var(--danger)" stroke="var(--card)" strokeWidth={2}>
+      <title>对账不符</title>
+    </circle>
+  ) : (
+    <circle cx={cx} cy={cy} r={3} fill={color} />
+  );
+}
+
+/** The chart's tooltip: each account's balance, and a day's 对账 difference where there is one. */
+function BalanceTip(props: {
+  active?: boolean;
+  label?: string;
+  payload?: Array<{
+    name?: string;
+    dataKey?: string;
+    value?: number;
+    color?: string;
+    payload?: Record<string, number | string>;
+  }>;
+}) {
+  if (!props.active || !props.payload?.length) return null;
+  return (
+    <div className="chart-tip">
+      <p>{props.label}</p>
+      {props.payload.map((p) => {
+        const index = String(p.dataKey ?? "").slice(1);
+        const off = p.payload?.[`u${index}`];
+        return (
+          <p key={p.dataKey} style={{ color: p.color }}>
+            {p.name}：{formatUsd(Number(p.value))}
+            {off !== undefined && <strong className="failed-text">（对账差额 {formatUsd(Number(off))}）</strong>}
+          </p>
+        );
+      })}
+    </div>
   );
 }

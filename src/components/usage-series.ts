@@ -36,13 +36,19 @@ export function dailySeries(days: DayRow[], topModels: string[]) {
   return { points, stacked };
 }
 
-/** One point per day with a balance, each account's as `a<index>`, oldest first. */
-export function balanceSeries(accounts: Array<{ series: Array<{ day: string; usd: number }> }>) {
+/**
+ * One point per day with a balance, each account's as `a<index>`, oldest first; a day whose
+ * balance moved otherwise than the log says (对账) carries the difference as `u<index>`.
+ */
+export function balanceSeries(
+  accounts: Array<{ series: Array<{ day: string; usd: number; unmatchedUsd?: number | null }> }>,
+) {
   const byDay = new Map<string, Record<string, number | string>>();
   for (const [i, a] of accounts.entries()) {
     for (const p of a.series) {
       const point = byDay.get(p.day) ?? { day: p.day.slice(5) };
       point[`a${i}`] = p.usd;
+      if (p.unmatchedUsd !== null && p.unmatchedUsd !== undefined) point[`u${i}`] = p.unmatchedUsd;
       byDay.set(p.day, point);
     }
   }

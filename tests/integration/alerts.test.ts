@@ -15,6 +15,7 @@ import { siteRegistry } from "../../src/server/sites/registry";
 import { bearer, callerFor } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
 import { dayIn } from "../../src/server/core/time";
+import { parse } from "csv-parse/sync";
 
 // The receivers below listen on loopback: the operator's switch for private targets is on here.
 process.env.ALERT_ALLOW_PRIVATE = "1";
@@ -61,6 +62,7 @@ beforeEach(async () => {
   store = await tempStore();
   freshProcessState();
   USER.logs = [];
+  USER.topups = [];
   site = await startGateway({ family: "new-api", users: [USER] });
   closers.push(() => site.close());
 });
@@ -262,6 +264,31 @@ describe("对账", () => {
     // $5 arrives with no top-up logged: the day now shows $3 more than its log.
     await sync(12);
     expect(await day()).toMatchObject({ changeUsd: 2, expectedUsd: -1, differenceUsd: 3, flagged: true });
+    // 用量分析's balance chart marks the day; the export has 对账 as its own CSV.
+    const balance = await api.usage.balance({ from: today, to: today, tz: "UTC" });
+    expect(balance.data.accounts[0]?.series.map((p) => [p.day, p.usd, p.unmatchedUsd])).toEqual([[today, 12, 3]]);
+    const file = await api.export.reconciliationCsv({ from: today, to: today, tz: "UTC" });
+    const csv = new TextDecoder().decode(file.data.body as Uint8Array);
+    const rows = parse(csv.replace(/^\uFEFF/, ""), { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toEqual([
+      {
+        日期: today,
+        站点: "提醒站",
+        用户: "watcher",
+        起始快照: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown as string,
+        结束快照: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown as string,
+        "余额变化 (USD)": "2",
+        "消费 (USD)": "1",
+        "充值 (USD)": "0",
+        "签到奖励 (USD)": "0",
+        "退款 (USD)": "0",
+        "无金额的调整（条）": "0",
+        "日志应有变化 (USD)": "-1",
+        "差额 (USD)": "3",
+        不符: "是",
+      },
+    ]);
+    expect(file.data.filename).toBe(`reconciliation_${today}_${today}.csv`);
     const tooLong = await api.alerts.reconciliation({
       account: accountId,
       from: "2026-01-01",
@@ -269,6 +296,63 @@ describe("对账", () => {
       tz: "UTC",
     });
     expect(tooLong).toEqual({ success: false, message: "对账一次至多 92 天" });
+  });
+});
+
+describe("对账 with top-ups the log gives no amount for", () => {
+  it("takes the amount from new-api's top-up history, once, and only completed ones", async () => {
+    const { api, accountId, sync, t0 } = await workspace();
+    for (const r of (await api.alerts.rules()).data.rules) await api.alerts.removeRule({ id: r.id });
+    const today = dayIn("UTC", (t0 + 60) * 1000);
+    await sync(10);
+    // $5 paid and credited: the log says so without an amount; the history has it.
+    const at = t0 + 15;
+    USER.logs?.push({
+      createdAt: at,
+      type: 1,
+      model: "",
+      tokenName: "",
+      tokenId: 0,
+      quota: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      durationMs: 0,
+      stream: false,
+      content: "在线充值成功",
+    });
+    USER.topups = [
+      {
+        id: 1,
+        amount: 5,
+        money: 36.5,
+        tradeNo: "USR701NOa1",
+        paymentMethod: "alipay",
+        createTime: at - 60,
+        completeTime: at,
+        status: "success",
+      },
+      // Never paid: not a move of the balance.
+      {
+        id: 2,
+        amount: 50,
+        money: 365,
+        tradeNo: "USR701NOa2",
+        paymentMethod: "alipay",
+        createTime: at - 30,
+        completeTime: 0,
+        status: "pending",
+      },
+    ];
+    await sync(15);
+    const answer = await api.alerts.reconciliation({ account: accountId, from: today, to: today, tz: "UTC" });
+    if (!answer.success) throw new Error(answer.message);
+    expect(answer.data.days[0]).toMatchObject({
+      changeUsd: 5,
+      topupsUsd: 5,
+      expectedUsd: 5,
+      differenceUsd: 0,
+      flagged: false,
+    });
   });
 });
 

@@ -193,7 +193,14 @@ describe("usage.balance", () => {
     const [account] = answer.data.accounts;
     const balance = a.site.history.totals.quota;
     expect(account?.series).toEqual([
-      { day: dayIn("UTC", NOW * 1000), at: new Date(NOW * 1000).toISOString(), quota: balance, usd: usd(balance) },
+      {
+        day: dayIn("UTC", NOW * 1000),
+        at: new Date(NOW * 1000).toISOString(),
+        quota: balance,
+        usd: usd(balance),
+        // One snapshot on the day: nothing to reconcile it against.
+        unmatchedUsd: null,
+      },
     ]);
     // The last 7 × 24 whole hours, the current one included.
     const now = Math.floor(Date.now() / 1000);

@@ -14,6 +14,7 @@ import type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, Usage
 
 export type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
 import { addDays, dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
+import { reconcile } from "./reconcile";
 
 export type GroupBy = "day" | "hour" | "model" | "token" | "type";
 
@@ -280,7 +281,7 @@ export async function usageBalance(
     readers.map(async (r, i): Promise<AccountBalance> => {
       const who = { siteId: r.siteId, siteUserId: BigInt(r.siteUserId) };
       const usd = (quota: number) => round6(quota / r.quotaPerUnit);
-      const [snapshots, latest, spent] = await Promise.all([
+      const [snapshots, latest, spent, reconciled] = await Promise.all([
         db.balanceSnapshot.findMany({
           where: { ...who, at: { gte: from, lt: to } },
           orderBy: { at: "asc" },
@@ -288,7 +289,10 @@ export async function usageBalance(
         }),
         db.balanceSnapshot.findFirst({ where: who, orderBy: { at: "desc" }, select: { quota: true } }),
         store.hourly([r], { from: burnTo - BURN_DAYS * 86_400, to: burnTo, consumeOnly: true }),
+        reconcile(db, { siteId: r.siteId, siteUserId: r.siteUserId, quotaPerUnit: r.quotaPerUnit }, q),
       ]);
+      // The days whose balance moved otherwise than the log says (对账), marked on the chart.
+      const unmatched = new Map(reconciled.filter((d) => d.flagged).map((d) => [d.day, usd(d.difference ?? 0)]));
       const byDay = new Map<string, BalancePoint>();
       for (const s of snapshots) {
         const day = dayIn(q.tz, s.at * 1000);
@@ -297,6 +301,7 @@ export async function usageBalance(
           at: new Date(s.at * 1000).toISOString(),
           quota: Number(s.quota),
           usd: usd(Number(s.quota)),
+          unmatchedUsd: unmatched.get(day) ?? null,
         });
       }
       const burnRateUsd = round6(usd(spent.reduce((sum, h) => sum + h.quota, 0)) / BURN_DAYS);

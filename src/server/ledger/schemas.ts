@@ -59,7 +59,16 @@ export const usageSummarySchema = z
   .meta({ id: "UsageSummary" });
 export type UsageSummary = z.infer<typeof usageSummarySchema>;
 
-const balancePointSchema = z.object({ day: z.string(), at: iso, quota: z.number(), usd: z.number() });
+const balancePointSchema = z.object({
+  day: z.string(),
+  at: iso,
+  quota: z.number(),
+  usd: z.number(),
+  unmatchedUsd: z
+    .number()
+    .nullable()
+    .describe("对账：当天余额变化与日志不符的差额（美元，超过容差时）；相符或无法对账时为 null"),
+});
 export type BalancePoint = z.infer<typeof balancePointSchema>;
 
 const accountBalanceSchema = coverageSchema.extend({

@@ -23,6 +23,7 @@ import type { LedgerStatus } from "./schemas";
 
 export type { LedgerStatus } from "./schemas";
 import type { SelfInfo } from "../gateway/reads";
+import { topupQuota } from "../../shared/log-types";
 import { LEDGER_LIMITS, REFUSED, entryBytes, entryOf, type Entry } from "./entries";
 import {
   SiteDataError,
@@ -359,6 +360,7 @@ export async function syncLedger(
     added += window.added;
     if (!window.complete) return await stopped(added, from, now, window.reason);
     await covered(sync, from, now);
+    await noteTopupHistory(sync, from, now);
     return { added, from, to: now, complete: true };
   } catch (error) {
     const message =
@@ -369,6 +371,38 @@ export async function syncLedger(
     clearInterval(heartbeat);
     held.delete(holder);
     await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } });
+  }
+}
+
+/**
+ * Where the window's top-up entries carry no amount (neither in their quota nor in their text),
+ * keeps the site's top-up history (new-api's last 30 days) for 对账 to take the amounts from. A
+ * history that cannot be read leaves 对账 to say it cannot explain the top-up; the sync is fine.
+ */
+async function noteTopupHistory(sync: Sync, from: number, to: number): Promise<void> {
+  const { db, account, reader } = sync;
+  const entries = await db.ledgerEntry.findMany({
+    where: { ...owner(account), type: "topup", quota: 0n, at: { gte: from, lte: to } },
+    select: { content: true },
+  });
+  if (!entries.some((e) => topupQuota(0, e.content, reader.quotaPerUnit) === null)) return;
+  let items;
+  try {
+    items = await reader.topups();
+  } catch (error) {
+    if (error instanceof SiteDataError) return;
+    throw error;
+  }
+  for (const t of items ?? []) {
+    if (t.status !== "success" || !t.completedAt || !t.tradeNo) continue;
+    const at = Math.floor(Date.parse(t.completedAt) / 1000);
+    const quota = BigInt(Math.round(t.amountUsd * reader.quotaPerUnit));
+    await db.ledgerTopup.upsert({
+      where: { siteId_siteUserId_tradeNo: { ...owner(account), tradeNo: t.tradeNo } },
+      create: { ...owner(account), tradeNo: t.tradeNo, at, quota },
+      update: { at, quota },
+      select: { at: true },
+    });
   }
 }
 
@@ -433,7 +467,7 @@ export async function ledgerStatus(db: Db, account: Account): Promise<LedgerStat
 export async function pruneLedgers(db: Db, keepDays: number, now = Date.now()): Promise<number> {
   const cutoff = Math.floor(now / 1000) - keepDays * 86_400;
   const owners = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true } });
-  let pruned = 0;
+  let pruned = (await db.ledgerTopup.deleteMany({ where: { at: { lt: cutoff } } })).count;
   for (const o of owners) {
     pruned += await ledgerStore(db).pruneBefore({ siteId: o.siteId, siteUserId: Number(o.siteUserId) }, cutoff);
   }

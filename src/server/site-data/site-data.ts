@@ -25,6 +25,7 @@ import {
   type LogItem,
   type LogQuery,
   type SelfInfo,
+  type TopupItem,
 } from "../gateway/reads";
 import type { LogsPage, OverviewRow, Summary, TokensPage, TopupsPage } from "./schemas";
 
@@ -249,6 +250,10 @@ export type LedgerReader = {
   logPage(query: LogQuery): Promise<{ items: LogItem[]; pageSize: number; total: number | null }>;
   /** The balance as the site reports it now. */
   balance(): Promise<Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">>;
+  /** The newest page of the top-up history (the last 30 days); null where the family keeps none. */
+  topups(): Promise<TopupItem[] | null>;
+  /** The site's quota units per USD. */
+  quotaPerUnit: number;
 };
 
 /** Opens the account's site once (profile and access token) for a sync's many reads. */
@@ -267,5 +272,11 @@ export async function ledgerReader(account: Account, deps: SiteDataDeps): Promis
       const { quota, usedQuota, requestCount } = selfInfo(self);
       return { quota, usedQuota, requestCount };
     },
+    async topups() {
+      if (!familyHasTopups(site.family)) return null;
+      const data = await read(ctx, topupsRequest(1, 100), { missingOk: true });
+      return data === null ? null : pageOrFail(data).rows.map(topupItem);
+    },
+    quotaPerUnit: site.money.quotaPerUnit,
   };
 }

@@ -122,6 +122,7 @@ describe("one source of truth for the models", () => {
       "audit_log(at)",
       "audit_log(group_key)",
       "ledger_entries(site_id,site_user_id,at,fingerprint,ordinal)",
+      "ledger_topups(site_id,site_user_id,at)",
       "login_attempts(window_start)",
       "operator_sessions(expires_at)",
       "sessions(expires_at)",

@@ -1,8 +1,16 @@
 import { logEvent } from "../../core/log";
 import { readersOf, type Reader } from "../../ledger/analytics";
 import { csvFileName, csvRowCount, usageCsv, type CsvQuery } from "../../exports/csv";
-import { exportCountSuccess, exportCsvInput, fileSuccess, statementInput, type FileData } from "../schemas/accounts";
+import {
+  exportCountSuccess,
+  exportCsvInput,
+  fileSuccess,
+  reconciliationCsvInput,
+  statementInput,
+  type FileData,
+} from "../schemas/accounts";
 import { statementFileName, statementPdf } from "../../exports/statement";
+import { reconciliationCsv, reconciliationFileName } from "../../exports/reconciliation-csv";
 import type { Context } from "../context";
 import { authedProcedure, router } from "../trpc";
 import { sessionsFor, stillAllowed } from "../site-deps";
@@ -68,6 +76,31 @@ export const exportRouter = router({
         ms: Date.now() - started,
       });
       const data: FileData = { filename: statementFileName(p.month), contentType: "application/pdf", body: pdf.body };
+      return { success: true as const, data };
+    }),
+
+  /** 对账 of the range as its own CSV: each account's days, the balance change against the log. */
+  reconciliationCsv: authedProcedure
+    .input(reconciliationCsvInput)
+    .output(fileSuccess)
+    .query(async ({ ctx, input: q }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
+      const started = Date.now();
+      const file = await reconciliationCsv(ctx.db, readers, q);
+      logEvent("export.reconciliation", {
+        ...whoOf(ctx),
+        accounts: readers.length,
+        from: q.from,
+        to: q.to,
+        rows: file.rows,
+        flagged: file.flagged,
+        ms: Date.now() - started,
+      });
+      const data: FileData = {
+        filename: reconciliationFileName(q),
+        contentType: "text/csv; charset=utf-8",
+        body: file.body,
+      };
       return { success: true as const, data };
     }),
 });

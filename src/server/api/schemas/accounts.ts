@@ -89,6 +89,11 @@ export const exportCsvInput = z
   .prefault({})
   .transform((q, ctx) => closedRange(q, ctx));
 
+export const reconciliationCsvInput = z
+  .object({ ...rangeShape, accounts: accountsParam })
+  .prefault({})
+  .transform((q, ctx) => closedRange(q, ctx));
+
 export const statementInput = z.object({
   month: z
     .string()

@@ -179,6 +179,15 @@ export function userPaths(): Record<string, object> {
       "text/csv",
       [...RANGE_PARAMS, ...EXPORT_FILTERS],
     ),
+    "/api/export/reconciliation.csv": fileRoute(
+      "exportReconciliationCsv",
+      "导出对账 CSV",
+      "对账单独成一个文件：每个账户在范围内的每一天一行，列为日期、站点、用户、起始与结束余额快照（ISO 时间）、余额变化、消费、充值、" +
+        "签到奖励、退款（美元）、无金额的调整条数、日志应有的变化（−消费 + 充值 + 签到奖励 + 退款）、差额、不符（是 / 否 / 快照不足）。" +
+        "差额超过 $0.01 或当天消费的 1% 为「是」。UTF-8 带 BOM、CRLF 换行。",
+      "text/csv",
+      [...RANGE_PARAMS],
+    ),
     "/api/export/statement.pdf": fileRoute(
       "exportStatementPdf",
       "月度对账单 PDF",
