@@ -8,11 +8,13 @@
  *   BENCH_SECONDS=5 BENCH_ROUNDS=3 npm run bench
  *   BENCH_LEDGER=0 npm run bench  # without the usage ledger's million-entry runs
  *   BENCH_WORKSPACE=0 npm run bench  # without the 200-account workspace (about 11 minutes)
+ *   BENCH_ALERTS=0 npm run bench  # without the alerts' 1,000-account evaluation
  */
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
 import { buildIfNeeded } from "../scripts/serve";
 import { benchLedger, ledgerLines, type LedgerFigures } from "./ledger";
+import { alertLines, benchAlerts, type AlertFigures } from "./alerts";
 import { benchBudget } from "./budget";
 import { benchOverview } from "./overview";
 import { benchWorkspace, workspaceLines } from "./workspace";
@@ -53,6 +55,14 @@ if (process.env.BENCH_LEDGER !== "0") {
   for (const kind of results.map((r) => r.kind)) {
     console.error(`[bench] usage ledger, ${kind} …`);
     ledgerResults.push(await benchLedger(kind));
+  }
+}
+
+const alertResults: AlertFigures[] = [];
+if (process.env.BENCH_ALERTS !== "0") {
+  for (const kind of results.map((r) => r.kind)) {
+    console.error(`[bench] alerts of 1,000 accounts, ${kind} …`);
+    alertResults.push(await benchAlerts(kind));
   }
 }
 
@@ -108,4 +118,5 @@ if (budget) {
 }
 if (workspace) lines.push(...workspaceLines(workspace));
 if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
+if (alertResults.length > 0) lines.push(...alertLines(alertResults));
 console.log(lines.join("\n"));

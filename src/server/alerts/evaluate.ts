@@ -6,24 +6,28 @@
  */
 import type { Db } from "../db/client";
 import { addDays, dayIn } from "../core/time";
-import { accountFigures } from "../ledger/analytics";
-import { reconcile } from "../ledger/reconcile";
+import { watchFigures, type WatchFigures } from "../ledger/analytics";
+import { reconcileMany, type ReconciledDay } from "../ledger/reconcile";
 import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
-import { sessionStore } from "../session/store";
 import { savedAccounts, savedName, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
 import { check, median, nextStep, type AlertEvent, type Check, type Facts, type LiveAlert } from "./engine";
 import { alertRules, type StoredRule } from "./rules";
 
 const HOUR_MS = 3_600_000;
 
-/** An account's figures for the rules: the ledger's, the saved account's state and check-in. */
 /** Where the account's syncs stand (ledger/sync-status.ts). */
 type SyncState = { syncedAt: Date | null; lastError: string | null };
 
-async function factsOf(db: Db, a: SavedAccount, sync: SyncState | undefined, tz: string, now: Date): Promise<Facts> {
-  const session = a.sessionId ? await sessionStore(db).findLiveById(a.sessionId, now) : null;
-  const figures = session ? await accountFigures(db, session, tz, now) : null;
+/** An account's facts for the rules, from its figures, its 对账 and the saved account's state. */
+function factsOf(
+  a: SavedAccount,
+  sync: SyncState | undefined,
+  figures: WatchFigures | undefined,
+  days: ReconciledDay[],
+  quotaPerUnit: number,
+  now: Date,
+): Facts {
   const balanceUsd = figures?.balanceUsd ?? null;
   const perDay = figures ? figures.weekUsd / 7 : 0;
   // Down: its syncs fail for a reason that is not the token (that is token_refused).
@@ -32,10 +36,6 @@ async function factsOf(db: Db, a: SavedAccount, sync: SyncState | undefined, tz:
   const checkin =
     a.autoCheckin && a.checkin && now.getTime() - a.checkin.at.getTime() < 36 * HOUR_MS ? a.checkin : null;
   // 对账 of yesterday and today: the largest move the log does not explain.
-  const site = session ? await siteRegistry(db).profiled(a.siteId) : null;
-  const today = dayIn(tz, now.getTime());
-  const owner = { siteId: a.siteId, siteUserId: a.siteUserId, quotaPerUnit: site?.money.quotaPerUnit ?? 1 };
-  const days = site ? await reconcile(db, owner, { from: addDays(today, -1), to: today, tz }) : [];
   const worst = days
     .filter((d) => d.flagged && d.difference !== null)
     .sort((x, y) => Math.abs(y.difference ?? 0) - Math.abs(x.difference ?? 0))[0];
@@ -51,9 +51,55 @@ async function factsOf(db: Db, a: SavedAccount, sync: SyncState | undefined, tz:
         : checkin?.state === "manual"
           ? "需手动签到：站点要求人机验证"
           : null,
-    unmatchedUsd: worst && site ? (worst.difference ?? 0) / site.money.quotaPerUnit : null,
+    unmatchedUsd: worst ? (worst.difference ?? 0) / quotaPerUnit : null,
     sameHourMedianUsd: figures ? median(figures.sameHourUsd) : null,
   };
+}
+
+/**
+ * Every account's facts in a few reads for the whole workspace (not a few per account): the
+ * ledger's figures, and 对账 of yesterday and today only when a rule asks for it.
+ */
+async function factsOfAll(
+  db: Db,
+  accounts: SavedAccount[],
+  kinds: Set<string>,
+  tz: string,
+  now: Date,
+): Promise<Map<number, Facts>> {
+  const profiles = new Map((await siteRegistry(db).listProfiled()).map((s) => [s.id, s]));
+  const watched = accounts.filter((a) => profiles.has(a.siteId));
+  const owners = watched.map((a) => ({
+    siteId: a.siteId,
+    siteUserId: a.siteUserId,
+    quotaPerUnit: profiles.get(a.siteId)!.money.quotaPerUnit,
+  }));
+  const today = dayIn(tz, now.getTime());
+  const [syncs, figures, reconciled] = await Promise.all([
+    // Where every account's syncs stand, in one read.
+    syncStates(db, accounts, now),
+    watchFigures(db, owners, tz, now),
+    kinds.has("unmatched_move")
+      ? reconcileMany(db, owners, { from: addDays(today, -1), to: today, tz })
+      : Promise.resolve(new Map<string, ReconciledDay[]>()),
+  ]);
+  const facts = new Map<number, Facts>();
+  for (const a of accounts) {
+    const key = `${a.siteId}:${a.siteUserId}`;
+    const site = profiles.get(a.siteId);
+    facts.set(
+      a.id,
+      factsOf(
+        a,
+        syncs.get(key),
+        site ? figures.get(key) : undefined,
+        reconciled.get(key) ?? [],
+        site?.money.quotaPerUnit ?? 1,
+        now,
+      ),
+    );
+  }
+  return facts;
 }
 
 type AlertRow = {
@@ -101,16 +147,7 @@ export async function evaluateWorkspace(db: Db, workspaceId: number, now = new D
   if (active.length === 0) return 0;
   const sites = await siteIndex(db);
   const accounts = await savedAccounts(db, { timeoutMs: 0, perMinute: 0 }).list(workspaceId, sites);
-  const facts = new Map<number, Facts>();
-  // Where every account's syncs stand, in one read.
-  const syncs = await syncStates(
-    db,
-    accounts.map((a) => ({ siteId: a.siteId, siteUserId: a.siteUserId })),
-    now,
-  );
-  for (const a of accounts) {
-    facts.set(a.id, await factsOf(db, a, syncs.get(`${a.siteId}:${a.siteUserId}`), timeZone, now));
-  }
+  const facts = await factsOfAll(db, accounts, new Set(active.map((r) => r.kind)), timeZone, now);
   const live = await db.alert.findMany({
     where: { workspaceId, liveKey: { not: null } },
     select: {

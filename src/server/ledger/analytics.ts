@@ -13,6 +13,7 @@ import { listed } from "../accounts/browser-accounts";
 import type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
 
 export type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
+import { TZDate } from "@date-fns/tz";
 import { addDays, dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
 import { reconcile } from "./reconcile";
 
@@ -371,41 +372,67 @@ export async function topupsIn(db: Db, owner: Owner, start: number, end: number,
   return rows.map((r) => ({ at: r.at, quota: Number(r.quota), content: r.content }));
 }
 
+/** What the alerts read of an account (USD): see watchFigures. */
+export type WatchFigures = { balanceUsd: number | null; todayUsd: number; weekUsd: number; sameHourUsd: number[] };
+
+/** Accounts read per query (two values each in its OR). */
+const WATCHED_PER_QUERY = 200;
+
 /**
- * What the alerts read of an account: the balance its last sync noted (USD; null before any), the
- * consumption of today and of the last 7 days (today included) in `tz`, and the spend of each of
- * the 7 days before today up to this hour of the day (the baseline of a spend spike).
+ * What the alerts read of many accounts at once, keyed "siteId:siteUserId": the balance each one's
+ * last sync noted (null before any), the consumption of today and of the last 7 days (today
+ * included) in `tz`, and the spend of each of the 7 days before today up to this hour of the day
+ * (the baseline of a spend spike). Read from the hourly totals, a few queries per 200 accounts;
+ * in a zone whose midnight is not on the hour, an hour is counted in the day it starts in.
  */
-export async function accountFigures(
+export async function watchFigures(
   db: Db,
-  session: LiveSession,
+  owners: Array<Owner & { quotaPerUnit: number }>,
   tz: string,
   now: Date,
-): Promise<{ balanceUsd: number | null; todayUsd: number; weekUsd: number; sameHourUsd: number[] }> {
-  const [reader] = await readersOf(db, [session]);
-  if (!reader) return { balanceUsd: null, todayUsd: 0, weekUsd: 0, sameHourUsd: [] };
-  const last = await db.balanceSnapshot.findFirst({
-    where: { siteId: reader.siteId, siteUserId: BigInt(reader.siteUserId) },
-    orderBy: { at: "desc" },
-    select: { quota: true },
+): Promise<Map<string, WatchFigures>> {
+  const out = new Map<string, WatchFigures>();
+  const today = dayIn(tz, now.getTime());
+  // The local hour now; each of the 8 days' whole hours, and its hours up to and with this one.
+  const hourNow = Number(new Date(now.getTime() + offsetAt(tz, now.getTime())).toISOString().slice(11, 13));
+  const days = Array.from({ length: 8 }, (_, i) => addDays(today, i - 7)).map((day) => {
+    const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+    const hour = (ms: number) => Math.ceil(ms / 1000 / 3600) * 3600;
+    return {
+      start: hour(dayStart(tz, day)),
+      end: hour(dayStart(tz, addDays(day, 1))),
+      cutoff: hour(new TZDate(y, m - 1, d, hourNow + 1, 0, tz).getTime()),
+    };
   });
-  const to = dayIn(tz, now.getTime());
-  const hour = new Date(now.getTime() + offsetAt(tz, now.getTime())).toISOString().slice(11, 13);
-  const hours = await summaryOf(db, [reader], { from: addDays(to, -7), to, tz, groupBy: "hour" });
-  // Row keys are "YYYY-MM-DD HH:00" in tz.
-  const byDay = new Map<string, { all: number; upToNow: number }>();
-  for (const row of hours.rows) {
-    const day = row.key.slice(0, 10);
-    const sums = byDay.get(day) ?? { all: 0, upToNow: 0 };
-    sums.all += row.usd;
-    if (row.key.slice(11, 13) <= hour) sums.upToNow += row.usd;
-    byDay.set(day, sums);
+  const store = ledgerStore(db);
+  for (let i = 0; i < owners.length; i += WATCHED_PER_QUERY) {
+    const batch = owners.slice(i, i + WATCHED_PER_QUERY);
+    const [sums, balances] = await Promise.all([
+      store.ownerDays(batch, days),
+      store.lastSnapshots(batch, 2_147_483_647),
+    ]);
+    const balanceOf = new Map(balances.map((b) => [`${b.siteId}:${b.siteUserId}`, b.quota]));
+    const byOwner = new Map<string, Map<number, { all: number; early: number }>>();
+    for (const s of sums) {
+      const key = `${s.siteId}:${s.siteUserId}`;
+      const list = byOwner.get(key) ?? new Map<number, { all: number; early: number }>();
+      list.set(s.d, { all: s.quota, early: s.early });
+      byOwner.set(key, list);
+    }
+    for (const o of batch) {
+      const key = `${o.siteId}:${o.siteUserId}`;
+      const list = byOwner.get(key);
+      const usd = (quota: number) => round6(quota / o.quotaPerUnit);
+      // Index 7 is today, 6 yesterday, … 0 a week ago.
+      const all = (d: number) => list?.get(d)?.all ?? 0;
+      const balance = balanceOf.get(key);
+      out.set(key, {
+        balanceUsd: balance === undefined ? null : usd(balance),
+        todayUsd: usd(all(7)),
+        weekUsd: usd([1, 2, 3, 4, 5, 6, 7].reduce((s, d) => s + all(d), 0)),
+        sameHourUsd: [6, 5, 4, 3, 2, 1, 0].map((d) => usd(list?.get(d)?.early ?? 0)),
+      });
+    }
   }
-  const week = Array.from({ length: 7 }, (_, i) => byDay.get(addDays(to, -i))?.all ?? 0);
-  return {
-    balanceUsd: last ? round6(Number(last.quota) / reader.quotaPerUnit) : null,
-    todayUsd: round6(byDay.get(to)?.all ?? 0),
-    weekUsd: round6(week.reduce((a, b) => a + b, 0)),
-    sameHourUsd: Array.from({ length: 7 }, (_, i) => round6(byDay.get(addDays(to, -(i + 1)))?.upToNow ?? 0)),
-  };
+  return out;
 }

@@ -9,6 +9,7 @@
 import type { Db } from "../db/client";
 import { dayStarts } from "../core/time";
 import { topupQuota } from "../../shared/log-types";
+import { ledgerStore } from "./store";
 
 export type ReconciledDay = {
   day: string;
@@ -33,54 +34,118 @@ const toleranceOf = (quotaPerUnit: number, consumption: number) => Math.max(quot
 
 const REWARD = /签到/;
 
+export type ReconciledOwner = { siteId: number; siteUserId: number; quotaPerUnit: number };
+
+/** Accounts read per query (two values each in its OR). */
+const OWNERS_PER_QUERY = 200;
+
+const keyOf = (o: { siteId: number; siteUserId: number }) => `${o.siteId}:${o.siteUserId}`;
+
+type Snap = { at: number; quota: number };
+type Move = { at: number; type: string; quota: number; content: string };
+
+/** What one account's days are measured by, before the consumption of their windows is known. */
+type Plan = {
+  day: string;
+  measured: { open: Snap; close: Snap } | null;
+  /** The seconds the day's log is read over: (after, upTo]. */
+  after: number;
+  upTo: number;
+};
+
 export async function reconcile(
   db: Db,
-  owner: { siteId: number; siteUserId: number; quotaPerUnit: number },
+  owner: ReconciledOwner,
   q: { from: string; to: string; tz: string },
 ): Promise<ReconciledDay[]> {
-  const who = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
+  return (await reconcileMany(db, [owner], q)).get(keyOf(owner)) ?? [];
+}
+
+/**
+ * 对账 of many accounts over the same days, in a fixed number of reads: per batch of accounts, the
+ * balances before the range, the range's snapshots, balance moves and top-up history, then the
+ * consumption of every day's window in a few statements. Keyed "siteId:siteUserId".
+ */
+export async function reconcileMany(
+  db: Db,
+  owners: ReconciledOwner[],
+  q: { from: string; to: string; tz: string },
+): Promise<Map<string, ReconciledDay[]>> {
   // Each day of the range, and the start of the day after it (its end).
   const days = dayStarts(q.tz, q.from, q.to);
   const rangeStart = Math.floor(days[0]!.start / 1000);
   const rangeEnd = Math.floor(days[days.length - 1]!.start / 1000);
-  const select = { at: true, quota: true } as const;
-  // The balance before the range, then its snapshots, balance moves and top-up history (from that
-  // balance on) in three reads; each day then asks only for its consumption between the snapshots it is measured by.
-  const opening = await db.balanceSnapshot.findFirst({
-    where: { ...who, at: { lte: rangeStart } },
-    orderBy: { at: "desc" },
-    select,
-  });
-  const movesFrom = Math.min(opening?.at ?? rangeStart, rangeStart - 1);
-  const [snapshots, allMoves, history] = await Promise.all([
-    db.balanceSnapshot.findMany({
-      where: { ...who, at: { gt: rangeStart, lt: rangeEnd } },
-      orderBy: { at: "asc" },
-      select,
-    }),
-    db.ledgerEntry.findMany({
-      where: {
-        ...who,
-        type: { not: "consume" },
-        at: { gt: movesFrom, lte: rangeEnd },
-      },
-      select: { at: true, type: true, quota: true, content: true },
-    }),
-    db.ledgerTopup.findMany({
-      where: { ...who, at: { gt: movesFrom, lte: rangeEnd } },
-      select: { at: true, quota: true },
-    }),
+  const out = new Map<string, ReconciledDay[]>();
+  for (let i = 0; i < owners.length; i += OWNERS_PER_QUERY) {
+    const batch = owners.slice(i, i + OWNERS_PER_QUERY);
+    for (const [key, list] of await reconcileBatch(db, batch, days, rangeStart, rangeEnd)) out.set(key, list);
+  }
+  return out;
+}
+
+async function reconcileBatch(
+  db: Db,
+  owners: ReconciledOwner[],
+  days: Array<{ day: string; start: number }>,
+  rangeStart: number,
+  rangeEnd: number,
+): Promise<Map<string, ReconciledDay[]>> {
+  const store = ledgerStore(db);
+  // The last balance at or before the range's start, per account.
+  const opening = new Map((await store.lastSnapshots(owners, rangeStart)).map((s) => [keyOf(s), s]));
+  // Moves and top-ups from each account's opening balance on (the first day is measured from it).
+  const since = owners.map((o) => ({
+    siteId: o.siteId,
+    siteUserId: o.siteUserId,
+    after: Math.min(opening.get(keyOf(o))?.at ?? rangeStart, rangeStart - 1),
+  }));
+  const [snapshots, moves, history] = await Promise.all([
+    store.snapshotsBetween(owners, rangeStart, rangeEnd),
+    store.movesSince(since, rangeEnd),
+    store.topupsSince(since, rangeEnd),
   ]);
-  const out: ReconciledDay[] = [];
+  const group = <T extends { siteId: number; siteUserId: number }>(rows: T[]) => {
+    const by = new Map<string, T[]>();
+    for (const r of rows) {
+      const k = keyOf(r);
+      const list = by.get(k);
+      if (list) list.push(r);
+      else by.set(k, [r]);
+    }
+    return by;
+  };
+  const snapsOf = group(snapshots);
+  const movesOf = group(moves);
+  const historyOf = group(history);
+  // Each account's days, and the windows whose consumption is then summed in one go.
+  const plans = owners.map((o) => planDays(days, opening.get(keyOf(o)) ?? null, snapsOf.get(keyOf(o)) ?? []));
+  const windows = owners.flatMap((o, i) =>
+    plans[i]!.map((p) => ({ siteId: o.siteId, siteUserId: o.siteUserId, after: p.after, upTo: p.upTo })),
+  );
+  const sums = await store.windowSums(windows);
+  const out = new Map<string, ReconciledDay[]>();
+  let w = 0;
+  owners.forEach((o, i) => {
+    const k = keyOf(o);
+    out.set(
+      k,
+      plans[i]!.map((plan) => dayOf(o, plan, sums[w++] ?? 0, movesOf.get(k) ?? [], historyOf.get(k) ?? [])),
+    );
+  });
+  return out;
+}
+
+/** Which snapshots measure each day: the last at the day's start (or the day's first), and the day's last. */
+function planDays(days: Array<{ day: string; start: number }>, opening: Snap | null, snapshots: Snap[]): Plan[] {
+  const plans: Plan[] = [];
   let before = opening;
   let next = 0;
   for (let i = 0; i + 1 < days.length; i++) {
     const { day, start } = days[i]!;
     const startS = Math.floor(start / 1000);
     const endS = Math.floor(days[i + 1]!.start / 1000);
-    // The last snapshot at the day's start (or the day's first), and the day's last.
-    let first: typeof opening = null;
-    let last: typeof opening = null;
+    let first: Snap | null = null;
+    let last: Snap | null = null;
     while (next < snapshots.length && snapshots[next]!.at < endS) {
       const snap = snapshots[next]!;
       if (snap.at <= startS) before = snap;
@@ -94,62 +159,71 @@ export async function reconcile(
     const close = last;
     if (last) before = last;
     const measured = open && close && close.at > open.at ? { open, close } : null;
-    const inWindow = measured
-      ? (at: number) => at > measured.open.at && at <= measured.close.at
-      : (at: number) => at >= startS && at < endS;
-    const window = measured ? { gt: measured.open.at, lte: measured.close.at } : { gte: startS, lt: endS };
-    const used = await db.ledgerEntry.aggregate({
-      where: { ...who, type: "consume", at: window },
-      _sum: { quota: true },
-    });
-    const moves = allMoves.filter((m) => inWindow(m.at));
-    const consumption = Number(used._sum.quota ?? 0n);
-    let topups = 0;
-    let rewards = 0;
-    let refunds = 0;
-    let adjustments = 0;
-    let unamounted = 0;
-    const amounted: number[] = [];
-    for (const m of moves) {
-      const quota = Number(m.quota);
-      if (m.type === "refund") refunds += quota;
-      else if (REWARD.test(m.content)) rewards += topupQuota(quota, m.content, owner.quotaPerUnit) ?? 0;
-      else if (m.type === "topup") {
-        const amount = topupQuota(quota, m.content, owner.quotaPerUnit);
-        if (amount === null) unamounted++;
-        else {
-          topups += amount;
-          amounted.push(amount);
-        }
-      } else if (m.type === "manage") adjustments++;
-    }
-    // Top-ups logged without an amount: the site's top-up history in the same window says how much
-    // (those of its payments the log already gave an amount for are not counted twice).
-    if (unamounted > 0) {
-      for (const h of history.filter((t) => inWindow(t.at))) {
-        const quota = Number(h.quota);
-        const same = amounted.indexOf(quota);
-        if (same >= 0) amounted.splice(same, 1);
-        else topups += quota;
-      }
-    }
-    const change = measured ? Number(measured.close.quota) - Number(measured.open.quota) : null;
-    const expected = measured ? -consumption + topups + rewards + refunds : null;
-    const difference = change !== null && expected !== null ? change - expected : null;
-    out.push({
-      day,
-      from: measured ? new Date(measured.open.at * 1000).toISOString() : null,
-      to: measured ? new Date(measured.close.at * 1000).toISOString() : null,
-      change,
-      consumption,
-      topups,
-      rewards,
-      refunds,
-      adjustments,
-      expected,
-      difference,
-      flagged: difference !== null && Math.abs(difference) > toleranceOf(owner.quotaPerUnit, consumption),
-    });
+    // Unmeasured, the day's own seconds: [startS, endS) is (startS − 1, endS − 1].
+    plans.push(
+      measured
+        ? { day, measured, after: measured.open.at, upTo: measured.close.at }
+        : { day, measured: null, after: startS - 1, upTo: endS - 1 },
+    );
   }
-  return out;
+  return plans;
+}
+
+function dayOf(
+  owner: ReconciledOwner,
+  plan: Plan,
+  consumption: number,
+  allMoves: Move[],
+  history: Snap[],
+): ReconciledDay {
+  const inWindow = (at: number) => at > plan.after && at <= plan.upTo;
+  let topups = 0;
+  let rewards = 0;
+  let refunds = 0;
+  let adjustments = 0;
+  let unamounted = 0;
+  const amounted: number[] = [];
+  for (const m of allMoves) {
+    if (!inWindow(m.at)) continue;
+    const quota = Number(m.quota);
+    if (m.type === "refund") refunds += quota;
+    else if (REWARD.test(m.content)) rewards += topupQuota(quota, m.content, owner.quotaPerUnit) ?? 0;
+    else if (m.type === "topup") {
+      const amount = topupQuota(quota, m.content, owner.quotaPerUnit);
+      if (amount === null) unamounted++;
+      else {
+        topups += amount;
+        amounted.push(amount);
+      }
+    } else if (m.type === "manage") adjustments++;
+  }
+  // Top-ups logged without an amount: the site's top-up history in the same window says how much
+  // (those of its payments the log already gave an amount for are not counted twice).
+  if (unamounted > 0) {
+    for (const h of history) {
+      if (!inWindow(h.at)) continue;
+      const quota = Number(h.quota);
+      const same = amounted.indexOf(quota);
+      if (same >= 0) amounted.splice(same, 1);
+      else topups += quota;
+    }
+  }
+  const { measured } = plan;
+  const change = measured ? Number(measured.close.quota) - Number(measured.open.quota) : null;
+  const expected = measured ? -consumption + topups + rewards + refunds : null;
+  const difference = change !== null && expected !== null ? change - expected : null;
+  return {
+    day: plan.day,
+    from: measured ? new Date(measured.open.at * 1000).toISOString() : null,
+    to: measured ? new Date(measured.close.at * 1000).toISOString() : null,
+    change,
+    consumption,
+    topups,
+    rewards,
+    refunds,
+    adjustments,
+    expected,
+    difference,
+    flagged: difference !== null && Math.abs(difference) > toleranceOf(owner.quotaPerUnit, consumption),
+  };
 }

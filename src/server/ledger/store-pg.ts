@@ -1,6 +1,15 @@
 /** The ledger store on PostgreSQL: one statement per commit (unnest), keyset pages for exports. */
 import type pg from "pg";
 import {
+  bulkQueries,
+  inBatches,
+  ownerMoveOf,
+  ownerSnapshotOf,
+  type RawOwnerRow,
+  ownerDaysQuery,
+  ownerDayOf,
+  type RawDay,
+  windowSumsQuery,
   COLUMN,
   SUMS,
   sumsOf,
@@ -22,6 +31,7 @@ import {
 } from "./store-sql";
 
 export function postgresStore(pool: pg.Pool): LedgerStore {
+  const bulk = bulkQueries((i) => `$${i + 1}`, true);
   const query = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]) =>
     (await pool.query<T>(sql, values)).rows;
   return {
@@ -147,6 +157,38 @@ export function postgresStore(pool: pg.Pool): LedgerStore {
       const { sql, values } = entrySumsQuery(owners, windows, consumeOnly, by, (i) => `$${i + 1}`);
       const rows = await query<RawSums & { hour: number | string; key: string }>(sql, values);
       return rows.map((r) => ({ hour: Number(r.hour), key: r.key, ...sumsOf(r) }));
+    },
+    async lastSnapshots(owners, atMost) {
+      if (owners.length === 0) return [];
+      const { sql, values } = bulk.lastSnapshots(owners, atMost);
+      return (await query<RawOwnerRow>(sql, values)).map(ownerSnapshotOf);
+    },
+    async snapshotsBetween(owners, after, before) {
+      if (owners.length === 0) return [];
+      const { sql, values } = bulk.snapshotsBetween(owners, after, before);
+      return (await query<RawOwnerRow>(sql, values)).map(ownerSnapshotOf);
+    },
+    async movesSince(since, upTo) {
+      if (since.length === 0) return [];
+      const { sql, values } = bulk.movesSince(since, upTo);
+      return (await query<RawOwnerRow>(sql, values)).map(ownerMoveOf);
+    },
+    async topupsSince(since, upTo) {
+      if (since.length === 0) return [];
+      const { sql, values } = bulk.topupsSince(since, upTo);
+      return (await query<RawOwnerRow>(sql, values)).map(ownerSnapshotOf);
+    },
+    async ownerDays(owners, days) {
+      if (owners.length === 0 || days.length === 0) return [];
+      const { sql, values } = ownerDaysQuery(owners, days, (i) => `$${i + 1}`, true);
+      const rows = await query<RawDay>(sql, values);
+      return rows.map(ownerDayOf);
+    },
+    windowSums(windows) {
+      return inBatches(windows, async (batch) => {
+        const { sql, values } = windowSumsQuery(batch, (i) => `$${i + 1}`, true);
+        return query<{ i: number; quota: string | null }>(sql, values);
+      });
     },
     async hourly(owners, range) {
       if (owners.length === 0) return [];

@@ -64,7 +64,191 @@ export type LedgerStore = {
    * hours on the other side of a day's edge in a zone whose midnight is not on the hour (+05:30).
    */
   entrySums(owners: Owner[], windows: Window[], consumeOnly: boolean, by: GroupBy | null): Promise<HourlyKeyed[]>;
+  /**
+   * Consumption per account and day from the hourly totals (many accounts at once): for each day
+   * [start, end) its whole sum and the part before `cutoff`; `d` is the day's index.
+   */
+  ownerDays(owners: Owner[], days: DayWindow[]): Promise<OwnerDay[]>;
+  /** The consumption (quota) of each window `(after, upTo]` of an account's entries, in order. */
+  windowSums(windows: OwnerWindow[]): Promise<number[]>;
+  /** Each account's last balance snapshot at or before `atMost` (none for an account without one). */
+  lastSnapshots(owners: Owner[], atMost: number): Promise<OwnerSnapshot[]>;
+  /** The accounts' snapshots in (after, before), oldest first. */
+  snapshotsBetween(owners: Owner[], after: number, before: number): Promise<OwnerSnapshot[]>;
+  /** Each account's entries other than consumption in (after, upTo] (after per account). */
+  movesSince(since: Array<Owner & { after: number }>, upTo: number): Promise<OwnerMove[]>;
+  /** Each account's kept top-up history in (after, upTo] (after per account). */
+  topupsSince(since: Array<Owner & { after: number }>, upTo: number): Promise<OwnerSnapshot[]>;
 };
+
+export type OwnerSnapshot = Owner & { at: number; quota: number };
+export type OwnerMove = OwnerSnapshot & { type: string; content: string };
+
+/**
+ * A table of values the bulk reads join (`WITH v(c0, c1, …) AS (VALUES (…), …)`), with casts on
+ * PostgreSQL, which cannot tell a bare parameter's type inside VALUES.
+ */
+export function valuesTable(rows: Array<Array<number>>, casts: string[] | null, p: (i: number) => string) {
+  const width = rows[0]?.length ?? 0;
+  const cell = (i: number, c: number) => (casts ? `${p(i)}::${casts[c]}` : p(i));
+  const sql = rows.map((_, r) => `(${Array.from({ length: width }, (__, c) => cell(r * width + c, c)).join(", ")})`);
+  const columns = Array.from({ length: width }, (_, c) => `c${c}`).join(", ");
+  return { sql: `WITH v(${columns}) AS (VALUES ${sql.join(", ")})`, values: rows.flat() };
+}
+
+/** The statements of the bulk reads, for one driver's placeholders and casts. */
+export function bulkQueries(p: (i: number) => string, casts: boolean) {
+  const two = casts ? ["int", "bigint"] : null;
+  const three = casts ? ["int", "bigint", "int"] : null;
+  return {
+    lastSnapshots(owners: Owner[], atMost: number) {
+      const v = valuesTable(
+        owners.map((o) => [o.siteId, o.siteUserId]),
+        two,
+        p,
+      );
+      const n = v.values.length;
+      return {
+        sql: `${v.sql} SELECT b.site_id, b.site_user_id, b.at, b.quota FROM v
+          JOIN balance_snapshots b ON b.site_id = v.c0 AND b.site_user_id = v.c1
+          AND b.at = (SELECT MAX(at) FROM balance_snapshots WHERE site_id = v.c0 AND site_user_id = v.c1 AND at <= ${p(n)})`,
+        values: [...v.values, atMost],
+      };
+    },
+    snapshotsBetween(owners: Owner[], after: number, before: number) {
+      const v = valuesTable(
+        owners.map((o) => [o.siteId, o.siteUserId]),
+        two,
+        p,
+      );
+      const n = v.values.length;
+      return {
+        sql: `${v.sql} SELECT b.site_id, b.site_user_id, b.at, b.quota FROM v
+          JOIN balance_snapshots b ON b.site_id = v.c0 AND b.site_user_id = v.c1 AND b.at > ${p(n)} AND b.at < ${p(n + 1)}
+          ORDER BY b.at`,
+        values: [...v.values, after, before],
+      };
+    },
+    movesSince(since: Array<Owner & { after: number }>, upTo: number) {
+      const v = valuesTable(
+        since.map((o) => [o.siteId, o.siteUserId, o.after]),
+        three,
+        p,
+      );
+      const n = v.values.length;
+      return {
+        sql: `${v.sql} SELECT e.site_id, e.site_user_id, e.at, e.quota, e.type, e.content FROM v
+          JOIN ledger_entries e ON e.site_id = v.c0 AND e.site_user_id = v.c1 AND e.at > v.c2 AND e.at <= ${p(n)}
+          WHERE e.type <> 'consume'`,
+        values: [...v.values, upTo],
+      };
+    },
+    topupsSince(since: Array<Owner & { after: number }>, upTo: number) {
+      const v = valuesTable(
+        since.map((o) => [o.siteId, o.siteUserId, o.after]),
+        three,
+        p,
+      );
+      const n = v.values.length;
+      return {
+        sql: `${v.sql} SELECT t.site_id, t.site_user_id, t.at, t.quota FROM v
+          JOIN ledger_topups t ON t.site_id = v.c0 AND t.site_user_id = v.c1 AND t.at > v.c2 AND t.at <= ${p(n)}`,
+        values: [...v.values, upTo],
+      };
+    },
+  };
+}
+
+export type RawOwnerRow = {
+  site_id: number;
+  site_user_id: number | bigint | string;
+  at: number;
+  quota: number | bigint | string;
+  type?: string;
+  content?: string;
+};
+
+export const ownerSnapshotOf = (r: RawOwnerRow): OwnerSnapshot => ({
+  siteId: Number(r.site_id),
+  siteUserId: Number(r.site_user_id),
+  at: Number(r.at),
+  quota: Number(r.quota),
+});
+export const ownerMoveOf = (r: RawOwnerRow): OwnerMove => ({
+  ...ownerSnapshotOf(r),
+  type: r.type ?? "",
+  content: r.content ?? "",
+});
+
+export type DayWindow = { start: number; end: number; cutoff: number };
+export type OwnerDay = Owner & { d: number; quota: number; early: number };
+export type OwnerWindow = Owner & { after: number; upTo: number };
+
+/** Windows summed per statement (five values each). */
+export const WINDOWS_PER_STATEMENT = 400;
+
+/** ownerDays' statement and values, with placeholders from `p` (and casts on PostgreSQL). */
+export function ownerDaysQuery(owners: Owner[], days: DayWindow[], p: (i: number) => string, casts: boolean) {
+  const v = valuesTable(
+    owners.map((o) => [o.siteId, o.siteUserId]),
+    casts ? ["int", "bigint"] : null,
+    p,
+  );
+  const values: unknown[] = [...v.values];
+  const ph = (x: unknown) => {
+    values.push(x);
+    return p(values.length - 1);
+  };
+  const which = days.map((d, i) => `WHEN h.hour < ${ph(d.end)} THEN ${i}`).join(" ");
+  const early = days.map((d) => `(h.hour >= ${ph(d.start)} AND h.hour < ${ph(d.cutoff)})`).join(" OR ");
+  const sql = `${v.sql} SELECT h.site_id, h.site_user_id, CASE ${which} END AS d, SUM(h.quota) AS quota,
+    SUM(CASE WHEN ${early} THEN h.quota ELSE 0 END) AS early
+    FROM v JOIN ledger_hour_totals h ON h.site_id = v.c0 AND h.site_user_id = v.c1
+    AND h.hour >= ${ph(days[0]?.start ?? 0)} AND h.hour < ${ph(days.at(-1)?.end ?? 0)} AND h.type = 'consume'
+    GROUP BY h.site_id, h.site_user_id, d`;
+  return { sql, values };
+}
+
+export type RawDay = {
+  site_id: number;
+  site_user_id: number | bigint | string;
+  d: number | string | null;
+  quota: number | bigint | string | null;
+  early: number | bigint | string | null;
+};
+export const ownerDayOf = (r: RawDay): OwnerDay => ({
+  siteId: Number(r.site_id),
+  siteUserId: Number(r.site_user_id),
+  d: Number(r.d),
+  quota: Number(r.quota ?? 0),
+  early: Number(r.early ?? 0),
+});
+
+/** windowSums' statement for one batch: one sum per window, its index as `i`. */
+export function windowSumsQuery(windows: OwnerWindow[], p: (i: number) => string, casts: boolean) {
+  const v = valuesTable(
+    windows.map((w, i) => [i, w.siteId, w.siteUserId, w.after, w.upTo]),
+    casts ? ["int", "int", "bigint", "int", "int"] : null,
+    p,
+  );
+  const sql = `${v.sql} SELECT v.c0 AS i, SUM(e.quota) AS quota FROM v JOIN ledger_entries e
+    ON e.site_id = v.c1 AND e.site_user_id = v.c2 AND e.at > v.c3 AND e.at <= v.c4 AND e.type = 'consume'
+    GROUP BY v.c0`;
+  return { sql, values: v.values };
+}
+
+/** Batches of windows, summed by `run`, back in one list in the windows' order. */
+export async function inBatches(
+  windows: OwnerWindow[],
+  run: (batch: OwnerWindow[]) => Promise<Array<{ i: number | string; quota: number | string | bigint | null }>>,
+): Promise<number[]> {
+  const out = new Array<number>(windows.length).fill(0);
+  for (let start = 0; start < windows.length; start += WINDOWS_PER_STATEMENT) {
+    const batch = windows.slice(start, start + WINDOWS_PER_STATEMENT);
+    for (const r of await run(batch)) out[start + Number(r.i)] = Number(r.quota ?? 0);
+  }
+  return out;
+}
 
 /** [from, to) in Unix seconds. */
 export type Window = { from: number; to: number };

@@ -13,6 +13,15 @@ import {
   HOUR_UPSERT,
   ownersClause,
   entrySumsQuery,
+  bulkQueries,
+  inBatches,
+  ownerMoveOf,
+  ownerSnapshotOf,
+  type RawOwnerRow,
+  ownerDaysQuery,
+  ownerDayOf,
+  type RawDay,
+  windowSumsQuery,
   filterClause,
   ENTRY_SELECT,
   keysetCursor,
@@ -67,6 +76,7 @@ export function sqliteStore(conn: () => Database.Database): LedgerStore {
     statements = { insert, hour, cursor, kept, commit };
     return statements;
   };
+  const bulk = bulkQueries(() => "?", false);
   const query = <T>(sql: string, values: unknown[]) =>
     conn()
       .prepare(sql)
@@ -112,6 +122,37 @@ export function sqliteStore(conn: () => Database.Database): LedgerStore {
         [...o.values, range.from, range.to],
       );
       return Promise.resolve(rows.map((r) => ({ key: r.key, ...sumsOf(r) })));
+    },
+    lastSnapshots(owners, atMost) {
+      if (owners.length === 0) return Promise.resolve([]);
+      const { sql, values } = bulk.lastSnapshots(owners, atMost);
+      return Promise.resolve(query<RawOwnerRow>(sql, values).map(ownerSnapshotOf));
+    },
+    snapshotsBetween(owners, after, before) {
+      if (owners.length === 0) return Promise.resolve([]);
+      const { sql, values } = bulk.snapshotsBetween(owners, after, before);
+      return Promise.resolve(query<RawOwnerRow>(sql, values).map(ownerSnapshotOf));
+    },
+    movesSince(since, upTo) {
+      if (since.length === 0) return Promise.resolve([]);
+      const { sql, values } = bulk.movesSince(since, upTo);
+      return Promise.resolve(query<RawOwnerRow>(sql, values).map(ownerMoveOf));
+    },
+    topupsSince(since, upTo) {
+      if (since.length === 0) return Promise.resolve([]);
+      const { sql, values } = bulk.topupsSince(since, upTo);
+      return Promise.resolve(query<RawOwnerRow>(sql, values).map(ownerSnapshotOf));
+    },
+    ownerDays(owners, days) {
+      if (owners.length === 0 || days.length === 0) return Promise.resolve([]);
+      const { sql, values } = ownerDaysQuery(owners, days, () => "?", false);
+      return Promise.resolve(query<RawDay>(sql, values).map(ownerDayOf));
+    },
+    windowSums(windows) {
+      return inBatches(windows, (batch) => {
+        const { sql, values } = windowSumsQuery(batch, () => "?", false);
+        return Promise.resolve(query<{ i: number; quota: number | null }>(sql, values));
+      });
     },
     hourly(owners, range) {
       if (owners.length === 0) return Promise.resolve([]);
