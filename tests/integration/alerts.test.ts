@@ -6,6 +6,7 @@ import { newApiUser, startGateway, type GatewayUser, type RunningGateway } from 
 import { accountOf } from "../../src/server/accounts/overview";
 import { resealAlertChannels } from "../../src/server/alerts/channels";
 import { deliverDue } from "../../src/server/alerts/deliver";
+import { closeDb, createDb } from "../../src/server/db/client";
 import { setVaultKeys } from "../../src/server/session/vault";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { evaluateAlerts } from "../../src/server/jobs/alerts";
@@ -405,8 +406,11 @@ describe("the outbox", () => {
     const t = Date.now();
     await evaluateAlerts(store.db, minutes(0, t));
     await evaluateAlerts(store.db, minutes(1, t));
-    // Two instances at once: each message is claimed by one of them.
-    const [x, y] = await Promise.all([deliverDue(store.db, minutes(1, t)), deliverDue(store.db, minutes(1, t))]);
+    // Two instances at once, each message claimed by one of them; on PostgreSQL each instance has its
+    // own connections (a SQLite store is one process's).
+    const other = store.kind === "postgres" ? createDb(store.url) : store.db;
+    if (other !== store.db) closers.push(() => closeDb(other));
+    const [x, y] = await Promise.all([deliverDue(store.db, minutes(1, t)), deliverDue(other, minutes(1, t))]);
     expect(x + y).toBe(1);
     expect(events(steady)).toEqual(["opened"]);
     expect(flaky.received).toHaveLength(0);
