@@ -29,7 +29,7 @@ process.env.ALERT_ALLOW_PRIVATE = "1";
 
 type Received = { headers: IncomingHttpHeaders; body: string };
 
-async function receiver(status: () => number = () => 200) {
+async function receiver(status: () => number = () => 200, delayMs = 0) {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -37,8 +37,10 @@ async function receiver(status: () => number = () => 200) {
     req.on("end", () => {
       const code = status();
       if (code === 200) received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      res.writeHead(code);
-      res.end();
+      setTimeout(() => {
+        res.writeHead(code);
+        res.end();
+      }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -391,7 +393,8 @@ describe("the outbox", () => {
     const { api, accountId, sync } = await workspace();
     let down = true;
     const flaky = await receiver(() => (down ? 500 : 200));
-    const steady = await receiver();
+    // Slow to answer: the other instance looks while the message is on its way.
+    const steady = await receiver(() => 200, 300);
     closers.push(flaky.close, steady.close);
     const a = await api.alerts.createChannel({ type: "webhook", name: "会失败的", url: flaky.url });
     const b = await api.alerts.createChannel({ type: "webhook", name: "正常的", url: steady.url });
@@ -410,6 +413,7 @@ describe("the outbox", () => {
     // own connections (a SQLite store is one process's).
     const other = store.kind === "postgres" ? createDb(store.url) : store.db;
     if (other !== store.db) closers.push(() => closeDb(other));
+    await other.alertDelivery.count();
     const [x, y] = await Promise.all([deliverDue(store.db, minutes(1, t)), deliverDue(other, minutes(1, t))]);
     expect(x + y).toBe(1);
     expect(events(steady)).toEqual(["opened"]);
