@@ -4,14 +4,20 @@
  * month of usage over several models and tokens, top-ups and tokens, so a newcomer can sign in at
  * once with the credentials printed below and add the others to see 全部账户, or sign in to the
  * demo workspace (printed too) that holds all three.
- * DEMO_GATEWAY_PORT (default 3090, and the next port) is where the demo sites listen, on 127.0.0.1.
+ * DEMO_GATEWAY_PORT (default 3090, and the next port) is where the demo sites listen, on 127.0.0.1;
+ * the port after them is the demo's notification inbox (alerts and digests of the demo workspace).
  */
+import { createServer } from "node:http";
 import { newApiUser, startGateway } from "../src/demo/gateway";
+import { alertChannels } from "../src/server/alerts/channels";
+import { alertDigests } from "../src/server/alerts/digests";
+import { alertRules } from "../src/server/alerts/rules";
 import { demoHistory } from "../src/demo/history";
 import { setOperatorPassword } from "../src/server/admin/operator";
 import { verifyPassword } from "../src/server/core/password";
 import { closeDb, db } from "../src/server/db/client";
 import { siteRegistry, type Site } from "../src/server/sites/registry";
+import { seedBalanceHistory } from "../src/server/ledger/sync";
 import { savedAccounts } from "../src/server/workspace/saved-accounts";
 import { hashWorkspaceToken, workspaceStore } from "../src/server/workspace/workspaces";
 import { prepareOrExit } from "./prepare";
@@ -53,8 +59,14 @@ process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 // The demo sites are on this machine: a larger budget lets each account's first ledger backfill
 // (at sign-in) finish in seconds instead of a couple of minutes.
 process.env.SITE_REQUESTS_PER_MINUTE ??= "600";
+const port = process.env.PORT || "3000";
+const here = `http://${process.env.HOST || "127.0.0.1"}:${port}`;
+// The demo's notification inbox is on this machine too.
+process.env.ALERT_ALLOW_PRIVATE ??= "1";
 await prepareOrExit();
 
+/** Each demo account's history, by "port:user id": its balance history is kept as snapshots. */
+const histories = new Map<string, ReturnType<typeof demoHistory>>();
 const gateways = await Promise.all(
   DEMO_SITES.map((demo) =>
     startGateway({
@@ -65,7 +77,14 @@ const gateways = await Promise.all(
       checkinReward: 4821,
       failureStatus: demo.family === "new-api" ? 401 : 200,
       users: demo.users.map((u) => {
-        const history = demoHistory({ seed: u.seed, days: 30, callsPerDay: u.id === 1 ? 160 : 60 });
+        const history = demoHistory({
+          seed: u.seed,
+          days: 30,
+          callsPerDay: u.id === 1 ? 160 : 60,
+          // The main account's site once charged $1.50 its log never showed: 对账 marks that day.
+          ...(demo.family === "new-api" && u.id === 1 ? { unlogged: { daysAgo: 4, usd: 1.5 } } : {}),
+        });
+        histories.set(`${demo.port}:${u.id}`, history);
         return {
           accessToken: u.accessToken,
           data: newApiUser(u.id, {
@@ -97,6 +116,14 @@ for (const [i, demo] of DEMO_SITES.entries()) {
         : await sites.update(existing.id, { url })
       : await sites.add({ name: demo.name, url }),
   );
+}
+// Each account's month of balances, as if it had been watched all along (the first run only).
+for (const [i, demo] of DEMO_SITES.entries()) {
+  for (const u of demo.users) {
+    const history = histories.get(`${demo.port}:${u.id}`);
+    const site = registered[i];
+    if (history && site) await seedBalanceHistory(db(), { siteId: site.id, siteUserId: u.id }, history.balances);
+  }
 }
 // The operator's page too: a known password, set only when none is (a real one is never replaced).
 const DEMO_ADMIN_PASSWORD = "demo-admin-password";
@@ -142,11 +169,14 @@ if (workspace) {
     }
   }
 }
+// Alerts and digests of the workspace go to a local inbox (an ntfy-style topic) the demo serves.
+const inbox = await startInbox(DEMO_PORT + 2);
+if (workspace) await demoAlerts(workspace.id, `${inbox.url}/demo`);
 await closeDb(db());
 
 buildIfNeeded();
 
-const port = process.env.PORT || "3000";
+
 const lines = DEMO_SITES.flatMap((demo, i) =>
   demo.users.map((u) => `  ${registered[i]?.name}  用户ID ${u.id}  访问令牌 ${u.accessToken}`),
 );
@@ -159,7 +189,59 @@ ${
   workspace
     ? `工作区（保存了全部演示账户，任何设备登录即可看到）: http://${process.env.HOST || "127.0.0.1"}:${port}/workspace  名称 ${DEMO_WORKSPACE.name}  密码 ${DEMO_WORKSPACE.password}\n`
     : ""
-}站点管理: http://${process.env.HOST || "127.0.0.1"}:${port}/admin ${adminPassword ? `管理员密码 ${adminPassword}` : "（使用已设置的管理员密码）"}
+}提醒与摘要的演示收件箱（工作区「提醒」页的渠道发到这里）: ${inbox.url}/
+站点管理: http://${process.env.HOST || "127.0.0.1"}:${port}/admin ${adminPassword ? `管理员密码 ${adminPassword}` : "（使用已设置的管理员密码）"}
 `);
 
-serveProduction(() => void Promise.all(gateways.map((g) => g.close())));
+serveProduction(() => void Promise.all([...gateways.map((g) => g.close()), inbox.close()]));
+
+/**
+ * The demo's notification inbox: takes ntfy-style POSTs (the title in the Title header, the text
+ * as the body) and lists them, newest first, on GET /.
+ */
+async function startInbox(inboxPort: number) {
+  const received: Array<{ at: string; title: string; body: string }> = [];
+  const server = createServer((req, res) => {
+    if (req.method === "POST") {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const raw = String(req.headers.title ?? "");
+        // ntfy's RFC 2047 form: =?UTF-8?B?…?=
+        const encoded = /^=\?UTF-8\?B\?(.*)\?=$/.exec(raw)?.[1];
+        const title = encoded ? Buffer.from(encoded, "base64").toString("utf8") : raw;
+        received.unshift({ at: new Date().toISOString(), title, body: Buffer.concat(chunks).toString("utf8") });
+        received.splice(200);
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ id: String(received.length), event: "message" }));
+      });
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+    res.end(
+      received.length === 0
+        ? "演示收件箱：还没有消息。提醒打开、恢复时，或摘要到点（或在「提醒」页按「立即发送」）时会出现在这里。\n"
+        : received.map((m) => `${m.at}  ${m.title}\n${m.body}\n`).join("\n----\n\n"),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(inboxPort, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${inboxPort}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The demo workspace's channel, its rules told to it, and a daily and a monthly digest (the first run only). */
+async function demoAlerts(workspaceId: number, inboxUrl: string) {
+  const channels = alertChannels(db());
+  if ((await channels.list(workspaceId)).length > 0) return;
+  const { channel } = await channels.create(workspaceId, { type: "ntfy", name: "演示收件箱", url: inboxUrl });
+  const rules = alertRules(db());
+  await rules.settings(workspaceId);
+  for (const rule of await rules.list(workspaceId)) await rules.update(workspaceId, rule.id, { channels: [channel.id] });
+  await rules.create(workspaceId, { kind: "unmatched_move", account: "all", threshold: 1, channels: [channel.id] });
+  await rules.create(workspaceId, { kind: "balance_below", account: "all", threshold: 5, channels: [channel.id] });
+  const digests = alertDigests(db());
+  await digests.set(workspaceId, { cadence: "daily", time: "09:00", channels: [channel.id] }, here);
+  await digests.set(workspaceId, { cadence: "monthly", time: "09:00", channels: [channel.id] }, here);
+}

@@ -55,6 +55,8 @@ export type History = {
   topups: StandInTopup[];
   /** What the site's user object says about the account after this history. */
   totals: { quota: number; usedQuota: number; requestCount: number };
+  /** The balance every 3 hours of the history, as syncs would have noted it (oldest first). */
+  balances: Array<{ at: number; quota: number }>;
 };
 
 export type HistoryOptions = {
@@ -66,6 +68,8 @@ export type HistoryOptions = {
   now?: number;
   /** Hours the site's clock is ahead of UTC (the rhythm follows local hours). */
   utcOffsetHours?: number;
+  /** A deduction the log never shows (a site's billing slip), this many days before the end: 对账 finds it. */
+  unlogged?: { daysAgo: number; usd: number };
 };
 
 export function demoHistory(opts: HistoryOptions = {}): History {
@@ -192,12 +196,28 @@ export function demoHistory(opts: HistoryOptions = {}): History {
   logs.push(note(start + 2 * 86_400 + 3600, 3, "管理员将用户分组从 default 修改为 vip"));
   logs.sort((a, b) => a.createdAt - b.createdAt);
   const usedQuota = logs.reduce((s, l) => s + (l.type === 2 ? l.quota : 0), 0);
+  const slip = opts.unlogged
+    ? { at: now - opts.unlogged.daysAgo * 86_400, quota: Math.round(opts.unlogged.usd * QUOTA_PER_USD) }
+    : null;
+  // The balance every 3 hours: the opening balance, the top-ups completed and the calls made by then.
+  const balances: Array<{ at: number; quota: number }> = [];
+  let balance = credited - topups.reduce((s, t) => s + t.amount * QUOTA_PER_USD, 0);
+  let l = 0;
+  let t = 0;
+  // A top-up counts from its log entry (a minute after it was made), as 对账 reads it.
+  const byTime = topups.map((x) => ({ at: x.createTime + 60, amount: x.amount })).sort((a, b) => a.at - b.at);
+  for (let at = start + 3 * 3600; at < now; at += 3 * 3600) {
+    for (; l < logs.length && logs[l]!.createdAt <= at; l++) if (logs[l]!.type === 2) balance -= logs[l]!.quota;
+    for (; t < byTime.length && byTime[t]!.at <= at; t++) balance += byTime[t]!.amount * QUOTA_PER_USD;
+    balances.push({ at, quota: balance - (slip && slip.at <= at ? slip.quota : 0) });
+  }
   return {
     logs,
     tokens,
     topups,
+    balances,
     totals: {
-      quota: credited - usedQuota,
+      quota: credited - usedQuota - (slip?.quota ?? 0),
       usedQuota,
       requestCount: logs.filter((l) => l.type === 2).length,
     },

@@ -274,6 +274,23 @@ async function syncWindow(
 
 export type SyncResult = { added: number; from: number; to: number; complete: boolean };
 
+/**
+ * Balances known from elsewhere (the demo's own history) kept as snapshots, for an account that has
+ * none yet; returns how many were kept.
+ */
+export async function seedBalanceHistory(
+  db: Db,
+  account: { siteId: number; siteUserId: number },
+  points: Array<{ at: number; quota: number }>,
+): Promise<number> {
+  const who = { siteId: account.siteId, siteUserId: BigInt(account.siteUserId) };
+  if ((await db.balanceSnapshot.count({ where: who })) > 0) return 0;
+  await db.balanceSnapshot.createMany({
+    data: points.map((p) => ({ ...who, at: p.at, quota: BigInt(p.quota), usedQuota: 0n, requestCount: 0n })),
+  });
+  return points.length;
+}
+
 /** The balance as a snapshot row, or null when the site reports numbers no account has. */
 function snapshotOf(balance: Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">) {
   const ok = (n: number) => Number.isSafeInteger(n);
