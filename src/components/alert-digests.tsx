@@ -125,7 +125,7 @@ export function Digests() {
           <select value={cadence} onChange={(e) => setCadence(e.target.value as Cadence)}>
             {(Object.keys(CADENCE) as Cadence[]).map((c) => (
               <option key={c} value={c}>
-                {CADENCE[c].label}（{CADENCE[c].covers}）
+                {CADENCE[c].label}
               </option>
             ))}
           </select>
@@ -146,6 +146,7 @@ export function Digests() {
           <span>时刻</span>
           <input type="time" value={time} onChange={(e) => setTime(e.target.value)} required />
         </label>
+        <p className="muted digest-covers">{CADENCE[cadence].covers}。</p>
         <fieldset className="field rule-channels">
           <legend>发到</legend>
           {channelList.length === 0 ? (

@@ -334,7 +334,7 @@ export default function UsagePanel() {
                         dataKey={`a${i}`}
                         name={`${a.site?.name ?? "站点已移除"} · ${a.username || a.userId}`}
                         stroke={COLORS[i % COLORS.length]}
-                        dot={<UnmatchedDot index={i} color={COLORS[i % COLORS.length] ?? "#888"} />}
+                        dot={<UnmatchedDot series={i} color={COLORS[i % COLORS.length] ?? "#888"} />}
                         isAnimationActive={false}
                         connectNulls
                       />
@@ -352,15 +352,16 @@ export default function UsagePanel() {
 
 /** A day's balance dot: red and larger on a day whose balance moved otherwise than the log says. */
 function UnmatchedDot(props: {
-  index: number;
+  /** Which account's line (recharts gives its own `index`: the point's). */
+  series: number;
   color: string;
   cx?: number;
   cy?: number;
   payload?: Record<string, number | string>;
 }) {
-  const { cx, cy, payload, index, color } = props;
-  if (cx === undefined || cy === undefined || payload?.[`a${index}`] === undefined) return null;
-  const off = payload[`u${index}`] !== undefined;
+  const { cx, cy, payload, series, color } = props;
+  if (cx === undefined || cy === undefined || payload?.[`a${series}`] === undefined) return null;
+  const off = payload[`u${series}`] !== undefined;
   return off ? (
     <circle cx={cx} cy={cy} r={6} fill="var(--danger)" stroke="var(--card)" strokeWidth={2}>
       <title>对账不符</title>

@@ -56,6 +56,9 @@ for (const scheme of ["light", "dark"] as const) {
 
       await page.goto(`${URL_}/workspace`);
       await checkPage(page, "workspace sign-in");
+      await page.goto(`${URL_}/statement/${"x".repeat(43)}`);
+      await expect(page.getByRole("status")).toContainText("链接无效");
+      await checkPage(page, "statement link");
       await page.goto(`${URL_}/admin`);
       await checkPage(page, "admin sign-in");
       await page.getByLabel("管理员密码").fill(E2E_ADMIN_PASSWORD);

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { generate } from "otplib";
 import { ALICE } from "../support/gateway";
 import { FAMILIES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
@@ -109,6 +110,42 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await expect(rules).toHaveCount(4);
   expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
   await shot(page, "workspace-alerts-phone");
+
+  // 摘要: needs a channel, and says so.
+  const digests = page.getByRole("region", { name: "摘要" });
+  await expect(digests).toContainText("还没有渠道：请先在下方添加通知渠道。");
+  await digests.getByRole("button", { name: "保存摘要" }).click();
+  await expect(digests.getByRole("alert")).toHaveText("请至少选择一个通知渠道");
+
+  // A monthly digest's one-time link: a page with the month, the PDF once, then the reason it is gone.
+  const { closeDb, createDb } = await import("../../src/server/db/client");
+  const { createStatementLink } = await import("../../src/server/alerts/statement-links");
+  const db = createDb(process.env.E2E_DB_URL ?? "");
+  const month = new Date().toISOString().slice(0, 7);
+  let link = "";
+  try {
+    const owner = await db.workspace.findFirstOrThrow({ where: { name: "端到端工作区" }, select: { id: true } });
+    link = await createStatementLink(db, owner.id, { month, timeZone: "UTC", origin: URL_ });
+  } finally {
+    await closeDb(db);
+  }
+  await page.goto(link);
+  await expect(page.getByRole("heading", { name: `${month} 用量对账单` })).toBeVisible();
+  await shot(page, "statement-link-phone");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await shot(page, "statement-link");
+  const [pdf] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "下载对账单" }).click(),
+  ]);
+  expect(pdf.suggestedFilename()).toBe(`statement_${month}.pdf`);
+  const text = execFileSync("pdftotext", ["-layout", await pdf.path(), "-"]).toString();
+  expect(text).toContain(`用量对账单 ${month}`);
+  expect(text).toContain("桌面主力");
+  await page.reload();
+  await expect(page.getByRole("status")).toHaveText(
+    "这个链接已经用过：对账单只能通过链接下载一次。请登录控制台，在「导出」中下载。",
+  );
   void consoleErrors;
 });
 
