@@ -64,7 +64,15 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
  * `tx` or `….db`.)
  */
 const OWNERS = {
-  ledger: ["ledgerEntry", "ledgerHour", "ledgerHourTotal", "balanceSnapshot", "ledgerSync", "ledgerArchive", "ledgerTopup"],
+  ledger: [
+    "ledgerEntry",
+    "ledgerHour",
+    "ledgerHourTotal",
+    "balanceSnapshot",
+    "ledgerSync",
+    "ledgerArchive",
+    "ledgerTopup",
+  ],
   session: ["session"],
   admin: ["operator", "operatorSession", "auditEntry"],
   workspace: ["workspace", "workspaceSession", "workspaceAccount", "workspaceInvite", "setting"],

@@ -176,7 +176,6 @@ await closeDb(db());
 
 buildIfNeeded();
 
-
 const lines = DEMO_SITES.flatMap((demo, i) =>
   demo.users.map((u) => `  ${registered[i]?.name}  用户ID ${u.id}  访问令牌 ${u.accessToken}`),
 );
@@ -238,7 +237,8 @@ async function demoAlerts(workspaceId: number, inboxUrl: string) {
   const { channel } = await channels.create(workspaceId, { type: "ntfy", name: "演示收件箱", url: inboxUrl });
   const rules = alertRules(db());
   await rules.settings(workspaceId);
-  for (const rule of await rules.list(workspaceId)) await rules.update(workspaceId, rule.id, { channels: [channel.id] });
+  for (const rule of await rules.list(workspaceId))
+    await rules.update(workspaceId, rule.id, { channels: [channel.id] });
   await rules.create(workspaceId, { kind: "unmatched_move", account: "all", threshold: 1, channels: [channel.id] });
   await rules.create(workspaceId, { kind: "balance_below", account: "all", threshold: 5, channels: [channel.id] });
   const digests = alertDigests(db());

@@ -125,7 +125,9 @@ export const reconciliationSuccess = success(
 export const digestSchema = z
   .object({
     id: z.number().int(),
-    cadence: z.enum(CADENCES).describe("daily 每天（前一天）；weekly 每周（前 7 天）；monthly 每月 1 日（上个月，附对账单）"),
+    cadence: z
+      .enum(CADENCES)
+      .describe("daily 每天（前一天）；weekly 每周（前 7 天）；monthly 每月 1 日（上个月，附对账单）"),
     time: z.string().describe("发送时刻（工作区时区），如 09:00"),
     weekday: z.number().int().nullable().describe("每周摘要在星期几发送：1 周一 … 7 周日"),
     channels: z.array(z.number().int()),
