@@ -363,11 +363,19 @@ function UnmatchedDot(props: {
   if (cx === undefined || cy === undefined || payload?.[`a${series}`] === undefined) return null;
   const off = payload[`u${series}`] !== undefined;
   return off ? (
-    <circle cx={cx} cy={cy} r={6} fill="var(--danger)" stroke="var(--card)" strokeWidth={2}>
+    <circle
+      className="recharts-line-dot unmatched"
+      cx={cx}
+      cy={cy}
+      r={6}
+      fill="var(--danger)"
+      stroke="var(--card)"
+      strokeWidth={2}
+    >
       <title>对账不符</title>
     </circle>
   ) : (
-    <circle cx={cx} cy={cy} r={3} fill={color} />
+    <circle className="recharts-line-dot" cx={cx} cy={cy} r={3} fill={color} />
   );
 }
 

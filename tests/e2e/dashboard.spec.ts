@@ -671,6 +671,31 @@ test("用量分析 downloads the range as CSV (its row count shown first) and th
   expect(rows.length - 1).toBe(shown);
   expect(new Set(rows.slice(1).map((r) => r[1]))).toEqual(new Set(["new-api 站点"]));
 
+  // 对账 as its own file: a row per day of the range, each with its difference.
+  const [rec] = await Promise.all([
+    page.waitForEvent("download"),
+    exports.getByRole("link", { name: "下载对账 CSV" }).click(),
+  ]);
+  expect(rec.suggestedFilename()).toMatch(/^reconciliation_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/);
+  const days = parse(readFileSync(await rec.path()), { bom: true });
+  expect(days[0]).toEqual([
+    "日期",
+    "站点",
+    "用户",
+    "起始快照",
+    "结束快照",
+    "余额变化 (USD)",
+    "消费 (USD)",
+    "充值 (USD)",
+    "签到奖励 (USD)",
+    "退款 (USD)",
+    "无金额的调整（条）",
+    "日志应有变化 (USD)",
+    "差额 (USD)",
+    "不符",
+  ]);
+  expect(days.length - 1).toBe(30);
+
   const [pdf] = await Promise.all([
     page.waitForEvent("download"),
     exports.getByRole("link", { name: "下载月度对账单 PDF" }).click(),
