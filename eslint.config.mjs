@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 /**
  * The layers of design.md "Shape", one way down, a folder per capability:
  *   app/ → http/ (adapters) → api/ (routers, wire schemas), jobs/ (background work, started by the
- *   server entry) → alerts/ → exports/, actions/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
+ *   server entry) → alerts/ → exports/, actions/, prices/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
  *   → sites/
  *   → gateway/, db/ → core/ → net/
  * Each folder of src/server names the folders it must never import; crossing one fails lint.
@@ -19,7 +19,7 @@ const ORDER = [
   ["accounts", "auth", "admin"],
   ["workspace"],
   ["ledger"],
-  ["exports", "actions"],
+  ["exports", "actions", "prices"],
   ["alerts"],
   ["jobs", "api"],
   ["http"],
@@ -60,7 +60,8 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
 /**
  * One owner per table: only ledger/ reads or writes the ledger tables, only session/ the sessions,
  * only admin/ the operator's rows, only workspace/ the workspaces, their sessions, accounts and
- * invites and the run-time settings, only jobs/ the job leases, only actions/ the 操作记录, only alerts/ the alerts; the others ask the owner. (Prisma delegates by name, on `db`,
+ * invites and the run-time settings, only jobs/ the job leases, only actions/ the 操作记录, only alerts/ the alerts
+ * and digests, only prices/ the prices; the others ask the owner. (Prisma delegates by name, on `db`,
  * `tx` or `….db`.)
  */
 const OWNERS = {
@@ -78,7 +79,8 @@ const OWNERS = {
   workspace: ["workspace", "workspaceSession", "workspaceAccount", "workspaceInvite", "setting"],
   jobs: ["jobLease"],
   actions: ["accountAction"],
-  alerts: ["alertSettings", "alertChannel", "alertRule", "alert", "alertDelivery"],
+  alerts: ["alertSettings", "alertChannel", "alertRule", "alert", "alertDelivery", "alertDigest", "statementLink"],
+  prices: ["sitePrice", "sitePriceChange", "sitePriceRead", "accountPrice"],
 };
 const delegate = (names) =>
   `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"], [object.callee.name="db"])`;

@@ -57,6 +57,7 @@ export default defineConfig({
                   "tests/integration/jobs.test.ts",
                   "tests/integration/alerts.test.ts",
                   "tests/integration/alert-digests.test.ts",
+                  "tests/integration/prices.test.ts",
                   "tests/integration/ops.test.ts",
                   "tests/integration/postgres/**/*.test.ts",
                 ],

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 
 import { ok, send } from "./stand-in/answer";
 import { logsAnswer, statAnswer } from "./stand-in/logs";
+import { answerPrices } from "./stand-in/prices";
 import { statusData } from "./stand-in/status";
 import { tokensAnswer, topupsAnswer } from "./stand-in/tokens";
 import type { GatewayOptions, GatewayUser, RunningGateway } from "./stand-in/types";
@@ -130,6 +131,7 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
       if (!answerWrite(writes, user, req, res, url)) send(res, 404, { success: false, message: "Not Found" });
       return;
     }
+    if (answerPrices(family, options, req, res, path, () => authenticate(req, res))) return;
     if (req.method === "GET" && !CANONICAL.includes(path)) {
       const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
       if (CANONICAL.includes(other)) {

@@ -60,6 +60,8 @@ export type GatewayUser = {
   logs?: StandInLog[];
   tokens?: StandInToken[];
   topups?: StandInTopup[];
+  /** The models the account may use (its usable-models route). */
+  models?: string[];
 };
 
 /** A redemption code of the stand-in site: 1 enabled, 2 disabled, 3 used; `expiresAt` 0 = never. */
@@ -67,6 +69,8 @@ export type StandInCode = { key: string; quota: number; status: 1 | 2 | 3; expir
 
 export type GatewayOptions = {
   users: GatewayUser[];
+  /** The price list in the family's own shape (`/api/pricing` or `/api/prices` items) and the group ratios. */
+  pricing?: { data: Array<Record<string, unknown>>; groupRatios?: Record<string, number> };
   /** Which gateway to be; new-api when `requireUserHeader`, else one-api (the sign-in stand-ins). */
   family?: StandInFamily;
   /** Refuse tokens without a matching user-id header (new-api from 2024-07, Veloera). */

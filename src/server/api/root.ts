@@ -3,6 +3,7 @@ import { actionsRouter } from "./routers/actions";
 import { tokensRouter } from "./routers/tokens";
 import { alertsRouter } from "./routers/alerts";
 import { opsRouter } from "./routers/ops";
+import { pricesRouter } from "./routers/prices";
 import { adminRouter } from "./routers/admin";
 import { authRouter } from "./routers/auth";
 import { exportRouter } from "./routers/export";
@@ -18,6 +19,7 @@ export const appRouter = router({
   tokens: tokensRouter,
   alerts: alertsRouter,
   ops: opsRouter,
+  prices: pricesRouter,
   admin: adminRouter,
   auth: authRouter,
   export: exportRouter,

@@ -6,6 +6,7 @@ import { components } from "./openapi/components";
 import { actionPaths } from "./openapi/action-paths";
 import { tokenPaths } from "./openapi/token-paths";
 import { alertPaths } from "./openapi/alert-paths";
+import { pricePaths } from "./openapi/price-paths";
 import { opsPaths } from "./openapi/ops-paths";
 import { adminPaths } from "./openapi/admin-paths";
 import { userPaths } from "./openapi/user-paths";
@@ -37,6 +38,7 @@ export function openApiDocument(): object {
       tokenPaths(),
       workspacePaths(),
       alertPaths(),
+      pricePaths(),
       adminPaths(),
       opsPaths(),
     ),

@@ -3,6 +3,8 @@ import type pg from "pg";
 import {
   bulkQueries,
   inBatches,
+  modelFitOf,
+  modelFitQuery,
   ownerMoveOf,
   ownerSnapshotOf,
   type RawOwnerRow,
@@ -157,6 +159,10 @@ export function postgresStore(pool: pg.Pool): LedgerStore {
       const { sql, values } = entrySumsQuery(owners, windows, consumeOnly, by, (i) => `$${i + 1}`);
       const rows = await query<RawSums & { hour: number | string; key: string }>(sql, values);
       return rows.map((r) => ({ hour: Number(r.hour), key: r.key, ...sumsOf(r) }));
+    },
+    async modelFitSums(owner, range) {
+      const { sql, values } = modelFitQuery(owner, range, (i) => `$${i + 1}`, "DOUBLE PRECISION");
+      return (await query<Record<string, unknown>>(sql, values)).map(modelFitOf);
     },
     async lastSnapshots(owners, atMost) {
       if (owners.length === 0) return [];

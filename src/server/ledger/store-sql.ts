@@ -77,11 +77,53 @@ export type LedgerStore = {
   snapshotsBetween(owners: Owner[], after: number, before: number): Promise<OwnerSnapshot[]>;
   /** Each account's entries other than consumption in (after, upTo] (after per account). */
   movesSince(since: Array<Owner & { after: number }>, upTo: number): Promise<OwnerMove[]>;
+  /** Per model, the sums of an account's consume entries in [from, to) that a price is fitted from. */
+  modelFitSums(owner: Owner, range: Window): Promise<Array<ModelFitSums>>;
   /** Each account's kept top-up history in (after, upTo] (after per account). */
   topupsSince(since: Array<Owner & { after: number }>, upTo: number): Promise<OwnerSnapshot[]>;
 };
 
 export type OwnerSnapshot = Owner & { at: number; quota: number };
+export type ModelFitSums = {
+  model: string;
+  n: number;
+  q: number;
+  p: number;
+  c: number;
+  qq: number;
+  pp: number;
+  cc: number;
+  pc: number;
+  qp: number;
+  qc: number;
+};
+
+/** modelFitSums' statement: products summed as reals (a bigint product could overflow). */
+export function modelFitQuery(owner: Owner, range: Window, p: (i: number) => string, real: string) {
+  const f = (col: string) => `CAST(${col} AS ${real})`;
+  const sql = `SELECT model, COUNT(*) AS n, SUM(${f("quota")}) AS q, SUM(${f("prompt_tokens")}) AS p,
+    SUM(${f("completion_tokens")}) AS c, SUM(${f("quota")} * ${f("quota")}) AS qq,
+    SUM(${f("prompt_tokens")} * ${f("prompt_tokens")}) AS pp, SUM(${f("completion_tokens")} * ${f("completion_tokens")}) AS cc,
+    SUM(${f("prompt_tokens")} * ${f("completion_tokens")}) AS pc, SUM(${f("quota")} * ${f("prompt_tokens")}) AS qp,
+    SUM(${f("quota")} * ${f("completion_tokens")}) AS qc
+    FROM ledger_entries WHERE site_id = ${p(0)} AND site_user_id = ${p(1)} AND at >= ${p(2)} AND at < ${p(3)}
+    AND type = 'consume' GROUP BY model`;
+  return { sql, values: [owner.siteId, owner.siteUserId, range.from, range.to] };
+}
+
+export const modelFitOf = (r: Record<string, unknown>): ModelFitSums => ({
+  model: typeof r.model === "string" ? r.model : "",
+  n: Number(r.n ?? 0),
+  q: Number(r.q ?? 0),
+  p: Number(r.p ?? 0),
+  c: Number(r.c ?? 0),
+  qq: Number(r.qq ?? 0),
+  pp: Number(r.pp ?? 0),
+  cc: Number(r.cc ?? 0),
+  pc: Number(r.pc ?? 0),
+  qp: Number(r.qp ?? 0),
+  qc: Number(r.qc ?? 0),
+});
 export type OwnerMove = OwnerSnapshot & { type: string; content: string };
 
 /**

@@ -15,6 +15,8 @@ import {
   entrySumsQuery,
   bulkQueries,
   inBatches,
+  modelFitOf,
+  modelFitQuery,
   ownerMoveOf,
   ownerSnapshotOf,
   type RawOwnerRow,
@@ -122,6 +124,10 @@ export function sqliteStore(conn: () => Database.Database): LedgerStore {
         [...o.values, range.from, range.to],
       );
       return Promise.resolve(rows.map((r) => ({ key: r.key, ...sumsOf(r) })));
+    },
+    modelFitSums(owner, range) {
+      const { sql, values } = modelFitQuery(owner, range, () => "?", "REAL");
+      return Promise.resolve(query<Record<string, unknown>>(sql, values).map(modelFitOf));
     },
     lastSnapshots(owners, atMost) {
       if (owners.length === 0) return Promise.resolve([]);

@@ -153,6 +153,14 @@ async function exchange(
   return data;
 }
 
+/**
+ * One authenticated GET's envelope whole (a family's fields beside `data` kept), null for a route
+ * this build lacks (404); a refused token or an unreachable site is a SiteDataError.
+ */
+export function readEnvelope(ctx: Ctx, request: SiteRequest): Promise<Record<string, unknown> | null> {
+  return exchange(ctx, request, { missingOk: true });
+}
+
 /** One authenticated GET; `data` of a successful envelope, null for a missing route when `missingOk`. */
 export async function read(ctx: Ctx, request: SiteRequest, opts: { missingOk?: boolean } = {}): Promise<unknown> {
   const data = await exchange(ctx, request, opts);

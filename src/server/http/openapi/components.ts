@@ -58,6 +58,7 @@ import {
   rulesSuccess,
   timeZoneSuccess,
 } from "../../api/schemas/alerts";
+import { compareSuccess, whatIfSuccess } from "../../api/schemas/prices";
 
 /** The schemas of the OpenAPI document, from the zod schemas the procedures validate with. */
 export function components() {
@@ -122,6 +123,8 @@ export function components() {
     digestsSuccess,
     digestSuccess,
     digestSentSuccess,
+    compareSuccess,
+    whatIfSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");

@@ -1,0 +1,38 @@
+import { accountOf } from "../../accounts/overview";
+import { readersOf } from "../../ledger/analytics";
+import { compareModel, refreshPrices, whatIf, type PricedAccount } from "../../prices/compare";
+import { compareInput, compareSuccess, whatIfInput, whatIfSuccess } from "../schemas/prices";
+import { sessionsFor, siteDepsOf, type AuthedContext } from "../site-deps";
+import { authedProcedure, router } from "../trpc";
+
+/** The caller's accounts (a workspace's saved accounts, or the browser's), their prices read within the hour. */
+async function pricedAccounts(ctx: AuthedContext): Promise<PricedAccount[]> {
+  const sessions = await sessionsFor(ctx, "all");
+  const readers = await readersOf(ctx.db, sessions);
+  const bySession = new Map(sessions.map((s) => [`${s.siteId}:${s.siteUserId}`, s]));
+  const accounts = readers.map((reader) => ({
+    reader,
+    account: accountOf(bySession.get(`${reader.siteId}:${reader.siteUserId}`)!),
+  }));
+  await refreshPrices(ctx.db, accounts, siteDepsOf(ctx));
+  return accounts;
+}
+
+/** 模型价格 (design.md 22): a model's price on each account, and what the usage would cost elsewhere. */
+export const pricesRouter = router({
+  compare: authedProcedure
+    .input(compareInput)
+    .output(compareSuccess)
+    .query(async ({ ctx, input }) => ({
+      success: true as const,
+      data: { model: input.model, rows: await compareModel(ctx.db, await pricedAccounts(ctx), input.model) },
+    })),
+
+  whatif: authedProcedure
+    .input(whatIfInput)
+    .output(whatIfSuccess)
+    .query(async ({ ctx, input }) => {
+      const result = await whatIf(ctx.db, await pricedAccounts(ctx), input);
+      return { success: true as const, data: { from: input.from, to: input.to, tz: input.tz, ...result } };
+    }),
+});

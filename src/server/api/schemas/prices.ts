@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { successOf } from "../../core/messages";
+import { closedRange, rangeShape } from "./range";
+
+// 模型价格 (design.md 22): inputs, and answers in the success envelope.
+
+const success = <T extends z.ZodType>(data: T, name: string) => successOf(data).meta({ id: name });
+const usd = z.number().nullable();
+
+export const compareInput = z.object({
+  model: z.string().trim().min(1, "请填写模型名称").max(200).describe("模型名称，如 gpt-4o-mini"),
+});
+
+export const priceRowSchema = z
+  .object({
+    siteId: z.number().int(),
+    siteName: z.string(),
+    accountId: z.string().describe("账户：工作区中为保存的账户编号，浏览器中为账户的 key"),
+    model: z.string(),
+    group: z.string().nullable().describe("账户的分组"),
+    groupRatio: z.number().nullable().describe("分组倍率；站点不告诉令牌时、或价格由日志推算时为 null"),
+    inputPerMillionUsd: usd.describe("每百万输入 tokens（美元），已乘分组倍率"),
+    outputPerMillionUsd: usd.describe("每百万输出 tokens（美元）"),
+    perCallUsd: usd.describe("按次计费的模型每次（美元）"),
+    derivedFromLogs: z.boolean().describe("站点不公开价格，由该账户近 7 天的消费日志推算（由日志推算）"),
+    usable: z.boolean().describe("该账户可以使用这个模型"),
+    cheapest: z.boolean().describe("可用账户中最便宜的（按次，或每百万输入 + 输出）"),
+  })
+  .meta({ id: "PriceRow" });
+
+export const compareSuccess = success(
+  z.object({ model: z.string(), rows: z.array(priceRowSchema) }),
+  "PriceCompareSuccess",
+);
+
+export const whatIfInput = z
+  .object({ ...rangeShape })
+  .prefault({})
+  .transform((q, ctx) => closedRange(q, ctx));
+
+export const whatIfSuccess = success(
+  z.object({
+    from: z.string(),
+    to: z.string(),
+    tz: z.string(),
+    rows: z.array(
+      z.object({
+        model: z.string(),
+        requests: z.number().int(),
+        promptTokens: z.number().int(),
+        completionTokens: z.number().int(),
+        actualUsd: z.number().describe("实际花费"),
+        elsewhere: z
+          .array(
+            z.object({
+              siteId: z.number().int(),
+              siteName: z.string(),
+              accountId: z.string(),
+              usd: z.number().describe("同样的用量在该账户的价格下的花费"),
+              derivedFromLogs: z.boolean(),
+            }),
+          )
+          .describe("提供该模型的各账户，从便宜到贵"),
+      }),
+    ),
+    totals: z.object({
+      actualUsd: z.number(),
+      cheapestUsd: z.number().describe("每个模型都用最便宜的账户时的花费"),
+      savingUsd: z.number(),
+    }),
+  }),
+  "PriceWhatIfSuccess",
+);

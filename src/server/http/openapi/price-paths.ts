@@ -1,0 +1,64 @@
+/** The OpenAPI paths of 模型价格 (design.md 22): a model across the caller's accounts, and 如果在别处. */
+import { MSG } from "../../core/messages";
+import {
+  DATE_PARAMS,
+  INTERNAL,
+  SESSION_SECURITY,
+  UNAUTHORIZED,
+  UNAVAILABLE,
+  failureExample,
+  json,
+  ref,
+  stringQuery,
+} from "./common";
+
+const READ =
+  "账户：工作区的全部账户，或本浏览器登录的全部账户。各站点的价格表与各账户的分组、可用模型一小时内读过的直接使用，否则先向站点读取（受站点请求预算限制）。";
+
+function get(operationId: string, summary: string, description: string, answer: string, parameters: object[]) {
+  return {
+    get: {
+      operationId,
+      summary,
+      description: `${description}${READ}`,
+      security: SESSION_SECURITY,
+      parameters,
+      responses: {
+        "200": {
+          description: "成功；参数无效时 success:false",
+          content: json(
+            { oneOf: [ref(answer), ref("Failure")] },
+            { badParam: failureExample(`${MSG.badParamPrefix}model`) },
+          ),
+        },
+        "401": UNAUTHORIZED,
+        "500": INTERNAL,
+        "503": UNAVAILABLE,
+      },
+    },
+  };
+}
+
+export function pricePaths(): Record<string, object> {
+  return {
+    "/api/prices/compare": get(
+      "pricesCompare",
+      "模型在各账户的价格",
+      "一个模型在每个能看到它的账户上的价格（美元，每百万输入 / 输出 tokens，或按次），已乘该账户所在分组的倍率：" +
+        "new-api / Veloera 由 /api/pricing 的倍率换算（model_ratio × 1e6 ÷ quota_per_unit，输出再乘 completion_ratio；按次为 model_price），" +
+        "one-hub / done-hub 由 /api/prices 换算（input × 1e6 ÷ quota_per_unit；按次为 1000 × input ÷ quota_per_unit），" +
+        "one-api 不向用户公开价格，由该账户近 7 天的消费日志以最小二乘拟合（额度 ≈ a × 输入 + b × 输出），derivedFromLogs 为 true。" +
+        "站点不向令牌说出分组倍率时，同样按日志推算。usable：账户可用该模型；cheapest：可用账户中最便宜的。",
+      "PriceCompareSuccess",
+      [{ ...stringQuery("model", "模型名称，如 gpt-4o-mini", { type: "string", maxLength: 200 }), required: true }],
+    ),
+    "/api/prices/whatif": get(
+      "pricesWhatIf",
+      "如果在别处",
+      "范围内各模型的实际用量（全部账户合计）与花费，以及同样的用量按每个提供该模型的账户的价格要花多少（从便宜到贵）；" +
+        "totals.cheapestUsd 为每个模型都用最便宜的账户时的花费，savingUsd 为可省下的。",
+      "PriceWhatIfSuccess",
+      DATE_PARAMS,
+    ),
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * What the prices read from an account's ledger (design.md 22): the sums a model's price is fitted
+ * from over the last 7 days (where the site publishes none), and the group ratio the newest call
+ * was billed at (one-hub's `metadata.group_ratio`, new-api's `other.group_ratio`), for a group the
+ * site does not name to a token.
+ */
+import type { Db } from "../db/client";
+import { ledgerStore, type Owner } from "./store";
+import type { ModelFitSums } from "./store-sql";
+
+export const FIT_DAYS = 7;
+
+export function fitSumsOf(db: Db, owner: Owner, now = Date.now()): Promise<ModelFitSums[]> {
+  const to = Math.floor(now / 1000) + 1;
+  return ledgerStore(db).modelFitSums(owner, { from: to - FIT_DAYS * 86_400, to });
+}
+
+export async function loggedGroupRatio(db: Db, owner: Owner): Promise<number | null> {
+  const newest = await db.ledgerEntry.findFirst({
+    where: {
+      siteId: owner.siteId,
+      siteUserId: BigInt(owner.siteUserId),
+      type: "consume",
+      detail: { contains: "group_ratio" },
+    },
+    orderBy: { at: "desc" },
+    select: { detail: true },
+  });
+  if (!newest?.detail) return null;
+  try {
+    const ratio = (JSON.parse(newest.detail) as Record<string, unknown>).group_ratio;
+    return typeof ratio === "number" && Number.isFinite(ratio) && ratio >= 0 ? ratio : null;
+  } catch {
+    return null;
+  }
+}

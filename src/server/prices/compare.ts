@@ -1,0 +1,225 @@
+/**
+ * Prices across a person's accounts (design.md 22): a model's price for each account's own group
+ * (the cheapest usable one marked), and 如果在别处: a range's usage per model priced on every
+ * account that offers the model. Sites and accounts not read within the hour are read first.
+ */
+import type { Db } from "../db/client";
+import { priced, type ModelPrice } from "../gateway/prices";
+import { summaryOf, type Reader } from "../ledger/analytics";
+import { SiteDataError, type Account, type SiteDataDeps } from "../site-data/calls";
+import { readAccountPrices, readSitePrices, SITE_PRICES_TTL_MS } from "./read";
+import { priceStore, type AccountSide, type StoredPrice } from "./store";
+
+/** An account the prices are for: its ledger reader and the account its site is read as. */
+export type PricedAccount = { reader: Reader; account: Account };
+
+export type PriceRow = {
+  siteId: number;
+  siteName: string;
+  accountId: string;
+  model: string;
+  group: string | null;
+  groupRatio: number | null;
+  inputPerMillionUsd: number | null;
+  outputPerMillionUsd: number | null;
+  perCallUsd: number | null;
+  derivedFromLogs: boolean;
+  usable: boolean;
+  cheapest: boolean;
+};
+
+const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/**
+ * Reads what is older than the hour: each site's list once (through the first of its accounts),
+ * then each account's side. A site that cannot be read keeps its last list; the failure is said
+ * on the account.
+ */
+export async function refreshPrices(db: Db, accounts: PricedAccount[], deps: SiteDataDeps, now = new Date()) {
+  const store = priceStore(db);
+  const stale = (at: Date | undefined) => !at || now.getTime() - at.getTime() >= SITE_PRICES_TTL_MS;
+  const siteIds = [...new Set(accounts.map((a) => a.account.siteId))];
+  const reads = await store.siteReads(siteIds);
+  const sides = await store.accounts(accounts.map((a) => a.account));
+  for (const siteId of siteIds) {
+    if (!stale(reads.get(siteId)?.readAt)) continue;
+    for (const a of accounts.filter((x) => x.account.siteId === siteId)) {
+      try {
+        await readSitePrices(db, a.account, deps, now);
+        break;
+      } catch (error) {
+        if (!(error instanceof SiteDataError)) throw error;
+      }
+    }
+  }
+  await Promise.all(
+    accounts
+      .filter((a) => stale(sides.get(`${a.account.siteId}:${a.account.siteUserId}`)?.readAt))
+      .map((a) =>
+        readAccountPrices(db, a.account, deps, now).catch((error: unknown) => {
+          if (!(error instanceof SiteDataError)) throw error;
+        }),
+      ),
+  );
+}
+
+/** Everything the figures need, read once: each site's list and each account's side. */
+async function pricesOf(db: Db, accounts: PricedAccount[]) {
+  const store = priceStore(db);
+  const siteIds = [...new Set(accounts.map((a) => a.reader.siteId))];
+  const [lists, sides] = await Promise.all([store.sitePrices(siteIds), store.accounts(accounts.map((a) => a.reader))]);
+  const byModel = new Map<number, Map<string, StoredPrice>>();
+  for (const [siteId, list] of lists) byModel.set(siteId, new Map(list.map((p) => [p.model, p])));
+  return {
+    side: (a: PricedAccount) => sides.get(`${a.reader.siteId}:${a.reader.siteUserId}`) ?? null,
+    published: (a: PricedAccount, model: string) => byModel.get(a.reader.siteId)?.get(model) ?? null,
+    models: (a: PricedAccount) => [...(byModel.get(a.reader.siteId)?.keys() ?? [])],
+  };
+}
+
+/**
+ * The account's price of a model: the published one times its group's ratio; where the ratio is
+ * unknown or the site publishes none, the one fitted from its log; null when neither.
+ */
+function accountPrice(published: StoredPrice | null, side: AccountSide | null, model: string) {
+  const fitted = side?.derived.find((d) => d.model === model) ?? null;
+  if (published && side?.groupRatio !== null && side?.groupRatio !== undefined) {
+    return { ...priced(published, side.groupRatio), derivedFromLogs: false };
+  }
+  if (fitted) {
+    return {
+      inputPerMillionUsd: fitted.inputPerMillionUsd,
+      outputPerMillionUsd: fitted.outputPerMillionUsd,
+      perCallUsd: fitted.perCallUsd,
+      derivedFromLogs: true,
+    };
+  }
+  if (published) return { ...priced(published, 1), derivedFromLogs: false };
+  return null;
+}
+
+/** Whether the account may use the model: its usable list, else the groups the site enables the model in. */
+function usableBy(published: StoredPrice | null, side: AccountSide | null, model: string, priced: boolean): boolean {
+  if (side && side.models.length > 0) return side.models.includes(model);
+  if (published?.groups && side?.group) return published.groups.includes(side.group);
+  return priced;
+}
+
+/** What a call mix costs at a price: tokens per 1M, or calls at the per-call price. */
+function costOf(
+  p: Pick<ModelPrice, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">,
+  use: { requests: number; promptTokens: number; completionTokens: number },
+): number | null {
+  if (p.perCallUsd !== null) return use.requests * p.perCallUsd;
+  if (p.inputPerMillionUsd === null) return null;
+  const output = p.outputPerMillionUsd ?? p.inputPerMillionUsd;
+  return (use.promptTokens * p.inputPerMillionUsd + use.completionTokens * output) / 1e6;
+}
+
+/** The price to rank by: a call, or a million input and a million output tokens. */
+const rankOf = (r: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">) =>
+  r.perCallUsd ??
+  (r.inputPerMillionUsd === null ? null : r.inputPerMillionUsd + (r.outputPerMillionUsd ?? r.inputPerMillionUsd));
+
+export async function compareModel(db: Db, accounts: PricedAccount[], model: string): Promise<PriceRow[]> {
+  const p = await pricesOf(db, accounts);
+  const rows: PriceRow[] = [];
+  for (const a of accounts) {
+    const published = p.published(a, model);
+    const side = p.side(a);
+    const price = accountPrice(published, side, model);
+    const usable = usableBy(published, side, model, price !== null);
+    if (!price && !usable) continue;
+    rows.push({
+      siteId: a.reader.siteId,
+      siteName: a.reader.site?.name ?? "已移除的站点",
+      accountId: a.reader.key,
+      model,
+      group: side?.group || null,
+      groupRatio: price?.derivedFromLogs ? null : (side?.groupRatio ?? null),
+      inputPerMillionUsd: price?.inputPerMillionUsd ?? null,
+      outputPerMillionUsd: price?.outputPerMillionUsd ?? null,
+      perCallUsd: price?.perCallUsd ?? null,
+      derivedFromLogs: price?.derivedFromLogs ?? false,
+      usable,
+      cheapest: false,
+    });
+  }
+  const ranked = rows.filter((r) => r.usable && rankOf(r) !== null);
+  const best = Math.min(...ranked.map((r) => rankOf(r) as number));
+  for (const r of ranked) r.cheapest = Math.abs((rankOf(r) as number) - best) <= 1e-12;
+  // The usable ones first, cheapest first; then the rest.
+  return rows.sort(
+    (x, y) =>
+      Number(y.usable) - Number(x.usable) ||
+      (rankOf(x) ?? Infinity) - (rankOf(y) ?? Infinity) ||
+      x.siteName.localeCompare(y.siteName),
+  );
+}
+
+export type WhatIfRow = {
+  model: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  actualUsd: number;
+  elsewhere: Array<{ siteId: number; siteName: string; accountId: string; usd: number; derivedFromLogs: boolean }>;
+};
+
+/**
+ * 如果在别处: the range's usage per model (all the accounts together), what it cost, and what it
+ * would have cost on each account that offers the model at that account's own price.
+ */
+export async function whatIf(
+  db: Db,
+  accounts: PricedAccount[],
+  q: { from: string; to: string; tz: string },
+): Promise<{ rows: WhatIfRow[]; totals: { actualUsd: number; cheapestUsd: number; savingUsd: number } }> {
+  const p = await pricesOf(db, accounts);
+  const used = await summaryOf(
+    db,
+    accounts.map((a) => a.reader),
+    { ...q, groupBy: "model" },
+  );
+  const rows: WhatIfRow[] = [];
+  let actualUsd = 0;
+  let cheapestUsd = 0;
+  for (const u of used.rows) {
+    if (!u.key) continue;
+    const elsewhere: WhatIfRow["elsewhere"] = [];
+    for (const a of accounts) {
+      const published = p.published(a, u.key);
+      const side = p.side(a);
+      const price = accountPrice(published, side, u.key);
+      if (!price || !usableBy(published, side, u.key, true)) continue;
+      const usd = costOf(price, u);
+      if (usd === null) continue;
+      elsewhere.push({
+        siteId: a.reader.siteId,
+        siteName: a.reader.site?.name ?? "已移除的站点",
+        accountId: a.reader.key,
+        usd: round6(usd),
+        derivedFromLogs: price.derivedFromLogs,
+      });
+    }
+    elsewhere.sort((x, y) => x.usd - y.usd);
+    actualUsd += u.usd;
+    cheapestUsd += Math.min(u.usd, elsewhere[0]?.usd ?? Infinity);
+    rows.push({
+      model: u.key,
+      requests: u.requests,
+      promptTokens: u.promptTokens,
+      completionTokens: u.completionTokens,
+      actualUsd: u.usd,
+      elsewhere,
+    });
+  }
+  return {
+    rows,
+    totals: {
+      actualUsd: round6(actualUsd),
+      cheapestUsd: round6(cheapestUsd),
+      savingUsd: round6(actualUsd - cheapestUsd),
+    },
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * The prices kept (design.md 22): each site's published list at group ratio 1 with every change of
+ * it and its time, each site's group ratios, and each account's group, ratio, usable models and
+ * the prices fitted from its own log. Written when a site is read (prices/read.ts).
+ */
+import type { Db } from "../db/client";
+import type { ModelPrice } from "../gateway/prices";
+
+export type StoredPrice = Omit<ModelPrice, "groups"> & { groups: string[] | null };
+
+export type AccountSide = {
+  group: string;
+  groupRatio: number | null;
+  models: string[];
+  derived: Array<Omit<ModelPrice, "groups">>;
+  readAt: Date;
+  error: string | null;
+};
+
+const same = (a: number | null, b: number | null) =>
+  a === b || (a !== null && b !== null && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a)));
+
+const priceSelect = { model: true, inputPerM: true, outputPerM: true, perCall: true, groups: true } as const;
+
+export function priceStore(db: Db) {
+  return {
+    /**
+     * Keeps a site's list as read now: models added or changed are written with a change row,
+     * models gone get a change row of nulls; the same list again writes nothing. Returns the changes.
+     */
+    async recordSite(
+      siteId: number,
+      read: { prices: ModelPrice[]; published: boolean; groupRatios: Record<string, number> },
+      now = new Date(),
+    ): Promise<number> {
+      const current = await db.sitePrice.findMany({ where: { siteId }, select: priceSelect });
+      const before = new Map(current.map((r) => [r.model, r]));
+      const after = new Map(read.prices.map((p) => [p.model, p]));
+      const changed = read.prices.filter((p) => {
+        const was = before.get(p.model);
+        return (
+          !was ||
+          !same(was.inputPerM, p.inputPerMillionUsd) ||
+          !same(was.outputPerM, p.outputPerMillionUsd) ||
+          !same(was.perCall, p.perCallUsd)
+        );
+      });
+      const regrouped = read.prices.filter((p) => {
+        const was = before.get(p.model);
+        return was && (was.groups ?? null) !== (p.groups ? JSON.stringify(p.groups) : null);
+      });
+      const gone = current.filter((r) => !after.has(r.model)).map((r) => r.model);
+      await db.$transaction(async (tx) => {
+        for (const p of [...changed, ...regrouped]) {
+          const data = {
+            inputPerM: p.inputPerMillionUsd,
+            outputPerM: p.outputPerMillionUsd,
+            perCall: p.perCallUsd,
+            groups: p.groups ? JSON.stringify(p.groups) : null,
+          };
+          await tx.sitePrice.upsert({
+            where: { siteId_model: { siteId, model: p.model } },
+            create: { siteId, model: p.model, ...data },
+            update: data,
+            select: { model: true },
+          });
+        }
+        for (const p of changed) {
+          await tx.sitePriceChange.create({
+            data: {
+              siteId,
+              model: p.model,
+              at: now,
+              inputPerM: p.inputPerMillionUsd,
+              outputPerM: p.outputPerMillionUsd,
+              perCall: p.perCallUsd,
+            },
+            select: { id: true },
+          });
+        }
+        if (gone.length > 0) {
+          await tx.sitePrice.deleteMany({ where: { siteId, model: { in: gone } } });
+          for (const model of gone) {
+            await tx.sitePriceChange.create({
+              data: { siteId, model, at: now, inputPerM: null, outputPerM: null, perCall: null },
+              select: { id: true },
+            });
+          }
+        }
+        const reading = { readAt: now, published: read.published, groupRatios: JSON.stringify(read.groupRatios) };
+        await tx.sitePriceRead.upsert({
+          where: { siteId },
+          create: { siteId, ...reading },
+          update: reading,
+          select: { siteId: true },
+        });
+      });
+      return changed.length + gone.length;
+    },
+
+    async recordAccount(owner: { siteId: number; siteUserId: number }, side: AccountSide): Promise<void> {
+      const data = {
+        group: side.group,
+        groupRatio: side.groupRatio,
+        models: JSON.stringify(side.models),
+        derived: JSON.stringify(side.derived),
+        readAt: side.readAt,
+        error: side.error,
+      };
+      await db.accountPrice.upsert({
+        where: { siteId_siteUserId: { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) } },
+        create: { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId), ...data },
+        update: data,
+        select: { siteId: true },
+      });
+    },
+
+    /** A read that failed: said on the account, its last good figures kept. */
+    async noteAccountError(
+      owner: { siteId: number; siteUserId: number },
+      error: string,
+      now = new Date(),
+    ): Promise<void> {
+      const where = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
+      const { count } = await db.accountPrice.updateMany({ where, data: { error } });
+      if (count === 0) {
+        await db.accountPrice.create({
+          data: { ...where, group: "", groupRatio: null, models: "[]", derived: "[]", readAt: now, error },
+          select: { siteId: true },
+        });
+      }
+    },
+
+    /** The sites' current lists, by site. */
+    async sitePrices(siteIds: number[]): Promise<Map<number, StoredPrice[]>> {
+      const rows = await db.sitePrice.findMany({
+        where: { siteId: { in: siteIds } },
+        select: { siteId: true, ...priceSelect },
+      });
+      const out = new Map<number, StoredPrice[]>();
+      for (const r of rows) {
+        const list = out.get(r.siteId) ?? [];
+        list.push({
+          model: r.model,
+          inputPerMillionUsd: r.inputPerM,
+          outputPerMillionUsd: r.outputPerM,
+          perCallUsd: r.perCall,
+          groups: r.groups ? (JSON.parse(r.groups) as string[]) : null,
+        });
+        out.set(r.siteId, list);
+      }
+      return out;
+    },
+
+    async siteReads(
+      siteIds: number[],
+    ): Promise<Map<number, { readAt: Date; published: boolean; groupRatios: Record<string, number> }>> {
+      const rows = await db.sitePriceRead.findMany({
+        where: { siteId: { in: siteIds } },
+        select: { siteId: true, readAt: true, published: true, groupRatios: true },
+      });
+      return new Map(
+        rows.map((r) => [
+          r.siteId,
+          {
+            readAt: r.readAt,
+            published: r.published,
+            groupRatios: JSON.parse(r.groupRatios) as Record<string, number>,
+          },
+        ]),
+      );
+    },
+
+    async accounts(owners: Array<{ siteId: number; siteUserId: number }>): Promise<Map<string, AccountSide>> {
+      if (owners.length === 0) return new Map();
+      const rows = await db.accountPrice.findMany({
+        where: { OR: owners.map((o) => ({ siteId: o.siteId, siteUserId: BigInt(o.siteUserId) })) },
+        select: {
+          siteId: true,
+          siteUserId: true,
+          group: true,
+          groupRatio: true,
+          models: true,
+          derived: true,
+          readAt: true,
+          error: true,
+        },
+      });
+      return new Map(
+        rows.map((r) => [
+          `${r.siteId}:${r.siteUserId}`,
+          {
+            group: r.group,
+            groupRatio: r.groupRatio,
+            models: JSON.parse(r.models) as string[],
+            derived: JSON.parse(r.derived) as AccountSide["derived"],
+            readAt: r.readAt,
+            error: r.error,
+          },
+        ]),
+      );
+    },
+
+    /** A model's price changes on the sites, oldest first. */
+    async history(siteIds: number[], model: string) {
+      return db.sitePriceChange.findMany({
+        where: { siteId: { in: siteIds }, model },
+        orderBy: { at: "asc" },
+        select: { siteId: true, at: true, inputPerM: true, outputPerM: true, perCall: true },
+      });
+    },
+  };
+}

@@ -1,0 +1,271 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  newApiUser,
+  startGateway,
+  type GatewayOptions,
+  type GatewayUser,
+  type RunningGateway,
+  type StandInLog,
+} from "../../src/demo/gateway";
+import { accountOf } from "../../src/server/accounts/overview";
+import { freshProcessState } from "../../src/server/core/process-state";
+import { syncLedger } from "../../src/server/ledger/sync";
+import { readSitePrices } from "../../src/server/prices/read";
+import { priceStore } from "../../src/server/prices/store";
+import { sessionStore } from "../../src/server/session/store";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { bearer, callerFor } from "../support/caller";
+import { tempStore, type TempDb } from "../support/db";
+
+/**
+ * Prices across three sites of three families, each with a known list: a new-api publishing ratios
+ * (the account in group vip at 0.9), a one-hub at 1,000,000 quota units a dollar (group default at
+ * 1.2), and a one-api publishing none (its price fitted from the account's own calls). Every figure
+ * below is worked out by hand from gateway-actions.md's formulas.
+ */
+
+const NOW = Math.floor(Date.now() / 1000);
+
+/** A one-api call billed as one-api bills it: ceil((prompt + completion × 4) × 0.075 × 1.5). */
+const oneApiCall = (at: number, prompt: number, completion: number): StandInLog => ({
+  createdAt: at,
+  type: 2,
+  model: "gpt-4o-mini",
+  tokenName: "默认",
+  tokenId: 1,
+  quota: Math.ceil((prompt + completion * 4) * 0.075 * 1.5),
+  promptTokens: prompt,
+  completionTokens: completion,
+  durationMs: 500,
+  stream: false,
+  content: "倍率：0.08 × 1.50 × 4.00",
+});
+
+/** A new-api call of gpt-4o-mini at group vip: (prompt + completion × 4) × 0.075 × 0.9 quota. */
+const newApiCall = (at: number, prompt: number, completion: number): StandInLog => ({
+  createdAt: at,
+  type: 2,
+  model: "gpt-4o-mini",
+  tokenName: "默认",
+  tokenId: 1,
+  quota: Math.round((prompt + completion * 4) * 0.075 * 0.9),
+  promptTokens: prompt,
+  completionTokens: completion,
+  durationMs: 500,
+  stream: false,
+  content: "",
+});
+
+const NEW_API_PRICING: GatewayOptions["pricing"] = {
+  data: [
+    {
+      model_name: "gpt-4o-mini",
+      quota_type: 0,
+      model_ratio: 0.075,
+      completion_ratio: 4,
+      enable_groups: ["default", "vip"],
+    },
+    { model_name: "claude-sonnet-4", quota_type: 0, model_ratio: 1.5, completion_ratio: 5, enable_groups: ["vip"] },
+    {
+      model_name: "dall-e-3",
+      quota_type: 1,
+      model_ratio: 0,
+      model_price: 0.04,
+      completion_ratio: 0,
+      enable_groups: ["vip"],
+    },
+  ],
+  groupRatios: { default: 1, vip: 0.9 },
+};
+
+const users: Record<string, GatewayUser> = {
+  newApi: {
+    accessToken: "sk-prices-newapi-0123456789ab",
+    data: newApiUser(11, { username: "np", display_name: "新站号", group: "vip" }),
+    models: ["claude-sonnet-4", "dall-e-3", "gpt-4o-mini"],
+    logs: [newApiCall(NOW - 7200, 1000, 500), newApiCall(NOW - 3600, 3000, 200)],
+  },
+  hub: {
+    accessToken: "sk-prices-onehub-0123456789ab",
+    data: newApiUser(12, { username: "hub", display_name: "中转号", group: "default" }),
+    models: ["gpt-4o-mini"],
+    logs: [],
+  },
+  oneApi: {
+    accessToken: "sk-prices-oneapi-0123456789ab",
+    data: newApiUser(13, { username: "oa", display_name: "老站号", group: "svip" }),
+    models: ["gpt-4o-mini"],
+    logs: [
+      oneApiCall(NOW - 9000, 1200, 300),
+      oneApiCall(NOW - 8000, 5000, 800),
+      oneApiCall(NOW - 7000, 300, 1200),
+      oneApiCall(NOW - 6000, 8000, 100),
+      oneApiCall(NOW - 5000, 2500, 2500),
+    ],
+  },
+};
+
+let store: TempDb;
+const sites: RunningGateway[] = [];
+let api: ReturnType<typeof callerFor>["api"];
+const pricing = structuredClone(NEW_API_PRICING)!;
+
+beforeAll(async () => {
+  store = await tempStore();
+  freshProcessState();
+  sites.push(
+    await startGateway({ family: "new-api", users: [users.newApi!], pricing }),
+    await startGateway({
+      family: "one-hub",
+      users: [users.hub!],
+      status: { quota_per_unit: 1_000_000 },
+      pricing: {
+        data: [
+          { model: "gpt-4o-mini", type: "tokens", channel_type: 1, input: 0.05, output: 0.2, locked: false },
+          { model: "dall-e-3", type: "times", channel_type: 1, input: 30, output: 30, locked: false },
+        ],
+        groupRatios: { default: 1.2 },
+      },
+    }),
+    await startGateway({ family: "one-api", users: [users.oneApi!] }),
+  );
+  const registry = siteRegistry(store.db);
+  const names = ["新站", "中转站", "老站"];
+  const ids = [];
+  for (const [i, s] of sites.entries()) ids.push((await registry.add({ name: names[i]!, url: s.url })).id);
+  const { api: anon } = callerFor(store.db, {}, { clientAddress: "198.51.100.21" });
+  const registered = await anon.workspace.register({ name: "价格工作区", password: "correct horse battery" });
+  api = callerFor(store.db, bearer(registered.data.token), { ledgerSyncMinutes: 0 }).api;
+  for (const [i, user] of [users.newApi!, users.hub!, users.oneApi!].entries()) {
+    const saved = await api.workspace.addAccount({
+      siteId: ids[i]!,
+      userId: Number(user.data.id),
+      accessToken: user.accessToken,
+    });
+    if (!saved.success) throw new Error(saved.message);
+    const row = await store.db.workspaceAccount.findFirst({
+      where: { id: saved.data.account.id },
+      select: { sessionId: true },
+    });
+    const session = await sessionStore(store.db).findLiveById(row?.sessionId ?? "", new Date());
+    if (!session) throw new Error("no session");
+    await syncLedger(
+      store.db,
+      accountOf(session),
+      { db: store.db, timeoutMs: 5000, perMinute: 100_000 },
+      {
+        backfillDays: 2,
+      },
+    );
+  }
+});
+afterAll(async () => {
+  await Promise.all(sites.map((s) => s.close()));
+  await store?.cleanup();
+});
+
+describe("prices.compare", () => {
+  it("prices a model for each account's own group, fitted from the log where the site publishes none", async () => {
+    const answer = await api.prices.compare({ model: "gpt-4o-mini" });
+    const rows = answer.data.rows.map((r) => ({
+      site: r.siteName,
+      group: r.group,
+      ratio: r.groupRatio,
+      in: r.inputPerMillionUsd === null ? null : Math.round(r.inputPerMillionUsd * 1e4) / 1e4,
+      out: r.outputPerMillionUsd === null ? null : Math.round(r.outputPerMillionUsd * 1e4) / 1e4,
+      call: r.perCallUsd,
+      logs: r.derivedFromLogs,
+      usable: r.usable,
+      cheapest: r.cheapest,
+    }));
+    expect(rows).toEqual([
+      // one-hub: 0.05 and 0.2 quota a token at 1,000,000 a dollar, × 1.2.
+      {
+        site: "中转站",
+        group: "default",
+        ratio: 1.2,
+        in: 0.06,
+        out: 0.24,
+        call: null,
+        logs: false,
+        usable: true,
+        cheapest: true,
+      },
+      // new-api: 0.075 × 2 = $0.15 in, × 4 out, × 0.9 for vip.
+      {
+        site: "新站",
+        group: "vip",
+        ratio: 0.9,
+        in: 0.135,
+        out: 0.54,
+        call: null,
+        logs: false,
+        usable: true,
+        cheapest: false,
+      },
+      // one-api: 0.075 × 1.5 × 2 = $0.225 in, × 4 = $0.90 out, fitted from five calls (one-api's
+      // ceil() of each call's quota adds a little: 0.9006).
+      {
+        site: "老站",
+        group: "svip",
+        ratio: null,
+        in: 0.225,
+        out: 0.9006,
+        call: null,
+        logs: true,
+        usable: true,
+        cheapest: false,
+      },
+    ]);
+  });
+
+  it("gives per-call prices, and leaves out the accounts that neither see nor price a model", async () => {
+    const answer = await api.prices.compare({ model: "dall-e-3" });
+    expect(answer.data.rows.map((r) => [r.siteName, r.perCallUsd, r.usable, r.cheapest])).toEqual([
+      // new-api: $0.04 × 0.9.
+      ["新站", 0.036, true, true],
+      // one-hub: 1000 × 30 ÷ 1,000,000 × 1.2 = $0.036 a call too, but not among the account's models.
+      ["中转站", 0.036, false, false],
+    ]);
+    expect((await api.prices.compare({ model: "no-such-model" })).data.rows).toEqual([]);
+  });
+});
+
+describe("prices.whatif", () => {
+  it("prices the range's usage of each model on every account that offers it", async () => {
+    const answer = await api.prices.whatif({ tz: "UTC" });
+    const mini = answer.data.rows.find((r) => r.model === "gpt-4o-mini");
+    // Used: the new-api calls (4,000 + 5 × 0 …) and the one-api calls, summed.
+    const prompt = 1000 + 3000 + 1200 + 5000 + 300 + 8000 + 2500;
+    const completion = 500 + 200 + 300 + 800 + 1200 + 100 + 2500;
+    expect(mini).toMatchObject({ promptTokens: prompt, completionTokens: completion });
+    const at = (site: string) => mini?.elsewhere.find((e) => e.siteName === site)?.usd;
+    expect(at("中转站")).toBeCloseTo((prompt * 0.06 + completion * 0.24) / 1e6, 8);
+    expect(at("新站")).toBeCloseTo((prompt * 0.135 + completion * 0.54) / 1e6, 8);
+    // Fitted from calls billed with ceil(): within 0.1 %.
+    expect(Math.abs(at("老站")! / ((prompt * 0.225 + completion * 0.9) / 1e6) - 1)).toBeLessThan(0.001);
+    expect(mini?.elsewhere.map((e) => e.siteName)).toEqual(["中转站", "新站", "老站"]);
+    expect(answer.data.totals.cheapestUsd).toBeCloseTo(at("中转站")!, 6);
+    expect(answer.data.totals.savingUsd).toBeCloseTo(answer.data.totals.actualUsd - at("中转站")!, 6);
+  });
+});
+
+describe("price history", () => {
+  it("keeps a change once, with its time; the same list again writes nothing", async () => {
+    const row = await store.db.workspaceAccount.findFirst({ where: { siteUserId: 11n }, select: { sessionId: true } });
+    const session = await sessionStore(store.db).findLiveById(row?.sessionId ?? "", new Date());
+    const account = accountOf(session!);
+    const deps = { db: store.db, timeoutMs: 5000, perMinute: 100_000 };
+    expect(await readSitePrices(store.db, account, deps)).toEqual({ changes: 0, published: true });
+    pricing.data[0]!.model_ratio = 0.1;
+    const at = new Date(Date.now() + 3_600_000);
+    expect(await readSitePrices(store.db, account, deps, at)).toEqual({ changes: 1, published: true });
+    expect(await readSitePrices(store.db, account, deps, at)).toEqual({ changes: 0, published: true });
+    const history = await priceStore(store.db).history([session!.siteId], "gpt-4o-mini");
+    expect(history.map((h) => [h.inputPerM, h.outputPerM])).toEqual([
+      [0.15, 0.6],
+      [0.2, 0.8],
+    ]);
+    expect(history[1]?.at.toISOString()).toBe(at.toISOString());
+  });
+});
