@@ -10,6 +10,7 @@ import {
 import { accountOf } from "../../src/server/accounts/overview";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { syncLedger } from "../../src/server/ledger/sync";
+import { readDuePrices } from "../../src/server/jobs/prices";
 import { readSitePrices } from "../../src/server/prices/read";
 import { priceStore } from "../../src/server/prices/store";
 import { sessionStore } from "../../src/server/session/store";
@@ -247,6 +248,19 @@ describe("prices.whatif", () => {
     expect(mini?.elsewhere.map((e) => e.siteName)).toEqual(["中转站", "新站", "老站"]);
     expect(answer.data.totals.cheapestUsd).toBeCloseTo(at("中转站")!, 6);
     expect(answer.data.totals.savingUsd).toBeCloseTo(answer.data.totals.actualUsd - at("中转站")!, 6);
+  });
+});
+
+describe("the hourly price job", () => {
+  it("reads each site once and each account, then nothing until their hour is up", async () => {
+    const later = new Date(Date.now() + 2 * 3_600_000);
+    const calls = () => sites.reduce((n, s) => n + s.requests.length, 0);
+    const before = calls();
+    expect(await readDuePrices(store.db, later)).toEqual({ sites: 3, accounts: 3 });
+    expect(calls()).toBeGreaterThan(before);
+    const after = calls();
+    expect(await readDuePrices(store.db, new Date(later.getTime() + 60_000))).toEqual({ sites: 0, accounts: 0 });
+    expect(calls()).toBe(after);
   });
 });
 

@@ -11,6 +11,7 @@ import { db as defaultDb, type Db } from "../db/client";
 import { savedAccounts } from "../workspace/saved-accounts";
 import { startAlertJobs } from "./alerts";
 import { startCheckinJob } from "./checkin";
+import { startPriceJob } from "./prices";
 import { startJob } from "./registry";
 
 /** Renewals per tick from this process (a tick a minute by default: 200 accounts are all renewed within a day many times over). */
@@ -38,4 +39,5 @@ export function startWorkspaceJobs(): void {
   });
   startCheckinJob();
   startAlertJobs();
+  startPriceJob();
 }

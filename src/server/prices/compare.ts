@@ -35,32 +35,39 @@ const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
  * then each account's side. A site that cannot be read keeps its last list; the failure is said
  * on the account.
  */
-export async function refreshPrices(db: Db, accounts: PricedAccount[], deps: SiteDataDeps, now = new Date()) {
+export async function refreshPrices(
+  db: Db,
+  accounts: Account[],
+  deps: SiteDataDeps,
+  now = new Date(),
+): Promise<{ sites: number; accounts: number }> {
   const store = priceStore(db);
   const stale = (at: Date | undefined) => !at || now.getTime() - at.getTime() >= SITE_PRICES_TTL_MS;
-  const siteIds = [...new Set(accounts.map((a) => a.account.siteId))];
+  const siteIds = [...new Set(accounts.map((a) => a.siteId))];
   const reads = await store.siteReads(siteIds);
-  const sides = await store.accounts(accounts.map((a) => a.account));
+  const sides = await store.accounts(accounts);
+  let sitesRead = 0;
   for (const siteId of siteIds) {
     if (!stale(reads.get(siteId)?.readAt)) continue;
-    for (const a of accounts.filter((x) => x.account.siteId === siteId)) {
+    for (const a of accounts.filter((x) => x.siteId === siteId)) {
       try {
-        await readSitePrices(db, a.account, deps, now);
+        await readSitePrices(db, a, deps, now);
+        sitesRead++;
         break;
       } catch (error) {
         if (!(error instanceof SiteDataError)) throw error;
       }
     }
   }
+  const due = accounts.filter((a) => stale(sides.get(`${a.siteId}:${a.siteUserId}`)?.readAt));
   await Promise.all(
-    accounts
-      .filter((a) => stale(sides.get(`${a.account.siteId}:${a.account.siteUserId}`)?.readAt))
-      .map((a) =>
-        readAccountPrices(db, a.account, deps, now).catch((error: unknown) => {
-          if (!(error instanceof SiteDataError)) throw error;
-        }),
-      ),
+    due.map((a) =>
+      readAccountPrices(db, a, deps, now).catch((error: unknown) => {
+        if (!(error instanceof SiteDataError)) throw error;
+      }),
+    ),
   );
+  return { sites: sitesRead, accounts: due.length };
 }
 
 /** Everything the figures need, read once: each site's list and each account's side. */

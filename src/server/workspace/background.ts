@@ -63,3 +63,29 @@ export async function workspacesWithAccounts(db: Db): Promise<number[]> {
   const rows = await db.workspaceAccount.findMany({ distinct: ["workspaceId"], select: { workspaceId: true } });
   return rows.map((r) => r.workspaceId);
 }
+
+/** The saved accounts whose saved token works now, each site account once (the price reads use these). */
+export async function workingAccounts(
+  db: Db,
+): Promise<Array<{ siteId: number; siteUrl: string; siteUserId: number; userId: number | string; sessionId: string }>> {
+  const rows = await db.workspaceAccount.findMany({
+    where: { state: "ok", sessionId: { not: null } },
+    select: { siteId: true, siteUrl: true, siteUserId: true, userId: true, sessionId: true },
+    orderBy: { id: "asc" },
+  });
+  const seen = new Set<string>();
+  const out = [];
+  for (const r of rows) {
+    const key = `${r.siteId}:${r.siteUserId}`;
+    if (seen.has(key) || !r.sessionId) continue;
+    seen.add(key);
+    out.push({
+      siteId: r.siteId,
+      siteUrl: r.siteUrl,
+      siteUserId: Number(r.siteUserId),
+      userId: JSON.parse(r.userId) as number | string,
+      sessionId: r.sessionId,
+    });
+  }
+  return out;
+}

@@ -14,7 +14,11 @@ async function pricedAccounts(ctx: AuthedContext): Promise<PricedAccount[]> {
     reader,
     account: accountOf(bySession.get(`${reader.siteId}:${reader.siteUserId}`)!),
   }));
-  await refreshPrices(ctx.db, accounts, siteDepsOf(ctx));
+  await refreshPrices(
+    ctx.db,
+    accounts.map((a) => a.account),
+    siteDepsOf(ctx),
+  );
   return accounts;
 }
 

@@ -1,0 +1,31 @@
+/**
+ * Price reads (design.md 22): every hour, one instance (under a lease) reads the price list of
+ * each site that workspaces hold accounts on, and each account's group, ratio and usable models,
+ * as background work inside each site's budget; every change of a price is kept with its time.
+ */
+import { env } from "../core/env";
+import { logEvent } from "../core/log";
+import { db as defaultDb, type Db } from "../db/client";
+import { refreshPrices } from "../prices/compare";
+import { workingAccounts } from "../workspace/background";
+import { runLeased } from "./leases";
+import { startJob } from "./registry";
+
+/** Reads what is due; returns how many sites and accounts were read. */
+export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: number; accounts: number }> {
+  const e = env();
+  const deps = { db, timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE, background: true };
+  const read = await refreshPrices(db, await workingAccounts(db), deps, now);
+  if (read.sites + read.accounts > 0) logEvent("prices.read", read);
+  return read;
+}
+
+export function startPriceJob(): void {
+  // Looked at every tick; each site and account is read once its last read is an hour old.
+  startJob("prices.read", env().JOB_TICK_SECONDS * 1000, async () => {
+    const db = defaultDb();
+    await runLeased(db, "prices.read", { leaseMs: 10 * 60_000 }, async () => {
+      await readDuePrices(db);
+    });
+  });
+}
