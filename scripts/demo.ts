@@ -12,7 +12,7 @@ import { newApiUser, startGateway } from "../src/demo/gateway";
 import { alertChannels } from "../src/server/alerts/channels";
 import { alertDigests } from "../src/server/alerts/digests";
 import { alertRules } from "../src/server/alerts/rules";
-import { demoHistory } from "../src/demo/history";
+import { demoHistory, demoPricing, MODELS } from "../src/demo/history";
 import { setOperatorPassword } from "../src/server/admin/operator";
 import { verifyPassword } from "../src/server/core/password";
 import { closeDb, db } from "../src/server/db/client";
@@ -75,6 +75,11 @@ const gateways = await Promise.all(
       port: demo.port,
       codes: DEMO_CODES.map((c, n) => ({ ...c, status: 1 as const, id: n + 1 })),
       checkinReward: 4821,
+      // Prices differ between the sites: the one-hub is cheaper for Claude, dearer for GPT-4o.
+      pricing:
+        demo.family === "one-hub"
+          ? demoPricing("one-hub", { "claude-sonnet-4": 0.8, "gpt-4o": 1.1, "deepseek-chat": 0.9 })
+          : demoPricing("new-api"),
       failureStatus: demo.family === "new-api" ? 401 : 200,
       users: demo.users.map((u) => {
         const history = demoHistory({
@@ -96,6 +101,7 @@ const gateways = await Promise.all(
             request_count: history.totals.requestCount,
           }),
           logs: history.logs,
+          models: [...MODELS.map((m) => m.name), ...(demo.family === "new-api" && u.id === 1 ? ["dall-e-3"] : [])],
           tokens: history.tokens,
           topups: history.topups,
         };

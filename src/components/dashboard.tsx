@@ -15,6 +15,7 @@ import { TopupsPanel } from "./topups-panel";
 import { UsageTab } from "./usage-tab";
 import { WorkspaceSettings } from "./workspace-settings";
 import { AlertsPanel } from "./alerts-panel";
+import { PricesPanel } from "./prices-panel";
 
 export const TABS = [
   { key: "accounts", label: "全部账户" },
@@ -23,6 +24,7 @@ export const TABS = [
   { key: "tokens", label: "令牌" },
   { key: "topups", label: "充值记录" },
   { key: "usage", label: "用量分析" },
+  { key: "prices", label: "模型价格" },
   { key: "alerts", label: "提醒" },
   { key: "workspace", label: "工作区" },
 ] as const;
@@ -123,6 +125,7 @@ export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
         {own === "tokens" && <TokensPanel />}
         {own === "topups" && <TopupsPanel />}
         {own === "usage" && <UsageTab />}
+        {own === "prices" && <PricesPanel />}
         {own === "alerts" && <AlertsPanel />}
         {own === "workspace" && <WorkspaceSettings />}
       </QueryProvider>

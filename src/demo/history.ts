@@ -8,7 +8,8 @@ import type { StandInLog, StandInToken, StandInTopup } from "./gateway";
 const QUOTA_PER_USD = 500_000;
 
 /** USD per million prompt / completion tokens, roughly what the models cost. */
-const MODELS = [
+/** The demo's models and their list prices (USD per 1M input and output tokens). */
+export const MODELS = [
   { name: "gpt-4o-mini", input: 0.15, output: 0.6, weight: 34, ms: 2_200 },
   { name: "gpt-4o", input: 2.5, output: 10, weight: 14, ms: 4_800 },
   { name: "claude-sonnet-4", input: 3, output: 15, weight: 16, ms: 6_500 },
@@ -221,5 +222,49 @@ export function demoHistory(opts: HistoryOptions = {}): History {
       usedQuota,
       requestCount: logs.filter((l) => l.type === 2).length,
     },
+  };
+}
+
+/**
+ * A demo site's price list in its family's shape at its quota units (500,000 a dollar), each model
+ * at `factor` × its list price (sites differ), and the group ratios.
+ */
+export function demoPricing(
+  family: "new-api" | "one-hub",
+  factor: Record<string, number> = {},
+): { data: Array<Record<string, unknown>>; groupRatios: Record<string, number> } {
+  const at = (m: (typeof MODELS)[number]) => factor[m.name] ?? 1;
+  if (family === "one-hub") {
+    return {
+      data: MODELS.map((m) => ({
+        model: m.name,
+        type: "tokens",
+        channel_type: 1,
+        input: (m.input * at(m)) / 2,
+        output: (m.output * at(m)) / 2,
+        locked: false,
+      })),
+      groupRatios: { default: 1 },
+    };
+  }
+  return {
+    data: [
+      ...MODELS.map((m) => ({
+        model_name: m.name,
+        quota_type: 0,
+        model_ratio: (m.input * at(m)) / 2,
+        completion_ratio: m.input === 0 ? 1 : m.output / m.input,
+        enable_groups: ["default", "vip"],
+      })),
+      {
+        model_name: "dall-e-3",
+        quota_type: 1,
+        model_ratio: 0,
+        model_price: 0.04,
+        completion_ratio: 0,
+        enable_groups: ["vip"],
+      },
+    ],
+    groupRatios: { default: 1, vip: 1 },
   };
 }

@@ -164,6 +164,71 @@ export async function compareModel(db: Db, accounts: PricedAccount[], model: str
   );
 }
 
+export type PriceTable = {
+  accounts: Array<{
+    accountId: string;
+    siteId: number;
+    siteName: string;
+    name: string;
+    group: string | null;
+    error: string | null;
+  }>;
+  models: Array<{
+    model: string;
+    cells: Array<Omit<PriceRow, "siteId" | "siteName" | "model" | "group"> | null>;
+  }>;
+};
+
+/**
+ * Every model across the accounts (published by their sites, usable by them, or fitted from their
+ * logs), with each account's price in the order of `accounts`: null where the account neither
+ * sees nor prices it. The cheapest usable cell of each model is marked.
+ */
+export async function priceTable(db: Db, accounts: PricedAccount[]): Promise<PriceTable> {
+  const p = await pricesOf(db, accounts);
+  const names = new Set<string>();
+  for (const a of accounts) {
+    for (const m of p.models(a)) names.add(m);
+    const side = p.side(a);
+    for (const m of side?.models ?? []) names.add(m);
+    for (const d of side?.derived ?? []) names.add(d.model);
+  }
+  const models = [...names].sort().map((model) => {
+    const cells = accounts.map((a) => {
+      const published = p.published(a, model);
+      const side = p.side(a);
+      const price = accountPrice(published, side, model);
+      const usable = usableBy(published, side, model, price !== null);
+      if (!price && !usable) return null;
+      return {
+        accountId: a.reader.key,
+        groupRatio: price?.derivedFromLogs ? null : (side?.groupRatio ?? null),
+        inputPerMillionUsd: price?.inputPerMillionUsd ?? null,
+        outputPerMillionUsd: price?.outputPerMillionUsd ?? null,
+        perCallUsd: price?.perCallUsd ?? null,
+        derivedFromLogs: price?.derivedFromLogs ?? false,
+        usable,
+        cheapest: false,
+      };
+    });
+    const ranked = cells.filter((c) => c && c.usable && rankOf(c) !== null) as NonNullable<(typeof cells)[number]>[];
+    const best = Math.min(...ranked.map((c) => rankOf(c) as number));
+    for (const c of ranked) c.cheapest = Math.abs((rankOf(c) as number) - best) <= 1e-12;
+    return { model, cells };
+  });
+  return {
+    accounts: accounts.map((a) => ({
+      accountId: a.reader.key,
+      siteId: a.reader.siteId,
+      siteName: a.reader.site?.name ?? "已移除的站点",
+      name: a.reader.username || String(a.reader.userId),
+      group: p.side(a)?.group || null,
+      error: p.side(a)?.error ?? null,
+    })),
+    models,
+  };
+}
+
 export type WhatIfRow = {
   model: string;
   requests: number;

@@ -1,7 +1,7 @@
 import { accountOf } from "../../accounts/overview";
 import { readersOf } from "../../ledger/analytics";
-import { compareModel, refreshPrices, whatIf, type PricedAccount } from "../../prices/compare";
-import { compareInput, compareSuccess, whatIfInput, whatIfSuccess } from "../schemas/prices";
+import { compareModel, priceTable, refreshPrices, whatIf, type PricedAccount } from "../../prices/compare";
+import { compareInput, compareSuccess, tableSuccess, whatIfInput, whatIfSuccess } from "../schemas/prices";
 import { sessionsFor, siteDepsOf, type AuthedContext } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
 
@@ -24,6 +24,12 @@ async function pricedAccounts(ctx: AuthedContext): Promise<PricedAccount[]> {
 
 /** 模型价格 (design.md 22): a model's price on each account, and what the usage would cost elsewhere. */
 export const pricesRouter = router({
+  /** Every model across the accounts, each account's price of it (模型价格's table). */
+  table: authedProcedure.output(tableSuccess).query(async ({ ctx }) => ({
+    success: true as const,
+    data: await priceTable(ctx.db, await pricedAccounts(ctx)),
+  })),
+
   compare: authedProcedure
     .input(compareInput)
     .output(compareSuccess)

@@ -71,3 +71,27 @@ export const whatIfSuccess = success(
   }),
   "PriceWhatIfSuccess",
 );
+
+export const tableSuccess = success(
+  z.object({
+    accounts: z.array(
+      z.object({
+        accountId: z.string(),
+        siteId: z.number().int(),
+        siteName: z.string(),
+        name: z.string(),
+        group: z.string().nullable(),
+        error: z.string().nullable().describe("最近一次读取该账户的价格失败的原因"),
+      }),
+    ),
+    models: z.array(
+      z.object({
+        model: z.string(),
+        cells: z
+          .array(priceRowSchema.omit({ siteId: true, siteName: true, model: true, group: true }).nullable())
+          .describe("与 accounts 同序；账户既看不到也无价格时为 null"),
+      }),
+    ),
+  }),
+  "PriceTableSuccess",
+);

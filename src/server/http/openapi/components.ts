@@ -58,7 +58,7 @@ import {
   rulesSuccess,
   timeZoneSuccess,
 } from "../../api/schemas/alerts";
-import { compareSuccess, whatIfSuccess } from "../../api/schemas/prices";
+import { compareSuccess, tableSuccess, whatIfSuccess } from "../../api/schemas/prices";
 
 /** The schemas of the OpenAPI document, from the zod schemas the procedures validate with. */
 export function components() {
@@ -125,6 +125,7 @@ export function components() {
     digestSentSuccess,
     compareSuccess,
     whatIfSuccess,
+    tableSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");

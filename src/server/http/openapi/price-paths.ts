@@ -41,6 +41,14 @@ function get(operationId: string, summary: string, description: string, answer: 
 
 export function pricePaths(): Record<string, object> {
   return {
+    "/api/prices": get(
+      "pricesTable",
+      "模型价格表",
+      "调用者各账户能看到或有价格的全部模型（站点公开的、账户可用的、由日志推算的），每个模型按 accounts 的顺序给出各账户的价格（同 /api/prices/compare 的一行，" +
+        "账户既看不到也无价格时为 null），每个模型在可用账户中最便宜的一格 cheapest 为 true。accounts[].error 为最近一次读取失败的原因。",
+      "PriceTableSuccess",
+      [],
+    ),
     "/api/prices/compare": get(
       "pricesCompare",
       "模型在各账户的价格",

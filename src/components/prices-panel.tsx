@@ -1,0 +1,210 @@
+"use client";
+
+import { useMemo, useState } from "react";
+import { trpc } from "@/src/trpc/react";
+import type { RouterOutputs } from "@/src/trpc/client";
+import { formatUsd } from "@/src/shared/money";
+import { Empty, Failed, Loading, TableWrap, useAnswer } from "./site-data";
+import { day, zone } from "./usage-range";
+
+type Table = RouterOutputs["prices"]["table"]["data"];
+type Cell = Table["models"][number]["cells"][number];
+
+/** The vendor a model name belongs to, by its usual prefix. */
+const VENDORS: Array<[string, RegExp]> = [
+  ["OpenAI", /^(gpt|o\d|chatgpt|dall-e|text-embedding|whisper|tts)/i],
+  ["Anthropic", /^claude/i],
+  ["Google", /^(gemini|gemma)/i],
+  ["DeepSeek", /^deepseek/i],
+  ["阿里通义", /^(qwen|qwq)/i],
+  ["智谱", /^(glm|chatglm)/i],
+  ["Moonshot", /^(moonshot|kimi)/i],
+  ["xAI", /^grok/i],
+  ["Meta", /^llama/i],
+  ["Mistral", /^(mistral|mixtral|codestral)/i],
+];
+export const vendorOf = (model: string) => VENDORS.find(([, re]) => re.test(model))?.[0] ?? "其他";
+
+/** A price in a cell: "$in / $out" per 1M tokens, or "$x / 次". */
+function priceText(c: NonNullable<Cell>): string {
+  if (c.perCallUsd !== null) return `${formatUsd(c.perCallUsd)} / 次`;
+  if (c.inputPerMillionUsd === null) return "—";
+  const out = c.outputPerMillionUsd === null ? "" : ` / ${formatUsd(c.outputPerMillionUsd)}`;
+  return `${formatUsd(c.inputPerMillionUsd)}${out}`;
+}
+
+function PriceCell({ cell }: { cell: Cell }) {
+  if (!cell) return <span className="muted">—</span>;
+  const notes = [
+    cell.cheapest ? "最便宜" : null,
+    cell.usable ? null : "该账户不可用",
+    cell.derivedFromLogs ? "由日志推算" : null,
+    cell.groupRatio !== null && cell.groupRatio !== 1 ? `分组倍率 ${cell.groupRatio}` : null,
+  ].filter(Boolean);
+  return (
+    <span className={`price${cell.cheapest ? " cheapest" : ""}${cell.usable ? "" : " unusable"}`}>
+      {priceText(cell)}
+      {notes.length > 0 && <span className="price-note">{notes.join(" · ")}</span>}
+    </span>
+  );
+}
+
+/** 模型价格: every model across the person's accounts, the price for each account's own group. */
+export function PricesPanel() {
+  const query = trpc.prices.table.useQuery();
+  const table = useAnswer(query);
+  const [search, setSearch] = useState("");
+  const [vendor, setVendor] = useState("");
+  const data = table.data;
+  const vendors = useMemo(() => [...new Set((data?.models ?? []).map((m) => vendorOf(m.model)))].sort(), [data]);
+  const shown = (data?.models ?? []).filter(
+    (m) => m.model.toLowerCase().includes(search.trim().toLowerCase()) && (!vendor || vendorOf(m.model) === vendor),
+  );
+  return (
+    <>
+      <section className="card" aria-labelledby="prices-title">
+        <h2 id="prices-title">模型价格</h2>
+        <p className="muted">
+          每百万输入 / 输出 tokens
+          的美元价格（按次计费的为每次），已按各账户所在分组的倍率计算；绿色为可用账户中最便宜的，
+          灰色为该账户不可用。站点不公开价格时，由该账户近 7 天的消费日志推算。每小时读取一次。
+        </p>
+        <div className="filters">
+          <label className="field">
+            <span>搜索模型</span>
+            <input value={search} onChange={(e) => setSearch(e.target.value)} placeholder="如 claude、gpt-4o" />
+          </label>
+          <label className="field">
+            <span>厂商</span>
+            <select value={vendor} onChange={(e) => setVendor(e.target.value)}>
+              <option value="">全部</option>
+              {vendors.map((v) => (
+                <option key={v} value={v}>
+                  {v}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        {table.loading ? (
+          <Loading label="价格" />
+        ) : !data ? (
+          <Failed message={table.message ?? ""} onRetry={() => void query.refetch()} />
+        ) : data.models.length === 0 ? (
+          <Empty>还没有读到任何模型的价格。</Empty>
+        ) : (
+          <>
+            {data.accounts.some((a) => a.error) && (
+              <ul className="failed-text">
+                {data.accounts
+                  .filter((a) => a.error)
+                  .map((a) => (
+                    <li key={a.accountId}>
+                      {a.siteName} · {a.name}：{a.error}
+                    </li>
+                  ))}
+              </ul>
+            )}
+            <TableWrap label="各账户的模型价格">
+              <table className="price-table">
+                <thead>
+                  <tr>
+                    <th scope="col">模型</th>
+                    {data.accounts.map((a) => (
+                      <th scope="col" key={a.accountId}>
+                        {a.siteName}
+                        <span className="price-note">
+                          {a.name}
+                          {a.group ? ` · ${a.group}` : ""}
+                        </span>
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {shown.map((m) => (
+                    <tr key={m.model}>
+                      <th scope="row">
+                        {m.model}
+                        <span className="price-note">{vendorOf(m.model)}</span>
+                      </th>
+                      {m.cells.map((c, i) => (
+                        <td key={data.accounts[i]?.accountId ?? i}>
+                          <PriceCell cell={c} />
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+            {shown.length === 0 && <Empty>没有符合条件的模型。</Empty>}
+          </>
+        )}
+      </section>
+      <WhatIf />
+    </>
+  );
+}
+
+/** 如果在别处: the last 30 days' usage per model, priced on each account that offers the model. */
+function WhatIf() {
+  const tz = zone();
+  const query = trpc.prices.whatif.useQuery({ from: day(-29), to: day(0), tz });
+  const answer = useAnswer(query);
+  const data = answer.data;
+  return (
+    <section className="card" aria-labelledby="whatif-title">
+      <h2 id="whatif-title">如果在别处</h2>
+      <p className="muted">最近 30 天各模型的实际用量，按其他账户的价格要花多少。</p>
+      {answer.loading ? (
+        <Loading label="用量" />
+      ) : !data ? (
+        <Failed message={answer.message ?? ""} onRetry={() => void query.refetch()} />
+      ) : data.rows.length === 0 ? (
+        <Empty>最近 30 天没有消费记录。</Empty>
+      ) : (
+        <>
+          <p>
+            实际花费 <strong>{formatUsd(data.totals.actualUsd)}</strong>；每个模型都用最便宜的账户：
+            <strong>{formatUsd(data.totals.cheapestUsd)}</strong>
+            {data.totals.savingUsd > 0 ? `，可省 ${formatUsd(data.totals.savingUsd)}` : "，已是最便宜"}。
+          </p>
+          <TableWrap label="如果在别处">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">模型</th>
+                  <th scope="col" className="num">
+                    实际花费
+                  </th>
+                  <th scope="col">在各账户的价格下</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.rows.map((r) => (
+                  <tr key={r.model}>
+                    <th scope="row">{r.model}</th>
+                    <td className="num">{formatUsd(r.actualUsd)}</td>
+                    <td>
+                      {r.elsewhere.length === 0 ? (
+                        <span className="muted">没有其他账户提供</span>
+                      ) : (
+                        r.elsewhere.map((e) => (
+                          <span key={e.accountId} className={`elsewhere${e.usd < r.actualUsd ? " cheaper" : ""}`}>
+                            {e.siteName} {formatUsd(e.usd)}
+                            {e.derivedFromLogs ? "（由日志推算）" : ""}
+                          </span>
+                        ))
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </>
+      )}
+    </section>
+  );
+}
