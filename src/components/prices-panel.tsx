@@ -106,7 +106,7 @@ export function PricesPanel() {
               </ul>
             )}
             <TableWrap label="各账户的模型价格">
-              <table className="price-table">
+              <table className="price-table wide-only">
                 <thead>
                   <tr>
                     <th scope="col">模型</th>
@@ -138,6 +138,27 @@ export function PricesPanel() {
                 </tbody>
               </table>
             </TableWrap>
+            <ul className="price-cards" aria-label="各账户的模型价格（卡片）">
+              {shown.map((m) => (
+                <li key={m.model} className="price-card">
+                  <strong>{m.model}</strong> <span className="muted">{vendorOf(m.model)}</span>
+                  <dl>
+                    {m.cells.map((c, i) =>
+                      c ? (
+                        <div key={data.accounts[i]?.accountId ?? i} className="row">
+                          <dt>
+                            {data.accounts[i]?.siteName} · {data.accounts[i]?.name}
+                          </dt>
+                          <dd>
+                            <PriceCell cell={c} />
+                          </dd>
+                        </div>
+                      ) : null,
+                    )}
+                  </dl>
+                </li>
+              ))}
+            </ul>
             {shown.length === 0 && <Empty>没有符合条件的模型。</Empty>}
           </>
         )}
@@ -170,8 +191,8 @@ function WhatIf() {
             <strong>{formatUsd(data.totals.cheapestUsd)}</strong>
             {data.totals.savingUsd > 0 ? `，可省 ${formatUsd(data.totals.savingUsd)}` : "，已是最便宜"}。
           </p>
-          <TableWrap label="如果在别处">
-            <table>
+          <TableWrap label="各模型的用量在各账户的价格下">
+            <table className="price-table whatif-table">
               <thead>
                 <tr>
                   <th scope="col">模型</th>
@@ -190,12 +211,18 @@ function WhatIf() {
                       {r.elsewhere.length === 0 ? (
                         <span className="muted">没有其他账户提供</span>
                       ) : (
-                        r.elsewhere.map((e) => (
-                          <span key={e.accountId} className={`elsewhere${e.usd < r.actualUsd ? " cheaper" : ""}`}>
-                            {e.siteName} {formatUsd(e.usd)}
-                            {e.derivedFromLogs ? "（由日志推算）" : ""}
-                          </span>
-                        ))
+                        <ul className="elsewhere-list">
+                          {r.elsewhere.map((e) => (
+                            <li
+                              key={e.accountId}
+                              // Cheaper by more than rounding: the saving is real.
+                              className={e.usd < r.actualUsd * 0.995 ? "cheaper" : undefined}
+                            >
+                              {e.siteName} {formatUsd(e.usd)}
+                              {e.derivedFromLogs ? "（由日志推算）" : ""}
+                            </li>
+                          ))}
+                        </ul>
                       )}
                     </td>
                   </tr>

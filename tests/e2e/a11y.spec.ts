@@ -21,7 +21,7 @@ async function checkPage(page: Page, name: string) {
   expect.soft(serious, name).toEqual([]);
 }
 
-const TABS = ["", "?tab=overview", "?tab=logs", "?tab=tokens", "?tab=topups", "?tab=usage"];
+const TABS = ["", "?tab=overview", "?tab=logs", "?tab=tokens", "?tab=topups", "?tab=usage", "?tab=prices"];
 
 for (const scheme of ["light", "dark"] as const) {
   for (const [label, viewport] of [
@@ -43,6 +43,10 @@ for (const scheme of ["light", "dark"] as const) {
         await page.goto(`${URL_}/${tab}`);
         if (tab === "?tab=usage")
           await expect(page.getByLabel("账本同步")).toContainText("上次同步", { timeout: 30_000 });
+        if (tab === "?tab=prices")
+          await expect(page.getByRole("region", { name: "如果在别处", exact: true }).locator("table")).toBeVisible({
+            timeout: 30_000,
+          });
         await checkPage(page, tab || "accounts");
       }
       // The account menu open, and an entry of the log open.

@@ -109,7 +109,7 @@ const users: Record<string, GatewayUser> = {
 let store: TempDb;
 const sites: RunningGateway[] = [];
 let api: ReturnType<typeof callerFor>["api"];
-const pricing = structuredClone(NEW_API_PRICING)!;
+const pricing = structuredClone(NEW_API_PRICING);
 
 beforeAll(async () => {
   store = await tempStore();

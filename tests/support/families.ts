@@ -1,7 +1,7 @@
 import { afterEach, beforeEach } from "vitest";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { tempStore, type TempDb } from "./db";
-import { demoHistory, type History, type HistoryOptions } from "../../src/demo/history";
+import { demoHistory, demoPricing, MODELS, type History, type HistoryOptions } from "../../src/demo/history";
 import { newApiUser, startGateway, type RunningGateway, type StandInFamily } from "../../src/demo/gateway";
 
 export const FAMILY_LIST: StandInFamily[] = ["new-api", "new-api-legacy", "veloera", "one-api", "one-hub", "done-hub"];
@@ -33,9 +33,21 @@ export async function startFamilySite(
     used_quota: history.totals.usedQuota,
     request_count: history.totals.requestCount,
   });
+  const hubLike = family === "one-hub" || family === "done-hub";
   const gateway = await startGateway({
     family,
-    users: [{ accessToken: token, data, logs: history.logs, tokens: history.tokens, topups: history.topups }],
+    users: [
+      {
+        accessToken: token,
+        data,
+        logs: history.logs,
+        tokens: history.tokens,
+        topups: history.topups,
+        models: MODELS.map((m) => m.name),
+      },
+    ],
+    // Each family's own price list (one-api publishes none); the hubs cheaper for Claude.
+    pricing: hubLike ? demoPricing("one-hub", { "claude-sonnet-4": 0.8 }) : demoPricing("new-api"),
     ...extra,
   });
   return { family, gateway, user: { id, token, data }, history };

@@ -1,0 +1,57 @@
+import { FAMILIES, URL_, activeAccount, expect, fillSignIn, shot, test } from "./fixtures";
+
+/**
+ * 模型价格 as a person with accounts on two sites sees it: a new-api site publishing list prices
+ * and a one-hub whose Claude is 20 % cheaper; the cheaper cell marked, the same on a phone.
+ */
+test("模型价格 sets each model's price on every account side by side, the cheapest marked, and 如果在别处", async ({
+  page,
+  consoleErrors,
+}) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  for (const family of ["new-api", "one-hub"]) {
+    const f = FAMILIES.find((x) => x.family === family)!;
+    await page.goto(family === "new-api" ? URL_ : `${URL_}/?add=1`);
+    await fillSignIn(page, `${family} 站点`, f.user.id, f.user.token);
+    await page.getByRole("button", { name: "登录" }).click();
+    await expect(activeAccount(page)).toContainText(`${family} 用户`);
+  }
+  await page.goto(`${URL_}/?tab=prices`);
+  const table = page.getByRole("region", { name: "各账户的模型价格" }).locator("table");
+  await expect(table).toBeVisible({ timeout: 30_000 });
+  const heads = table.locator("thead th");
+  await expect(heads).toHaveCount(3);
+  const columns = (await heads.allTextContents()).slice(1);
+  const column = (site: string) => columns.findIndex((h) => h.startsWith(site));
+  // Claude: $3 / $15 on new-api, 20 % less on the one-hub, which is the cheapest.
+  const claude = table.locator("tbody tr", { hasText: "claude-sonnet-4" });
+  const list = claude.locator("td").nth(column("new-api 站点"));
+  const hub = claude.locator("td").nth(column("one-hub 站点"));
+  await expect(list).toContainText("$3.00 / $15.00");
+  await expect(hub).toContainText("$2.40 / $12.00");
+  await expect(hub).toContainText("最便宜");
+  await expect(list).not.toContainText("最便宜");
+  // Search and the vendor filter narrow the rows.
+  await page.getByLabel("搜索模型").fill("gpt");
+  await expect(table.locator("tbody tr")).toHaveCount(2);
+  await page.getByLabel("搜索模型").fill("");
+  await page.getByLabel("厂商").selectOption("Anthropic");
+  await expect(table.locator("tbody tr")).toHaveCount(1);
+  await page.getByLabel("厂商").selectOption("");
+  // 如果在别处: the month's usage of each model priced on both accounts.
+  const whatIf = page.getByRole("region", { name: "如果在别处", exact: true });
+  await expect(whatIf).toContainText("实际花费");
+  await expect(whatIf.locator("tbody tr", { hasText: "claude-sonnet-4" })).toContainText("one-hub 站点");
+  await shot(page, "prices");
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  const cards = page.getByRole("list", { name: "各账户的模型价格（卡片）" });
+  await expect(cards.getByRole("listitem", { name: undefined }).filter({ hasText: "claude-sonnet-4" })).toContainText(
+    "$2.40 / $12.00",
+  );
+  await expect(table).toBeHidden();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "prices-phone");
+  void consoleErrors;
+});
