@@ -1,11 +1,22 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useMemo, useState } from "react";
 import { trpc } from "@/src/trpc/react";
 import type { RouterOutputs } from "@/src/trpc/client";
 import { formatUsd } from "@/src/shared/money";
 import { Empty, Failed, Loading, TableWrap, useAnswer } from "./site-data";
 import { day, zone } from "./usage-range";
+
+/** A model's price history: the chart library loads only when one is opened. */
+const PriceHistory = dynamic(() => import("./price-history"), {
+  ssr: false,
+  loading: () => (
+    <p className="state" role="status">
+      正在载入价格历史…
+    </p>
+  ),
+});
 
 type Table = RouterOutputs["prices"]["table"]["data"];
 type Cell = Table["models"][number]["cells"][number];
@@ -55,6 +66,7 @@ export function PricesPanel() {
   const table = useAnswer(query);
   const [search, setSearch] = useState("");
   const [vendor, setVendor] = useState("");
+  const [picked, setPicked] = useState<string | null>(null);
   const data = table.data;
   const vendors = useMemo(() => [...new Set((data?.models ?? []).map((m) => vendorOf(m.model)))].sort(), [data]);
   const shown = (data?.models ?? []).filter(
@@ -68,6 +80,11 @@ export function PricesPanel() {
           每百万输入 / 输出 tokens
           的美元价格（按次计费的为每次），已按各账户所在分组的倍率计算；绿色为可用账户中最便宜的，
           灰色为该账户不可用。站点不公开价格时，由该账户近 7 天的消费日志推算。每小时读取一次。
+        </p>
+        <p>
+          <a className="button secondary" href="/api/prices/table.csv" download>
+            下载价格对比 CSV
+          </a>
         </p>
         <div className="filters">
           <label className="field">
@@ -125,8 +142,15 @@ export function PricesPanel() {
                   {shown.map((m) => (
                     <tr key={m.model}>
                       <th scope="row">
-                        {m.model}
-                        <span className="price-note">{vendorOf(m.model)}</span>
+                        <button
+                          type="button"
+                          className="link"
+                          aria-pressed={picked === m.model}
+                          onClick={() => setPicked(picked === m.model ? null : m.model)}
+                        >
+                          {m.model}
+                        </button>
+                        <span className="price-note">{vendorOf(m.model)} · 点击看价格历史</span>
                       </th>
                       {m.cells.map((c, i) => (
                         <td key={data.accounts[i]?.accountId ?? i}>
@@ -141,7 +165,15 @@ export function PricesPanel() {
             <ul className="price-cards" aria-label="各账户的模型价格（卡片）">
               {shown.map((m) => (
                 <li key={m.model} className="price-card">
-                  <strong>{m.model}</strong> <span className="muted">{vendorOf(m.model)}</span>
+                  <button
+                    type="button"
+                    className="link"
+                    aria-pressed={picked === m.model}
+                    onClick={() => setPicked(picked === m.model ? null : m.model)}
+                  >
+                    <strong>{m.model}</strong>
+                  </button>{" "}
+                  <span className="muted">{vendorOf(m.model)}</span>
                   <dl>
                     {m.cells.map((c, i) =>
                       c ? (
@@ -163,6 +195,7 @@ export function PricesPanel() {
           </>
         )}
       </section>
+      {picked && <PriceHistory model={picked} />}
       <WhatIf />
     </>
   );

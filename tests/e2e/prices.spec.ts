@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { parse } from "csv-parse/sync";
 import { FAMILIES, URL_, activeAccount, expect, fillSignIn, shot, test } from "./fixtures";
 
 /**
@@ -38,6 +40,22 @@ test("模型价格 sets each model's price on every account side by side, the ch
   await page.getByLabel("厂商").selectOption("Anthropic");
   await expect(table.locator("tbody tr")).toHaveCount(1);
   await page.getByLabel("厂商").selectOption("");
+  // A model's price history: each site's list price, as first read.
+  await claude.getByRole("button", { name: "claude-sonnet-4" }).click();
+  const history = page.getByRole("region", { name: "claude-sonnet-4 的价格历史" });
+  await expect(history.getByRole("region", { name: "价格变化" }).locator("tbody tr")).toHaveCount(2);
+  await expect(history.locator(".recharts-line")).toHaveCount(2);
+  // The comparison downloads as CSV, a row per model and account.
+  const [csv] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "下载价格对比 CSV" }).click(),
+  ]);
+  const rows = parse<Record<string, string>>(readFileSync(await csv.path()), { bom: true, columns: true });
+  const claudeRows = rows.filter((r) => r["模型"] === "claude-sonnet-4");
+  expect(claudeRows.map((r) => [r["站点"], r["每百万输入 (USD)"], r["最便宜"]]).sort()).toEqual([
+    ["new-api 站点", "3", "否"],
+    ["one-hub 站点", "2.4", "是"],
+  ]);
   // 如果在别处: the month's usage of each model priced on both accounts.
   const whatIf = page.getByRole("region", { name: "如果在别处", exact: true });
   await expect(whatIf).toContainText("实际花费");

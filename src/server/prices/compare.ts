@@ -295,3 +295,34 @@ export async function whatIf(
     },
   };
 }
+
+export type PriceHistory = Array<{
+  siteId: number;
+  siteName: string;
+  points: Array<{
+    at: string;
+    inputPerMillionUsd: number | null;
+    outputPerMillionUsd: number | null;
+    perCallUsd: number | null;
+  }>;
+}>;
+
+/** A model's list price (group ratio 1) on each of the accounts' sites, every change with its time. */
+export async function priceHistory(db: Db, accounts: PricedAccount[], model: string): Promise<PriceHistory> {
+  const sites = new Map(accounts.map((a) => [a.reader.siteId, a.reader.site?.name ?? "已移除的站点"]));
+  const changes = await priceStore(db).history([...sites.keys()], model);
+  return [...sites.entries()]
+    .map(([siteId, siteName]) => ({
+      siteId,
+      siteName,
+      points: changes
+        .filter((c) => c.siteId === siteId)
+        .map((c) => ({
+          at: c.at.toISOString(),
+          inputPerMillionUsd: c.inputPerM,
+          outputPerMillionUsd: c.outputPerM,
+          perCallUsd: c.perCall,
+        })),
+    }))
+    .filter((s) => s.points.length > 0);
+}

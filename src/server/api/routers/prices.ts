@@ -1,7 +1,23 @@
 import { accountOf } from "../../accounts/overview";
 import { readersOf } from "../../ledger/analytics";
-import { compareModel, priceTable, refreshPrices, whatIf, type PricedAccount } from "../../prices/compare";
-import { compareInput, compareSuccess, tableSuccess, whatIfInput, whatIfSuccess } from "../schemas/prices";
+import {
+  compareModel,
+  priceHistory,
+  priceTable,
+  refreshPrices,
+  whatIf,
+  type PricedAccount,
+} from "../../prices/compare";
+import { pricesCsv } from "../../prices/csv";
+import { fileSuccess, type FileData } from "../schemas/accounts";
+import {
+  compareInput,
+  compareSuccess,
+  historySuccess,
+  tableSuccess,
+  whatIfInput,
+  whatIfSuccess,
+} from "../schemas/prices";
 import { sessionsFor, siteDepsOf, type AuthedContext } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
 
@@ -30,12 +46,32 @@ export const pricesRouter = router({
     data: await priceTable(ctx.db, await pricedAccounts(ctx)),
   })),
 
+  /** The table as CSV: a row per model and account. */
+  tableCsv: authedProcedure.output(fileSuccess).query(async ({ ctx }) => {
+    const table = await priceTable(ctx.db, await pricedAccounts(ctx));
+    const data: FileData = {
+      filename: `prices_${new Date().toISOString().slice(0, 10)}.csv`,
+      contentType: "text/csv; charset=utf-8",
+      body: pricesCsv(table),
+    };
+    return { success: true as const, data };
+  }),
+
   compare: authedProcedure
     .input(compareInput)
     .output(compareSuccess)
     .query(async ({ ctx, input }) => ({
       success: true as const,
       data: { model: input.model, rows: await compareModel(ctx.db, await pricedAccounts(ctx), input.model) },
+    })),
+
+  /** A model's list price on each site over time. */
+  history: authedProcedure
+    .input(compareInput)
+    .output(historySuccess)
+    .query(async ({ ctx, input }) => ({
+      success: true as const,
+      data: { model: input.model, sites: await priceHistory(ctx.db, await pricedAccounts(ctx), input.model) },
     })),
 
   whatif: authedProcedure

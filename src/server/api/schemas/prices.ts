@@ -95,3 +95,26 @@ export const tableSuccess = success(
   }),
   "PriceTableSuccess",
 );
+
+export const historySuccess = success(
+  z.object({
+    model: z.string(),
+    sites: z.array(
+      z.object({
+        siteId: z.number().int(),
+        siteName: z.string(),
+        points: z
+          .array(
+            z.object({
+              at: z.iso.datetime().describe("读到这个价格（或价格变化）的时间"),
+              inputPerMillionUsd: usd,
+              outputPerMillionUsd: usd,
+              perCallUsd: usd,
+            }),
+          )
+          .describe("站点的标价（分组倍率 1）每次变化；全为 null 表示模型下架"),
+      }),
+    ),
+  }),
+  "PriceHistorySuccess",
+);
