@@ -9,6 +9,7 @@
  *   BENCH_LEDGER=0 npm run bench  # without the usage ledger's million-entry runs
  *   BENCH_WORKSPACE=0 npm run bench  # without the 200-account workspace (about 11 minutes)
  *   BENCH_ALERTS=0 npm run bench  # without the alerts' 1,000-account evaluation
+ *   BENCH_PRICES=0 npm run bench  # without the price comparison over 20 sites × 300 models
  */
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
@@ -16,6 +17,7 @@ import { buildIfNeeded } from "../scripts/serve";
 import { benchLedger, ledgerLines, type LedgerFigures } from "./ledger";
 import { alertLines, benchAlerts, type AlertFigures } from "./alerts";
 import { benchBudget } from "./budget";
+import { benchPrices, priceLines, type PriceFigures } from "./prices";
 import { benchOverview } from "./overview";
 import { benchWorkspace, workspaceLines } from "./workspace";
 import { bench } from "./sessions";
@@ -63,6 +65,14 @@ if (process.env.BENCH_ALERTS !== "0") {
   for (const kind of results.map((r) => r.kind)) {
     console.error(`[bench] alerts of 1,000 accounts, ${kind} …`);
     alertResults.push(await benchAlerts(kind));
+  }
+}
+
+const priceResults: PriceFigures[] = [];
+if (process.env.BENCH_PRICES !== "0") {
+  for (const kind of results.map((r) => r.kind)) {
+    console.error(`[bench] prices, ${kind} …`);
+    priceResults.push(await benchPrices(kind));
   }
 }
 
@@ -119,4 +129,5 @@ if (budget) {
 if (workspace) lines.push(...workspaceLines(workspace));
 if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
 if (alertResults.length > 0) lines.push(...alertLines(alertResults));
+if (priceResults.length > 0) lines.push(...priceLines(priceResults));
 console.log(lines.join("\n"));
