@@ -17,7 +17,7 @@ import { setOperatorPassword } from "../src/server/admin/operator";
 import { verifyPassword } from "../src/server/core/password";
 import { closeDb, db } from "../src/server/db/client";
 import { siteRegistry, type Site } from "../src/server/sites/registry";
-import { seedBalanceHistory } from "../src/server/ledger/sync";
+import { seedBalanceHistory } from "../src/server/ledger/balance-history";
 import { savedAccounts } from "../src/server/workspace/saved-accounts";
 import { hashWorkspaceToken, workspaceStore } from "../src/server/workspace/workspaces";
 import { prepareOrExit } from "./prepare";

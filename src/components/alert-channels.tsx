@@ -192,3 +192,38 @@ export function Channels() {
     </section>
   );
 }
+
+/** The channels to tick for a rule or a digest; `none` says what happens without any. */
+export function ChannelChecks({
+  legend,
+  channels,
+  picked,
+  onChange,
+  none,
+}: {
+  legend: string;
+  channels: Channel[];
+  picked: number[];
+  onChange: (next: number[]) => void;
+  none: string;
+}) {
+  return (
+    <fieldset className="field rule-channels">
+      <legend>{legend}</legend>
+      {channels.length === 0 ? (
+        <span className="muted">{none}</span>
+      ) : (
+        channels.map((c) => (
+          <label key={c.id} className="check">
+            <input
+              type="checkbox"
+              checked={picked.includes(c.id)}
+              onChange={(e) => onChange(e.target.checked ? [...picked, c.id] : picked.filter((x) => x !== c.id))}
+            />{" "}
+            {c.name}
+          </label>
+        ))
+      )}
+    </fieldset>
+  );
+}

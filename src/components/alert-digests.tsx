@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from "react";
 import { errorMessage } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
-import type { Channel } from "./alert-channels";
+import { ChannelChecks } from "./alert-channels";
 import { LocalTime } from "./local-time";
 import { Empty, Loading } from "./site-data";
 
@@ -147,23 +147,13 @@ export function Digests() {
           <input type="time" value={time} onChange={(e) => setTime(e.target.value)} required />
         </label>
         <p className="muted digest-covers">{CADENCE[cadence].covers}。</p>
-        <fieldset className="field rule-channels">
-          <legend>发到</legend>
-          {channelList.length === 0 ? (
-            <span className="muted">还没有渠道：请先在下方添加通知渠道。</span>
-          ) : (
-            channelList.map((c: Channel) => (
-              <label key={c.id} className="check">
-                <input
-                  type="checkbox"
-                  checked={picked.includes(c.id)}
-                  onChange={(e) => setPicked((p) => (e.target.checked ? [...p, c.id] : p.filter((x) => x !== c.id)))}
-                />{" "}
-                {c.name}
-              </label>
-            ))
-          )}
-        </fieldset>
+        <ChannelChecks
+          legend="发到"
+          channels={channelList}
+          picked={picked}
+          onChange={setPicked}
+          none="还没有渠道：请先在下方添加通知渠道。"
+        />
         <button type="submit" className="primary" disabled={set.isPending}>
           保存摘要
         </button>

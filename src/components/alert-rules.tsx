@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { errorMessage } from "@/src/trpc/client";
 import { trpc } from "@/src/trpc/react";
 import { KINDS, kindOf, ruleText, type Kind, type Rule } from "./alert-kinds";
-import type { Channel } from "./alert-channels";
+import { ChannelChecks } from "./alert-channels";
 import { Empty, Loading } from "./site-data";
 import { zone } from "./usage-range";
 import { nameOf } from "./workspace-accounts";
@@ -185,23 +185,13 @@ export function Rules() {
             />
           </label>
         )}
-        <fieldset className="field rule-channels">
-          <legend>通知渠道</legend>
-          {channelList.length === 0 ? (
-            <span className="muted">还没有渠道：提醒只在本页显示。可在下方添加渠道。</span>
-          ) : (
-            channelList.map((c: Channel) => (
-              <label key={c.id} className="check">
-                <input
-                  type="checkbox"
-                  checked={picked.includes(c.id)}
-                  onChange={(e) => setPicked((p) => (e.target.checked ? [...p, c.id] : p.filter((x) => x !== c.id)))}
-                />{" "}
-                {c.name}
-              </label>
-            ))
-          )}
-        </fieldset>
+        <ChannelChecks
+          legend="通知渠道"
+          channels={channelList}
+          picked={picked}
+          onChange={setPicked}
+          none="还没有渠道：提醒只在本页显示。可在下方添加渠道。"
+        />
         <label className="check">
           <input type="checkbox" checked={remind} onChange={(e) => setRemind(e.target.checked)} /> 持续期间每天提醒一次
         </label>

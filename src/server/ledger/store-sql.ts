@@ -1,4 +1,5 @@
 /** The ledger store's types and the SQL both databases share: columns, hourly totals, clauses, keyset pages. */
+import type { FitSums } from "../gateway/prices";
 
 export type Owner = { siteId: number; siteUserId: number };
 
@@ -84,19 +85,8 @@ export type LedgerStore = {
 };
 
 export type OwnerSnapshot = Owner & { at: number; quota: number };
-export type ModelFitSums = {
-  model: string;
-  n: number;
-  q: number;
-  p: number;
-  c: number;
-  qq: number;
-  pp: number;
-  cc: number;
-  pc: number;
-  qp: number;
-  qc: number;
-};
+/** A model's fit sums (gateway/prices.ts fitPrice), with its name. */
+export type ModelFitSums = FitSums & { model: string };
 
 /** modelFitSums' statement: products summed as reals (a bigint product could overflow). */
 export function modelFitQuery(owner: Owner, range: Window, p: (i: number) => string, real: string) {

@@ -19,11 +19,11 @@ import { MSG } from "../core/messages";
 import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "./store";
+import { noteTopupHistory } from "./topup-history";
 import type { LedgerStatus } from "./schemas";
 
 export type { LedgerStatus } from "./schemas";
 import type { SelfInfo } from "../gateway/reads";
-import { topupQuota } from "../../shared/log-types";
 import { LEDGER_LIMITS, REFUSED, entryBytes, entryOf, type Entry } from "./entries";
 import {
   SiteDataError,
@@ -274,23 +274,6 @@ async function syncWindow(
 
 export type SyncResult = { added: number; from: number; to: number; complete: boolean };
 
-/**
- * Balances known from elsewhere (the demo's own history) kept as snapshots, for an account that has
- * none yet; returns how many were kept.
- */
-export async function seedBalanceHistory(
-  db: Db,
-  account: { siteId: number; siteUserId: number },
-  points: Array<{ at: number; quota: number }>,
-): Promise<number> {
-  const who = { siteId: account.siteId, siteUserId: BigInt(account.siteUserId) };
-  if ((await db.balanceSnapshot.count({ where: who })) > 0) return 0;
-  await db.balanceSnapshot.createMany({
-    data: points.map((p) => ({ ...who, at: p.at, quota: BigInt(p.quota), usedQuota: 0n, requestCount: 0n })),
-  });
-  return points.length;
-}
-
 /** The balance as a snapshot row, or null when the site reports numbers no account has. */
 function snapshotOf(balance: Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">) {
   const ok = (n: number) => Number.isSafeInteger(n);
@@ -377,7 +360,7 @@ export async function syncLedger(
     added += window.added;
     if (!window.complete) return await stopped(added, from, now, window.reason);
     await covered(sync, from, now);
-    await noteTopupHistory(sync, from, now);
+    await noteTopupHistory(db, account, reader, from, now);
     return { added, from, to: now, complete: true };
   } catch (error) {
     const message =
@@ -388,38 +371,6 @@ export async function syncLedger(
     clearInterval(heartbeat);
     held.delete(holder);
     await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } });
-  }
-}
-
-/**
- * Where the window's top-up entries carry no amount (neither in their quota nor in their text),
- * keeps the site's top-up history (new-api's last 30 days) for 对账 to take the amounts from. A
- * history that cannot be read leaves 对账 to say it cannot explain the top-up; the sync is fine.
- */
-async function noteTopupHistory(sync: Sync, from: number, to: number): Promise<void> {
-  const { db, account, reader } = sync;
-  const entries = await db.ledgerEntry.findMany({
-    where: { ...owner(account), type: "topup", quota: 0n, at: { gte: from, lte: to } },
-    select: { content: true },
-  });
-  if (!entries.some((e) => topupQuota(0, e.content, reader.quotaPerUnit) === null)) return;
-  let items;
-  try {
-    items = await reader.topups();
-  } catch (error) {
-    if (error instanceof SiteDataError) return;
-    throw error;
-  }
-  for (const t of items ?? []) {
-    if (t.status !== "success" || !t.completedAt || !t.tradeNo) continue;
-    const at = Math.floor(Date.parse(t.completedAt) / 1000);
-    const quota = BigInt(Math.round(t.amountUsd * reader.quotaPerUnit));
-    await db.ledgerTopup.upsert({
-      where: { siteId_siteUserId_tradeNo: { ...owner(account), tradeNo: t.tradeNo } },
-      create: { ...owner(account), tradeNo: t.tradeNo, at, quota },
-      update: { at, quota },
-      select: { at: true },
-    });
   }
 }
 
