@@ -74,6 +74,7 @@ export function PricesPanel() {
   );
   return (
     <>
+      <ThisAccount />
       <section className="card" aria-labelledby="prices-title">
         <h2 id="prices-title">模型价格</h2>
         <p className="muted">
@@ -263,6 +264,87 @@ function WhatIf() {
               </tbody>
             </table>
           </TableWrap>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** 本账户: the active account's group, ratio and models, and for each model it used the cheapest other account. */
+function ThisAccount() {
+  const tz = zone();
+  const query = trpc.prices.account.useQuery({ from: day(-29), to: day(0), tz });
+  const answer = useAnswer(query);
+  const data = answer.data;
+  const price = (p: {
+    inputPerMillionUsd: number | null;
+    outputPerMillionUsd: number | null;
+    perCallUsd: number | null;
+  }) =>
+    p.perCallUsd !== null
+      ? `${formatUsd(p.perCallUsd)} / 次`
+      : p.inputPerMillionUsd === null
+        ? "—"
+        : `${formatUsd(p.inputPerMillionUsd)} / ${formatUsd(p.outputPerMillionUsd ?? p.inputPerMillionUsd)}`;
+  return (
+    <section className="card" aria-labelledby="this-account-title">
+      <h2 id="this-account-title">当前账户</h2>
+      {answer.loading ? (
+        <Loading label="当前账户的价格" />
+      ) : !data ? (
+        <Failed message={answer.message ?? ""} onRetry={() => void query.refetch()} />
+      ) : (
+        <>
+          <p>
+            {data.siteName} · 分组 {data.group ?? "未知"}
+            {data.groupRatio !== null ? `（倍率 ${data.groupRatio}）` : "（站点未告知倍率，价格由日志推算）"} · 可用模型{" "}
+            {data.models.length} 个
+          </p>
+          {data.error && <p className="failed-text">最近一次读取失败：{data.error}</p>}
+          {data.used.length === 0 ? (
+            <Empty>最近 30 天没有用过任何模型。</Empty>
+          ) : (
+            <TableWrap label="当前账户用过的模型">
+              <table className="price-table whatif-table">
+                <thead>
+                  <tr>
+                    <th scope="col">模型</th>
+                    <th scope="col">本账户价格</th>
+                    <th scope="col" className="num">
+                      30 天花费
+                    </th>
+                    <th scope="col">最便宜的其他账户</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.used.map((u) => (
+                    <tr key={u.model}>
+                      <th scope="row">{u.model}</th>
+                      <td>{u.own ? price(u.own) : "—"}</td>
+                      <td className="num">{formatUsd(u.actualUsd)}</td>
+                      <td>
+                        {u.cheapest ? (
+                          <span
+                            className={
+                              u.cheapest.usd !== null && u.cheapest.usd < u.actualUsd * 0.995
+                                ? "cheaper-text"
+                                : undefined
+                            }
+                          >
+                            {u.cheapest.siteName} {price(u.cheapest.price)}
+                            {u.cheapest.usd !== null ? `，同样用量 ${formatUsd(u.cheapest.usd)}` : ""}
+                            {u.cheapest.price.derivedFromLogs ? "（由日志推算）" : ""}
+                          </span>
+                        ) : (
+                          <span className="muted">没有其他账户提供</span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          )}
         </>
       )}
     </section>

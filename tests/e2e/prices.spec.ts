@@ -40,6 +40,10 @@ test("模型价格 sets each model's price on every account side by side, the ch
   await page.getByLabel("厂商").selectOption("Anthropic");
   await expect(table.locator("tbody tr")).toHaveCount(1);
   await page.getByLabel("厂商").selectOption("");
+  // 当前账户 (the one-hub, signed in last): its group and the models it used.
+  const mine = page.getByRole("region", { name: "当前账户", exact: true });
+  await expect(mine).toContainText("one-hub 站点 · 分组 default（倍率 1）");
+  await expect(mine.getByRole("region", { name: "当前账户用过的模型" }).locator("tbody tr").first()).toBeVisible();
   // A model's price history: each site's list price, as first read.
   await claude.getByRole("button", { name: "claude-sonnet-4" }).click();
   const history = page.getByRole("region", { name: "claude-sonnet-4 的价格历史" });

@@ -251,6 +251,23 @@ describe("prices.whatif", () => {
   });
 });
 
+describe("prices.account", () => {
+  it("gives the account's group and ratio, and for each model it used the cheapest other account", async () => {
+    // The workspace's first account: the new-api one, group vip.
+    const answer = await api.prices.account({ tz: "UTC" });
+    expect(answer.data).toMatchObject({ siteName: "新站", group: "vip", groupRatio: 0.9, error: null });
+    expect(answer.data.models).toEqual(["claude-sonnet-4", "dall-e-3", "gpt-4o-mini"]);
+    const [mini] = answer.data.used;
+    expect(mini).toMatchObject({
+      model: "gpt-4o-mini",
+      own: { inputPerMillionUsd: 0.135, outputPerMillionUsd: 0.54, perCallUsd: null, derivedFromLogs: false },
+      cheapest: { siteName: "中转站", price: { inputPerMillionUsd: 0.06, outputPerMillionUsd: 0.24 } },
+    });
+    // Its 4,000 prompt and 700 completion tokens at the one-hub's prices.
+    expect(mini?.cheapest?.usd).toBeCloseTo((4000 * 0.06 + 700 * 0.24) / 1e6, 9);
+  });
+});
+
 describe("the hourly price job", () => {
   it("reads each site once and each account, then nothing until their hour is up", async () => {
     const later = new Date(Date.now() + 2 * 3_600_000);

@@ -326,3 +326,78 @@ export async function priceHistory(db: Db, accounts: PricedAccount[], model: str
     }))
     .filter((s) => s.points.length > 0);
 }
+
+export type AccountView = {
+  accountId: string;
+  siteName: string;
+  group: string | null;
+  groupRatio: number | null;
+  models: string[];
+  readAt: string | null;
+  error: string | null;
+  used: Array<{
+    model: string;
+    actualUsd: number;
+    own: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd" | "derivedFromLogs"> | null;
+    cheapest: {
+      siteName: string;
+      accountId: string;
+      price: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd" | "derivedFromLogs">;
+      usd: number | null;
+    } | null;
+  }>;
+};
+
+/**
+ * One account's side (its group, ratio and usable models) and, for each model it used in the
+ * range, its own price and the cheapest other account offering the model, with what its usage
+ * would have cost there.
+ */
+export async function accountView(
+  db: Db,
+  accounts: PricedAccount[],
+  self: PricedAccount,
+  q: { from: string; to: string; tz: string },
+): Promise<AccountView> {
+  const p = await pricesOf(db, accounts);
+  const side = p.side(self);
+  const used = await summaryOf(db, [self.reader], { ...q, groupBy: "model" });
+  const others = accounts.filter((a) => a.reader.key !== self.reader.key);
+  return {
+    accountId: self.reader.key,
+    siteName: self.reader.site?.name ?? "已移除的站点",
+    group: side?.group || null,
+    groupRatio: side?.groupRatio ?? null,
+    models: side?.models ?? [],
+    readAt: side?.readAt.toISOString() ?? null,
+    error: side?.error ?? null,
+    used: used.rows
+      .filter((u) => u.key)
+      .map((u) => {
+        const own = accountPrice(p.published(self, u.key), side, u.key);
+        const offers = others.flatMap((a) => {
+          const published = p.published(a, u.key);
+          const theirs = p.side(a);
+          const price = accountPrice(published, theirs, u.key);
+          if (!price || !usableBy(published, theirs, u.key, true) || rankOf(price) === null) return [];
+          return [{ a, price }];
+        });
+        offers.sort((x, y) => (rankOf(x.price) as number) - (rankOf(y.price) as number));
+        const best = offers[0];
+        const usd = best ? costOf(best.price, u) : null;
+        return {
+          model: u.key,
+          actualUsd: u.usd,
+          own,
+          cheapest: best
+            ? {
+                siteName: best.a.reader.site?.name ?? "已移除的站点",
+                accountId: best.a.reader.key,
+                price: best.price,
+                usd: usd === null ? null : round6(usd),
+              }
+            : null,
+        };
+      }),
+  };
+}

@@ -1,6 +1,8 @@
 import { accountOf } from "../../accounts/overview";
+import type { LiveSession } from "../../session/store";
 import { readersOf } from "../../ledger/analytics";
 import {
+  accountView,
   compareModel,
   priceHistory,
   priceTable,
@@ -11,6 +13,7 @@ import {
 import { pricesCsv } from "../../prices/csv";
 import { fileSuccess, type FileData } from "../schemas/accounts";
 import {
+  accountViewSuccess,
   compareInput,
   compareSuccess,
   historySuccess,
@@ -23,7 +26,10 @@ import { authedProcedure, router } from "../trpc";
 
 /** The caller's accounts (a workspace's saved accounts, or the browser's), their prices read within the hour. */
 async function pricedAccounts(ctx: AuthedContext): Promise<PricedAccount[]> {
-  const sessions = await sessionsFor(ctx, "all");
+  return pricedAccountsOf(ctx, await sessionsFor(ctx, "all"));
+}
+
+async function pricedAccountsOf(ctx: AuthedContext, sessions: LiveSession[]): Promise<PricedAccount[]> {
   const readers = await readersOf(ctx.db, sessions);
   const bySession = new Map(sessions.map((s) => [`${s.siteId}:${s.siteUserId}`, s]));
   const accounts = readers.map((reader) => ({
@@ -73,6 +79,22 @@ export const pricesRouter = router({
       success: true as const,
       data: { model: input.model, sites: await priceHistory(ctx.db, await pricedAccounts(ctx), input.model) },
     })),
+
+  /**
+   * The active account (a workspace's `?account=`): its group, ratio and usable models, and for
+   * each model it used in the range the cheapest other account.
+   */
+  account: authedProcedure
+    .input(whatIfInput)
+    .output(accountViewSuccess)
+    .query(async ({ ctx, input }) => {
+      const accounts = await pricedAccounts(ctx);
+      const self =
+        accounts.find(
+          (a) => a.reader.siteId === ctx.session.siteId && a.reader.siteUserId === ctx.session.siteUserId,
+        ) ?? (await pricedAccountsOf(ctx, [ctx.session]))[0]!;
+      return { success: true as const, data: await accountView(ctx.db, accounts, self, input) };
+    }),
 
   whatif: authedProcedure
     .input(whatIfInput)

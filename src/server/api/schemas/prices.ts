@@ -118,3 +118,43 @@ export const historySuccess = success(
   }),
   "PriceHistorySuccess",
 );
+
+const priceOnly = z
+  .object({
+    inputPerMillionUsd: usd,
+    outputPerMillionUsd: usd,
+    perCallUsd: usd,
+    derivedFromLogs: z.boolean(),
+  })
+  .nullable();
+
+export const accountViewSuccess = success(
+  z.object({
+    accountId: z.string(),
+    siteName: z.string(),
+    group: z.string().nullable(),
+    groupRatio: z.number().nullable(),
+    models: z.array(z.string()).describe("该账户可用的模型"),
+    readAt: z.iso.datetime().nullable().describe("最近一次读取该账户的分组与模型的时间"),
+    error: z.string().nullable(),
+    used: z
+      .array(
+        z.object({
+          model: z.string(),
+          actualUsd: z.number().describe("范围内在本账户的实际花费"),
+          own: priceOnly.describe("本账户的价格"),
+          cheapest: z
+            .object({
+              siteName: z.string(),
+              accountId: z.string(),
+              price: priceOnly.unwrap(),
+              usd: z.number().nullable().describe("同样的用量在那里的花费"),
+            })
+            .nullable()
+            .describe("提供该模型的其他账户中最便宜的；没有时为 null"),
+        }),
+      )
+      .describe("范围内用过的模型，花费从多到少"),
+  }),
+  "PriceAccountSuccess",
+);

@@ -58,7 +58,13 @@ import {
   rulesSuccess,
   timeZoneSuccess,
 } from "../../api/schemas/alerts";
-import { compareSuccess, tableSuccess, whatIfSuccess } from "../../api/schemas/prices";
+import {
+  accountViewSuccess,
+  compareSuccess,
+  historySuccess,
+  tableSuccess,
+  whatIfSuccess,
+} from "../../api/schemas/prices";
 
 /** The schemas of the OpenAPI document, from the zod schemas the procedures validate with. */
 export function components() {
@@ -126,6 +132,8 @@ export function components() {
     compareSuccess,
     whatIfSuccess,
     tableSuccess,
+    historySuccess,
+    accountViewSuccess,
   ]) {
     const id = (s.meta() as { id?: string } | undefined)?.id;
     if (!id) throw new Error("schema without id");

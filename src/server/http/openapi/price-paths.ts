@@ -1,6 +1,7 @@
 /** The OpenAPI paths of 模型价格 (design.md 22): a model across the caller's accounts, and 如果在别处. */
 import { MSG } from "../../core/messages";
 import {
+  ACCOUNT_PARAM,
   DATE_PARAMS,
   INTERNAL,
   SESSION_SECURITY,
@@ -59,6 +60,21 @@ export function pricePaths(): Record<string, object> {
         "站点不向令牌说出分组倍率时，同样按日志推算。usable：账户可用该模型；cheapest：可用账户中最便宜的。",
       "PriceCompareSuccess",
       [{ ...stringQuery("model", "模型名称，如 gpt-4o-mini", { type: "string", maxLength: 200 }), required: true }],
+    ),
+    "/api/prices/account": get(
+      "pricesAccount",
+      "当前账户的价格",
+      "当前账户（工作区用 ?account=<id>）的分组、分组倍率与可用模型，以及范围内（默认最近 30 天）用过的每个模型：本账户的价格、提供该模型的其他账户中最便宜的一个，" +
+        "和同样用量在那里的花费。",
+      "PriceAccountSuccess",
+      [...DATE_PARAMS, ACCOUNT_PARAM],
+    ),
+    "/api/prices/history": get(
+      "pricesHistory",
+      "模型的价格历史",
+      "一个模型在调用者各站点的标价（分组倍率 1）每次变化及其时间；全为 null 表示模型下架。",
+      "PriceHistorySuccess",
+      [{ ...stringQuery("model", "模型名称", { type: "string", maxLength: 200 }), required: true }],
     ),
     "/api/prices/whatif": get(
       "pricesWhatIf",
