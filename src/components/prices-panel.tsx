@@ -36,13 +36,20 @@ const VENDORS: Array<[string, RegExp]> = [
 ];
 export const vendorOf = (model: string) => VENDORS.find(([, re]) => re.test(model))?.[0] ?? "其他";
 
-/** A price in a cell: "$in / $out" per 1M tokens, or "$x / 次". */
-function priceText(c: NonNullable<Cell>): string {
+/** A price: "$in / $out" per 1M tokens, or "$x / 次". */
+function priceText(c: {
+  inputPerMillionUsd: number | null;
+  outputPerMillionUsd: number | null;
+  perCallUsd: number | null;
+}): string {
   if (c.perCallUsd !== null) return `${formatUsd(c.perCallUsd)} / 次`;
   if (c.inputPerMillionUsd === null) return "—";
   const out = c.outputPerMillionUsd === null ? "" : ` / ${formatUsd(c.outputPerMillionUsd)}`;
   return `${formatUsd(c.inputPerMillionUsd)}${out}`;
 }
+
+/** Cheaper by more than rounding: the saving is real. */
+const cheaper = (usd: number, actual: number) => usd < actual * 0.995;
 
 function PriceCell({ cell }: { cell: Cell }) {
   if (!cell) return <span className="muted">—</span>;
@@ -247,11 +254,7 @@ function WhatIf() {
                       ) : (
                         <ul className="elsewhere-list">
                           {r.elsewhere.map((e) => (
-                            <li
-                              key={e.accountId}
-                              // Cheaper by more than rounding: the saving is real.
-                              className={e.usd < r.actualUsd * 0.995 ? "cheaper" : undefined}
-                            >
+                            <li key={e.accountId} className={cheaper(e.usd, r.actualUsd) ? "cheaper" : undefined}>
                               {e.siteName} {formatUsd(e.usd)}
                               {e.derivedFromLogs ? "（由日志推算）" : ""}
                             </li>
@@ -276,16 +279,6 @@ function ThisAccount() {
   const query = trpc.prices.account.useQuery({ from: day(-29), to: day(0), tz });
   const answer = useAnswer(query);
   const data = answer.data;
-  const price = (p: {
-    inputPerMillionUsd: number | null;
-    outputPerMillionUsd: number | null;
-    perCallUsd: number | null;
-  }) =>
-    p.perCallUsd !== null
-      ? `${formatUsd(p.perCallUsd)} / 次`
-      : p.inputPerMillionUsd === null
-        ? "—"
-        : `${formatUsd(p.inputPerMillionUsd)} / ${formatUsd(p.outputPerMillionUsd ?? p.inputPerMillionUsd)}`;
   return (
     <section className="card" aria-labelledby="this-account-title">
       <h2 id="this-account-title">当前账户</h2>
@@ -320,18 +313,18 @@ function ThisAccount() {
                   {data.used.map((u) => (
                     <tr key={u.model}>
                       <th scope="row">{u.model}</th>
-                      <td>{u.own ? price(u.own) : "—"}</td>
+                      <td>{u.own ? priceText(u.own) : "—"}</td>
                       <td className="num">{formatUsd(u.actualUsd)}</td>
                       <td>
                         {u.cheapest ? (
                           <span
                             className={
-                              u.cheapest.usd !== null && u.cheapest.usd < u.actualUsd * 0.995
+                              u.cheapest.usd !== null && cheaper(u.cheapest.usd, u.actualUsd)
                                 ? "cheaper-text"
                                 : undefined
                             }
                           >
-                            {u.cheapest.siteName} {price(u.cheapest.price)}
+                            {u.cheapest.siteName} {priceText(u.cheapest.price)}
                             {u.cheapest.usd !== null ? `，同样用量 ${formatUsd(u.cheapest.usd)}` : ""}
                             {u.cheapest.price.derivedFromLogs ? "（由日志推算）" : ""}
                           </span>

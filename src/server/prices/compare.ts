@@ -128,33 +128,43 @@ const rankOf = (r: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" |
   r.perCallUsd ??
   (r.inputPerMillionUsd === null ? null : r.inputPerMillionUsd + (r.outputPerMillionUsd ?? r.inputPerMillionUsd));
 
+type Cell = Omit<PriceRow, "siteId" | "siteName" | "model" | "group">;
+
+/** An account's cell for a model: its price and whether it may use it; null when it neither sees nor prices it. */
+function cellOf(p: Awaited<ReturnType<typeof pricesOf>>, a: PricedAccount, model: string): Cell | null {
+  const published = p.published(a, model);
+  const side = p.side(a);
+  const price = accountPrice(published, side, model);
+  const usable = usableBy(published, side, model, price !== null);
+  if (!price && !usable) return null;
+  return {
+    accountId: a.reader.key,
+    groupRatio: price?.derivedFromLogs ? null : (side?.groupRatio ?? null),
+    inputPerMillionUsd: price?.inputPerMillionUsd ?? null,
+    outputPerMillionUsd: price?.outputPerMillionUsd ?? null,
+    perCallUsd: price?.perCallUsd ?? null,
+    derivedFromLogs: price?.derivedFromLogs ?? false,
+    usable,
+    cheapest: false,
+  };
+}
+
+/** Marks the cheapest usable cells (ties all of them). */
+function markCheapest(cells: Array<Cell | null>): void {
+  const ranked = cells.filter((c): c is Cell => c !== null && c.usable && rankOf(c) !== null);
+  const best = Math.min(...ranked.map((c) => rankOf(c) as number));
+  for (const c of ranked) c.cheapest = Math.abs((rankOf(c) as number) - best) <= 1e-12;
+}
+
 export async function compareModel(db: Db, accounts: PricedAccount[], model: string): Promise<PriceRow[]> {
   const p = await pricesOf(db, accounts);
-  const rows: PriceRow[] = [];
-  for (const a of accounts) {
-    const published = p.published(a, model);
-    const side = p.side(a);
-    const price = accountPrice(published, side, model);
-    const usable = usableBy(published, side, model, price !== null);
-    if (!price && !usable) continue;
-    rows.push({
-      siteId: a.reader.siteId,
-      siteName: a.reader.site?.name ?? "已移除的站点",
-      accountId: a.reader.key,
-      model,
-      group: side?.group || null,
-      groupRatio: price?.derivedFromLogs ? null : (side?.groupRatio ?? null),
-      inputPerMillionUsd: price?.inputPerMillionUsd ?? null,
-      outputPerMillionUsd: price?.outputPerMillionUsd ?? null,
-      perCallUsd: price?.perCallUsd ?? null,
-      derivedFromLogs: price?.derivedFromLogs ?? false,
-      usable,
-      cheapest: false,
-    });
-  }
-  const ranked = rows.filter((r) => r.usable && rankOf(r) !== null);
-  const best = Math.min(...ranked.map((r) => rankOf(r) as number));
-  for (const r of ranked) r.cheapest = Math.abs((rankOf(r) as number) - best) <= 1e-12;
+  const rows: PriceRow[] = accounts.flatMap((a) => {
+    const cell = cellOf(p, a, model);
+    if (!cell) return [];
+    const group = p.side(a)?.group || null;
+    return [{ siteId: a.reader.siteId, siteName: a.reader.site?.name ?? "已移除的站点", model, group, ...cell }];
+  });
+  markCheapest(rows);
   // The usable ones first, cheapest first; then the rest.
   return rows.sort(
     (x, y) =>
@@ -194,26 +204,8 @@ export async function priceTable(db: Db, accounts: PricedAccount[]): Promise<Pri
     for (const d of side?.derived ?? []) names.add(d.model);
   }
   const models = [...names].sort().map((model) => {
-    const cells = accounts.map((a) => {
-      const published = p.published(a, model);
-      const side = p.side(a);
-      const price = accountPrice(published, side, model);
-      const usable = usableBy(published, side, model, price !== null);
-      if (!price && !usable) return null;
-      return {
-        accountId: a.reader.key,
-        groupRatio: price?.derivedFromLogs ? null : (side?.groupRatio ?? null),
-        inputPerMillionUsd: price?.inputPerMillionUsd ?? null,
-        outputPerMillionUsd: price?.outputPerMillionUsd ?? null,
-        perCallUsd: price?.perCallUsd ?? null,
-        derivedFromLogs: price?.derivedFromLogs ?? false,
-        usable,
-        cheapest: false,
-      };
-    });
-    const ranked = cells.filter((c) => c && c.usable && rankOf(c) !== null) as NonNullable<(typeof cells)[number]>[];
-    const best = Math.min(...ranked.map((c) => rankOf(c) as number));
-    for (const c of ranked) c.cheapest = Math.abs((rankOf(c) as number) - best) <= 1e-12;
+    const cells = accounts.map((a) => cellOf(p, a, model));
+    markCheapest(cells);
     return { model, cells };
   });
   return {
