@@ -109,8 +109,13 @@ const call = (at: number, model: string, usd: number) => ({
 
 /** A workspace in `tz` with the account saved, its log of today and yesterday synced, and two channels. */
 async function workspace(tz: string) {
-  // Each test's digests are the only ones due.
+  // Each test's digests are the only ones due, and its ledger holds only its own log (an entry
+  // keeps the time it was first synced with, and each test places the log in its own zone).
   await store.db.alertDigest.deleteMany({});
+  await store.db.ledgerEntry.deleteMany({});
+  await store.db.ledgerHour.deleteMany({});
+  await store.db.ledgerHourTotal.deleteMany({});
+  await store.db.ledgerSync.deleteMany({});
   const now = Date.now();
   const today = dayIn(tz, now);
   const at = (day: string, hour: number) => Math.floor(dayStart(tz, day) / 1000) + hour * 3600;
