@@ -18,6 +18,8 @@ import { verifyPassword } from "../src/server/core/password";
 import { closeDb, db } from "../src/server/db/client";
 import { siteRegistry, type Site } from "../src/server/sites/registry";
 import { seedBalanceHistory } from "../src/server/ledger/balance-history";
+import { parsePrices } from "../src/server/gateway/prices";
+import { priceStore } from "../src/server/prices/store";
 import { savedAccounts } from "../src/server/workspace/saved-accounts";
 import { hashWorkspaceToken, workspaceStore } from "../src/server/workspace/workspaces";
 import { prepareOrExit } from "./prepare";
@@ -55,6 +57,17 @@ const DEMO_CODES = [
   { key: "DEMO-REDEEM-20-USD-0003", quota: 10_000_000 },
 ];
 
+/**
+ * The one-hub's price factors now and before (the first run keeps the earlier lists as its price
+ * history): Claude 10% cheaper 20 days ago, GPT-4o 10% dearer today (the demo's 所用模型涨价 rule
+ * tells of it).
+ */
+const HUB_PRICES_NOW = { "claude-sonnet-4": 0.8, "gpt-4o": 1.1, "deepseek-chat": 0.9 };
+const HUB_PRICES_BEFORE: Array<{ daysAgo: number; factor: Record<string, number> }> = [
+  { daysAgo: 30, factor: { "claude-sonnet-4": 0.9, "gpt-4o": 1, "deepseek-chat": 0.9 } },
+  { daysAgo: 20, factor: { "claude-sonnet-4": 0.8, "gpt-4o": 1, "deepseek-chat": 0.9 } },
+];
+
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 // The demo sites are on this machine: a larger budget lets each account's first ledger backfill
 // (at sign-in) finish in seconds instead of a couple of minutes.
@@ -76,10 +89,7 @@ const gateways = await Promise.all(
       codes: DEMO_CODES.map((c, n) => ({ ...c, status: 1 as const, id: n + 1 })),
       checkinReward: 4821,
       // Prices differ between the sites: the one-hub is cheaper for Claude, dearer for GPT-4o.
-      pricing:
-        demo.family === "one-hub"
-          ? demoPricing("one-hub", { "claude-sonnet-4": 0.8, "gpt-4o": 1.1, "deepseek-chat": 0.9 })
-          : demoPricing("new-api"),
+      pricing: demo.family === "one-hub" ? demoPricing("one-hub", HUB_PRICES_NOW) : demoPricing("new-api"),
       failureStatus: demo.family === "new-api" ? 401 : 200,
       users: demo.users.map((u) => {
         const history = demoHistory({
@@ -129,6 +139,19 @@ for (const [i, demo] of DEMO_SITES.entries()) {
     const history = histories.get(`${demo.port}:${u.id}`);
     const site = registered[i];
     if (history && site) await seedBalanceHistory(db(), { siteId: site.id, siteUserId: u.id }, history.balances);
+  }
+}
+// The one-hub's earlier price lists (the first run only): its history on 模型价格.
+const hub = registered[DEMO_SITES.findIndex((d) => d.family === "one-hub")];
+if (hub && !(await priceStore(db()).siteReads([hub.id])).has(hub.id)) {
+  for (const { daysAgo, factor } of HUB_PRICES_BEFORE) {
+    // The demo sites count 500,000 quota units a dollar (demoPricing).
+    const prices = parsePrices("one-hub", demoPricing("one-hub", factor), 500_000);
+    await priceStore(db()).recordSite(
+      hub.id,
+      { prices, published: true, groupRatios: { default: 1 } },
+      new Date(Date.now() - daysAgo * 86_400_000),
+    );
   }
 }
 // The operator's page too: a known password, set only when none is (a real one is never replaced).
@@ -247,6 +270,7 @@ async function demoAlerts(workspaceId: number, inboxUrl: string) {
     await rules.update(workspaceId, rule.id, { channels: [channel.id] });
   await rules.create(workspaceId, { kind: "unmatched_move", account: "all", threshold: 1, channels: [channel.id] });
   await rules.create(workspaceId, { kind: "balance_below", account: "all", threshold: 5, channels: [channel.id] });
+  await rules.create(workspaceId, { kind: "price_changed", account: "all", threshold: 5, channels: [channel.id] });
   const digests = alertDigests(db());
   await digests.set(workspaceId, { cadence: "daily", time: "09:00", channels: [channel.id] }, here);
   await digests.set(workspaceId, { cadence: "monthly", time: "09:00", channels: [channel.id] }, here);

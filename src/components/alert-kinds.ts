@@ -14,10 +14,17 @@ export const KINDS: Array<{ kind: Kind; label: string; unit: string | null; hint
   { kind: "checkin_failed", label: "自动签到失败或需手动签到", unit: null, hint: "" },
   { kind: "unmatched_move", label: "对账差额超过", unit: "美元", hint: "余额变化与日志不符的金额，如 1" },
   { kind: "spend_spike", label: "今日消费达到近 7 天同一时刻中位数的", unit: "倍", hint: "如 3" },
+  {
+    kind: "price_changed",
+    label: "所用模型涨价超过",
+    unit: "%",
+    hint: "近 7 天用过的模型在其站点 24 小时内涨价的幅度，如 10；下架也提醒",
+  },
 ];
 export const kindOf = (k: Kind) => KINDS.find((x) => x.kind === k) ?? KINDS[0]!;
 /** "余额低于 5 美元". */
 export function ruleText(r: { kind: Kind; threshold: number | null }): string {
   const k = kindOf(r.kind);
-  return k.unit && r.threshold !== null ? `${k.label} ${r.threshold} ${k.unit}` : k.label;
+  if (!k.unit || r.threshold === null) return k.label;
+  return `${k.label} ${r.threshold}${k.unit === "%" ? "" : " "}${k.unit}`;
 }

@@ -55,7 +55,7 @@ export function Rules() {
     event.preventDefault();
     const value = Number(threshold);
     if (unit && (threshold.trim() === "" || !Number.isFinite(value))) {
-      setNote({ ok: false, text: `请填写${unit}` });
+      setNote({ ok: false, text: `请填写数值（${unit}）` });
       return;
     }
     const ok = await run(

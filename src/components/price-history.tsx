@@ -72,7 +72,7 @@ export default function PriceHistory({ model }: { model: string }) {
             </LineChart>
           </Chart>
           <TableWrap label="价格变化">
-            <table>
+            <table className="table">
               <thead>
                 <tr>
                   <th scope="col">时间</th>

@@ -6,7 +6,8 @@ import { trpc } from "@/src/trpc/react";
 import type { RouterOutputs } from "@/src/trpc/client";
 import { formatUsd } from "@/src/shared/money";
 import { Empty, Failed, Loading, TableWrap, useAnswer } from "./site-data";
-import { day, zone } from "./usage-range";
+import { RangePicker } from "./range-picker";
+import { day, PRESETS, zone, type Range } from "./usage-range";
 
 /** A model's price history: the chart library loads only when one is opened. */
 const PriceHistory = dynamic(() => import("./price-history"), {
@@ -131,7 +132,7 @@ export function PricesPanel() {
               </ul>
             )}
             <TableWrap label="各账户的模型价格">
-              <table className="price-table wide-only">
+              <table className="table price-table wide-only">
                 <thead>
                   <tr>
                     <th scope="col">模型</th>
@@ -209,22 +210,44 @@ export function PricesPanel() {
   );
 }
 
-/** 如果在别处: the last 30 days' usage per model, priced on each account that offers the model. */
+/** 如果在别处: a range's usage per model (the last 30 days at first), priced on each account that offers the model. */
 function WhatIf() {
   const tz = zone();
-  const query = trpc.prices.whatif.useQuery({ from: day(-29), to: day(0), tz });
+  const [preset, setPreset] = useState<string | null>("30d");
+  const [range, setRange] = useState<Range>(() => ({ from: day(-29), to: day(0) }));
+  const query = trpc.prices.whatif.useQuery({ ...range, tz }, { enabled: range.from <= range.to });
   const answer = useAnswer(query);
   const data = answer.data;
+  const label = PRESETS.find((p) => p.key === preset)?.label;
+  const period = label ? (preset === "today" || preset?.endsWith("month") ? label : `最近 ${label}`) : "所选日期内";
   return (
     <section className="card" aria-labelledby="whatif-title">
       <h2 id="whatif-title">如果在别处</h2>
-      <p className="muted">最近 30 天各模型的实际用量，按其他账户的价格要花多少。</p>
-      {answer.loading ? (
+      <p className="muted">{period}各模型的实际用量，按其他账户当时的价格要花多少。</p>
+      <div className="usage-controls">
+        <RangePicker
+          preset={preset}
+          range={range}
+          onPreset={(key) => {
+            const next = PRESETS.find((p) => p.key === key);
+            if (!next) return;
+            setPreset(key);
+            setRange(next.range());
+          }}
+          onRange={(next) => {
+            setPreset(null);
+            setRange(next);
+          }}
+        />
+      </div>
+      {range.from > range.to ? (
+        <p className="state failed">结束日不能早于起始日</p>
+      ) : answer.loading ? (
         <Loading label="用量" />
       ) : !data ? (
         <Failed message={answer.message ?? ""} onRetry={() => void query.refetch()} />
       ) : data.rows.length === 0 ? (
-        <Empty>最近 30 天没有消费记录。</Empty>
+        <Empty>{period}没有消费记录。</Empty>
       ) : (
         <>
           <p>
@@ -233,7 +256,7 @@ function WhatIf() {
             {data.totals.savingUsd > 0 ? `，可省 ${formatUsd(data.totals.savingUsd)}` : "，已是最便宜"}。
           </p>
           <TableWrap label="各模型的用量在各账户的价格下">
-            <table className="price-table whatif-table">
+            <table className="table price-table whatif-table">
               <thead>
                 <tr>
                   <th scope="col">模型</th>
@@ -297,49 +320,72 @@ function ThisAccount() {
           {data.used.length === 0 ? (
             <Empty>最近 30 天没有用过任何模型。</Empty>
           ) : (
-            <TableWrap label="当前账户用过的模型">
-              <table className="price-table whatif-table">
-                <thead>
-                  <tr>
-                    <th scope="col">模型</th>
-                    <th scope="col">本账户价格</th>
-                    <th scope="col" className="num">
-                      30 天花费
-                    </th>
-                    <th scope="col">最便宜的其他账户</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.used.map((u) => (
-                    <tr key={u.model}>
-                      <th scope="row">{u.model}</th>
-                      <td>{u.own ? priceText(u.own) : "—"}</td>
-                      <td className="num">{formatUsd(u.actualUsd)}</td>
-                      <td>
-                        {u.cheapest ? (
-                          <span
-                            className={
-                              u.cheapest.usd !== null && cheaper(u.cheapest.usd, u.actualUsd)
-                                ? "cheaper-text"
-                                : undefined
-                            }
-                          >
-                            {u.cheapest.siteName} {priceText(u.cheapest.price)}
-                            {u.cheapest.usd !== null ? `，同样用量 ${formatUsd(u.cheapest.usd)}` : ""}
-                            {u.cheapest.price.derivedFromLogs ? "（由日志推算）" : ""}
-                          </span>
-                        ) : (
-                          <span className="muted">没有其他账户提供</span>
-                        )}
-                      </td>
+            <>
+              <TableWrap label="当前账户用过的模型">
+                <table className="table price-table whatif-table wide-only">
+                  <thead>
+                    <tr>
+                      <th scope="col">模型</th>
+                      <th scope="col">本账户价格</th>
+                      <th scope="col" className="num">
+                        30 天花费
+                      </th>
+                      <th scope="col">最便宜的其他账户</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+                  </thead>
+                  <tbody>
+                    {data.used.map((u) => (
+                      <tr key={u.model}>
+                        <th scope="row">{u.model}</th>
+                        <td>{u.own ? priceText(u.own) : "—"}</td>
+                        <td className="num">{formatUsd(u.actualUsd)}</td>
+                        <td>
+                          <Cheapest used={u} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableWrap>
+              <ul className="price-cards" aria-label="当前账户用过的模型（卡片）">
+                {data.used.map((u) => (
+                  <li key={u.model} className="price-card">
+                    <strong>{u.model}</strong>
+                    <dl>
+                      <div className="row">
+                        <dt>本账户价格</dt>
+                        <dd>{u.own ? priceText(u.own) : "—"}</dd>
+                      </div>
+                      <div className="row">
+                        <dt>30 天花费</dt>
+                        <dd>{formatUsd(u.actualUsd)}</dd>
+                      </div>
+                    </dl>
+                    <p className="price-card-note">
+                      最便宜的其他账户：
+                      <Cheapest used={u} />
+                    </p>
+                  </li>
+                ))}
+              </ul>
+            </>
           )}
         </>
       )}
     </section>
+  );
+}
+
+type Used = NonNullable<RouterOutputs["prices"]["account"]["data"]>["used"][number];
+
+/** The cheapest other account for a model this account used, green when it would have cost less. */
+function Cheapest({ used: u }: { used: Used }) {
+  if (!u.cheapest) return <span className="muted">没有其他账户提供</span>;
+  return (
+    <span className={u.cheapest.usd !== null && cheaper(u.cheapest.usd, u.actualUsd) ? "cheaper-text" : undefined}>
+      {u.cheapest.siteName} {priceText(u.cheapest.price)}
+      {u.cheapest.usd !== null ? `，同样用量 ${formatUsd(u.cheapest.usd)}` : ""}
+      {u.cheapest.price.derivedFromLogs ? "（由日志推算）" : ""}
+    </span>
   );
 }

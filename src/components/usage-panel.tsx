@@ -17,6 +17,7 @@ import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
 import { balanceSeries, dailySeries } from "./usage-series";
 import { SyncStatus } from "./usage-sync";
+import { RangePicker } from "./range-picker";
 
 /** Whether the window is phone-narrow (the category axes get less room). */
 function useNarrow(): boolean {
@@ -107,28 +108,7 @@ export default function UsagePanel() {
           <span className="muted">来自本服务的账本，时区 {tz}</span>
         </div>
         <div className="usage-controls">
-          <div className="segmented" role="group" aria-label="时间范围">
-            {PRESETS.map((p) => (
-              <button key={p.key} type="button" aria-pressed={preset === p.key} onClick={() => choosePreset(p.key)}>
-                {p.label}
-              </button>
-            ))}
-          </div>
-          {(["from", "to"] as const).map((end) => (
-            <label key={end} className="inline">
-              {end === "from" ? "从" : "至"}
-              <input
-                type="date"
-                value={range[end]}
-                min={end === "to" ? range.from : undefined}
-                max={end === "from" ? range.to : undefined}
-                aria-label={end === "from" ? "起始日" : "结束日"}
-                onChange={(e) => {
-                  if (e.target.value) chooseRange({ ...range, [end]: e.target.value });
-                }}
-              />
-            </label>
-          ))}
+          <RangePicker preset={preset} range={range} onPreset={choosePreset} onRange={chooseRange} />
           <label className="inline">
             账户
             <select value={accounts} onChange={(e) => chooseAccounts(e.target.value === "all" ? "all" : "active")}>

@@ -64,6 +64,12 @@ test("模型价格 sets each model's price on every account side by side, the ch
   const whatIf = page.getByRole("region", { name: "如果在别处", exact: true });
   await expect(whatIf).toContainText("实际花费");
   await expect(whatIf.locator("tbody tr", { hasText: "claude-sonnet-4" })).toContainText("one-hub 站点");
+  // Another range: the last 7 days cost less than the month.
+  const spent = whatIf.locator("p", { hasText: "实际花费" });
+  const month = await spent.textContent();
+  await whatIf.getByRole("button", { name: "7 天" }).click();
+  await expect(whatIf).toContainText("最近 7 天各模型的实际用量");
+  await expect(spent).not.toHaveText(month ?? "");
   await shot(page, "prices");
 
   await page.setViewportSize({ width: 390, height: 844 });
@@ -73,6 +79,9 @@ test("模型价格 sets each model's price on every account side by side, the ch
     "$2.40 / $12.00",
   );
   await expect(table).toBeHidden();
+  // 当前账户 as cards too: each model it used with its price and 30 days' spend.
+  const mineCards = page.getByRole("list", { name: "当前账户用过的模型（卡片）" });
+  await expect(mineCards.getByRole("listitem").first()).toContainText("30 天花费");
   expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
   await shot(page, "prices-phone");
   void consoleErrors;

@@ -11,11 +11,13 @@ import { accountOf } from "../../src/server/accounts/overview";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { syncLedger } from "../../src/server/ledger/sync";
 import { readDuePrices } from "../../src/server/jobs/prices";
+import { evaluateAlerts } from "../../src/server/jobs/alerts";
+import { riseOf } from "../../src/server/prices/changes";
 import { readSitePrices } from "../../src/server/prices/read";
 import { priceStore } from "../../src/server/prices/store";
 import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
-import { bearer, callerFor } from "../support/caller";
+import { bearer, callerFor, signInWith } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
 
 /**
@@ -24,6 +26,9 @@ import { tempStore, type TempDb } from "../support/db";
  * 1.2), and a one-api publishing none (its price fitted from the account's own calls). Every figure
  * below is worked out by hand from gateway-actions.md's formulas.
  */
+
+// price_changed's webhook below points at loopback: the operator's switch for private targets is on.
+process.env.ALERT_ALLOW_PRIVATE = "1";
 
 const NOW = Math.floor(Date.now() / 1000);
 
@@ -298,5 +303,224 @@ describe("price history", () => {
       [0.2, 0.8],
     ]);
     expect(history[1]?.at.toISOString()).toBe(at.toISOString());
+  });
+});
+
+describe("price_changed", () => {
+  it("tells of a rise of a model the account used, not of one it did not, nor of a fall; ends without a message", async () => {
+    // After "price history" above: gpt-4o-mini on 新站 went from 0.075 to 0.1 an hour from now (+33.3%).
+    const channel = await api.alerts.createChannel({ type: "webhook", name: "价格钩子", url: "http://127.0.0.1:9/p" });
+    if (!channel.success) throw new Error(channel.message);
+    for (const r of (await api.alerts.rules()).data.rules) await api.alerts.removeRule({ id: r.id });
+    const strict = await api.alerts.createRule({ kind: "price_changed", account: "all", threshold: 50 });
+    const rule = await api.alerts.createRule({
+      kind: "price_changed",
+      account: "all",
+      threshold: 30,
+      channels: [channel.data.channel.id],
+    });
+    if (!rule.success || !strict.success) throw new Error("rules");
+    const row = await store.db.workspaceAccount.findFirst({ where: { siteUserId: 11n }, select: { sessionId: true } });
+    const account = accountOf((await sessionStore(store.db).findLiveById(row?.sessionId ?? "", new Date()))!);
+    const deps = { db: store.db, timeoutMs: 5000, perMinute: 100_000 };
+    // claude-sonnet-4 (never called) triples; dall-e-3 (never called) gets cheaper.
+    pricing.data[1]!.model_ratio = 4.5;
+    pricing.data[2]!.model_price = 0.02;
+    const at = Date.now() + 3_600_000 + 60_000;
+    expect(await readSitePrices(store.db, account, deps, new Date(at))).toEqual({ changes: 2, published: true });
+    await evaluateAlerts(store.db, new Date(at + 60_000));
+    await evaluateAlerts(store.db, new Date(at + 120_000));
+    const open = (await api.alerts.list({ state: "open" })).data.alerts;
+    expect(open.map((a) => [a.rule.id, a.account.name, a.message, a.value])).toEqual([
+      [rule.data.rule.id, "新站号", "gpt-4o-mini 涨价 33.3%（输入 $0.1500 → $0.2000/1M）", 33.3],
+    ]);
+    const told = await store.db.alertDelivery.findMany({ select: { event: true } });
+    expect(told.map((d) => d.event)).toEqual(["opened"]);
+    // A day after the change: the alert ends, with no "恢复" message (the price has not come back).
+    await evaluateAlerts(store.db, new Date(at + 25 * 3_600_000));
+    await evaluateAlerts(store.db, new Date(at + 25 * 3_600_000 + 60_000));
+    expect((await api.alerts.list({ state: "open" })).data.total).toBe(0);
+    expect((await store.db.alertDelivery.findMany({ select: { event: true } })).map((d) => d.event)).toEqual([
+      "opened",
+    ]);
+  });
+
+  it("reads a model gone from the list, or billed another way, as a rise of unknown size", () => {
+    const move = { siteId: 1, model: "m", at: new Date() };
+    const was = { inputPerM: 1, outputPerM: 2, perCall: null };
+    expect(riseOf({ ...move, before: was, after: null })).toEqual({
+      model: "m",
+      risePct: null,
+      text: "m 已从价格表下架",
+    });
+    expect(riseOf({ ...move, before: was, after: { inputPerM: null, outputPerM: null, perCall: 0.04 } })).toEqual({
+      model: "m",
+      risePct: null,
+      text: "m 的计价方式已改变",
+    });
+    expect(riseOf({ ...move, before: null, after: was })).toBeNull();
+    expect(riseOf({ ...move, before: was, after: { inputPerM: 0.5, outputPerM: 2, perCall: null } })).toBeNull();
+    expect(riseOf({ ...move, before: was, after: { inputPerM: 1, outputPerM: 2.5, perCall: null } })).toEqual({
+      model: "m",
+      risePct: 25,
+      text: "m 涨价 25.0%（输出 $2.00 → $2.50/1M）",
+    });
+  });
+});
+
+describe("Veloera and done-hub", () => {
+  /** A model's prices as an account session's comparison gives them, rounded to 1e-4. */
+  async function pricesOf(cookie: string, model: string) {
+    const { api: own } = callerFor(store.db, { cookie });
+    const rows = (await own.prices.compare({ model })).data.rows;
+    const r4 = (n: number | null) => (n === null ? null : Math.round(n * 1e4) / 1e4);
+    return rows.map((r) => [
+      r.group,
+      r.groupRatio,
+      r4(r.inputPerMillionUsd),
+      r4(r.outputPerMillionUsd),
+      r4(r.perCallUsd),
+      r.usable,
+    ]);
+  }
+
+  it("Veloera: ratios as new-api's, a prefixed channel's copy priced on its own, the group's ratio from self/groups", async () => {
+    const user: GatewayUser = {
+      accessToken: "sk-prices-veloera-0123456789",
+      data: newApiUser(31, { username: "ve", display_name: "维罗号", group: "vip" }),
+      models: ["gpt-4o", "azure/gpt-4o", "mj_imagine"],
+      logs: [],
+    };
+    const gateway = await startGateway({
+      family: "veloera",
+      users: [user],
+      pricing: {
+        data: [
+          { model_name: "gpt-4o", quota_type: 0, model_ratio: 1.25, completion_ratio: 4, owner_by: "openai" },
+          { model_name: "azure/gpt-4o", quota_type: 0, model_ratio: 1.5, completion_ratio: 4, owner_by: "openai" },
+          { model_name: "mj_imagine", quota_type: 1, model_ratio: 0, model_price: 0.05, completion_ratio: 0 },
+        ],
+        groupRatios: { default: 1, vip: 0.8 },
+      },
+    });
+    sites.push(gateway);
+    const { id } = await siteRegistry(store.db).add({ name: "维罗站", url: gateway.url });
+    const { cookie } = await signInWith(store.db, id, { id: 31, token: user.accessToken });
+    // 1.25 × 2 = $2.50 in, × 4 = $10 out, × 0.8 for vip; the azure/ copy 1.5 × 2 × 0.8; per call $0.05 × 0.8.
+    expect(await pricesOf(cookie, "gpt-4o")).toEqual([["vip", 0.8, 2, 8, null, true]]);
+    expect(await pricesOf(cookie, "azure/gpt-4o")).toEqual([["vip", 0.8, 2.4, 9.6, null, true]]);
+    expect(await pricesOf(cookie, "mj_imagine")).toEqual([["vip", 0.8, null, null, 0.04, true]]);
+  });
+
+  it("done-hub: one-hub's per-token prices, long_context left aside, a private group's ratio from the newest call", async () => {
+    const user: GatewayUser = {
+      accessToken: "sk-prices-donehub-0123456789",
+      data: newApiUser(32, { username: "dh", display_name: "完成号", group: "svip" }),
+      models: ["gpt-4o"],
+      logs: [
+        {
+          createdAt: NOW - 600,
+          type: 2,
+          model: "gpt-4o",
+          tokenName: "默认",
+          tokenId: 1,
+          quota: Math.ceil(1000 * 1.25 * 1.5 + 100 * 5 * 1.5),
+          promptTokens: 1000,
+          completionTokens: 100,
+          durationMs: 800,
+          stream: false,
+          content: "",
+          group: "svip",
+          ratios: { model: 1.25, completion: 4, group: 1.5 },
+        },
+      ],
+    };
+    const gateway = await startGateway({
+      family: "done-hub",
+      users: [user],
+      pricing: {
+        data: [
+          {
+            model: "gpt-4o",
+            type: "tokens",
+            channel_type: 1,
+            input: 1.25,
+            output: 5,
+            locked: false,
+            long_context: { threshold: 200_000, input_ratio: 2, output_ratio: 1.5 },
+          },
+          { model: "dall-e-3", type: "times", channel_type: 1, input: 20, output: 20, locked: false },
+        ],
+        // svip is not public: no token-authenticated route tells its ratio.
+        groupRatios: { default: 1 },
+      },
+    });
+    sites.push(gateway);
+    const { id } = await siteRegistry(store.db).add({ name: "完成站", url: gateway.url });
+    const { cookie } = await signInWith(store.db, id, { id: 32, token: user.accessToken });
+    const row = await sessionStore(store.db).findLiveById(
+      (await store.db.session.findFirst({ where: { siteId: id }, select: { id: true } }))?.id ?? "",
+      new Date(),
+    );
+    await syncLedger(
+      store.db,
+      accountOf(row!),
+      { db: store.db, timeoutMs: 5000, perMinute: 100_000 },
+      { backfillDays: 1 },
+    );
+    // 1.25 × 1e6 ÷ 500,000 = $2.50 in, 5 → $10 out, × 1.5 from the newest call's metadata.group_ratio.
+    expect(await pricesOf(cookie, "gpt-4o")).toEqual([["svip", 1.5, 3.75, 15, null, true]]);
+    // times: 1000 × 20 ÷ 500,000 = $0.04 a call, × 1.5 (not among the account's models: listed, not usable).
+    expect(await pricesOf(cookie, "dall-e-3")).toEqual([["svip", 1.5, null, null, 0.06, false]]);
+  });
+});
+
+describe("如果在别处 across a price change", () => {
+  it("prices each day's usage at the list price of its day", async () => {
+    const dayStart = Math.floor(NOW / 86_400) * 86_400;
+    const call = (at: number, prompt: number, completion: number): StandInLog => ({
+      ...newApiCall(at, prompt, completion),
+      model: "gpt-4o",
+    });
+    const user: GatewayUser = {
+      accessToken: "sk-prices-history-0123456789",
+      data: newApiUser(33, { username: "hist", display_name: "历史号", group: "default" }),
+      models: ["gpt-4o"],
+      // 3 days ago at the old price, today (after the change) at the new one.
+      logs: [call(NOW - 3 * 86_400, 1000, 500), call(Math.max(dayStart, NOW - 60), 2000, 1000)],
+    };
+    const gateway = await startGateway({
+      family: "new-api",
+      users: [user],
+      pricing: {
+        data: [{ model_name: "gpt-4o", quota_type: 0, model_ratio: 1.25, completion_ratio: 4 }],
+        groupRatios: { default: 1 },
+      },
+    });
+    sites.push(gateway);
+    const { id } = await siteRegistry(store.db).add({ name: "历史站", url: gateway.url });
+    const { cookie } = await signInWith(store.db, id, { id: 33, token: user.accessToken });
+    const session = await store.db.session.findFirst({ where: { siteId: id }, select: { id: true } });
+    const account = accountOf((await sessionStore(store.db).findLiveById(session?.id ?? "", new Date()))!);
+    await syncLedger(store.db, account, { db: store.db, timeoutMs: 5000, perMinute: 100_000 }, { backfillDays: 5 });
+    // The list as read ten days ago: $2.00 in, $8.00 out; read again now, at $2.50 and $10.
+    await priceStore(store.db).recordSite(
+      id,
+      {
+        prices: [{ model: "gpt-4o", inputPerMillionUsd: 2, outputPerMillionUsd: 8, perCallUsd: null, groups: null }],
+        published: true,
+        groupRatios: { default: 1 },
+      },
+      new Date((NOW - 10 * 86_400) * 1000),
+    );
+    const { api: own } = callerFor(store.db, { cookie });
+    const today = new Date(NOW * 1000).toISOString().slice(0, 10);
+    const from = new Date((NOW - 5 * 86_400) * 1000).toISOString().slice(0, 10);
+    const answer = await own.prices.whatif({ from, to: today, tz: "UTC" });
+    // (1000 × 2 + 500 × 8) ÷ 1M = $0.006 then; (2000 × 2.50 + 1000 × 10) ÷ 1M = $0.015 today.
+    expect(answer.data.rows.map((r) => [r.model, r.elsewhere.map((e) => e.usd)])).toEqual([["gpt-4o", [0.021]]]);
+    // Today alone: no change inside it, today's list.
+    const alone = await own.prices.whatif({ from: today, to: today, tz: "UTC" });
+    expect(alone.data.rows.map((r) => [r.model, r.elsewhere.map((e) => e.usd)])).toEqual([["gpt-4o", [0.015]]]);
   });
 });

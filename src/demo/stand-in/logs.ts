@@ -98,7 +98,7 @@ export function newApiLogRow(l: StandInLog, id: number, userId: unknown, usernam
       l.type === 2
         ? JSON.stringify({
             model_ratio: l.ratios?.model ?? 0.075,
-            group_ratio: 1,
+            group_ratio: l.ratios?.group ?? 1,
             completion_ratio: l.ratios?.completion ?? 4,
             frt: 612,
           })
@@ -119,8 +119,8 @@ export function hubLogRow(l: StandInLog, userId: unknown, username: unknown, don
     metadata:
       l.type === 2
         ? {
-            group_name: "default",
-            group_ratio: 1,
+            group_name: l.group ?? "default",
+            group_ratio: l.ratios?.group ?? 1,
             input_ratio: l.ratios?.model ?? 0.075,
             output_ratio: (l.ratios?.model ?? 0.075) * (l.ratios?.completion ?? 4),
             price_type: "tokens",

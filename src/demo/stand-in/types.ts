@@ -17,8 +17,11 @@ export type StandInLog = {
   stream: boolean;
   content: string;
   group?: string;
-  /** The model and completion ratios the site priced the call with (new-api's `other`, one-hub's `metadata`). */
-  ratios?: { model: number; completion: number };
+  /**
+   * The model, completion and group ratios the site priced the call with (new-api's `other`,
+   * one-hub's `metadata`; the group's 1 when not given).
+   */
+  ratios?: { model: number; completion: number; group?: number };
 };
 
 export type StandInToken = {

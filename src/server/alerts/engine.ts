@@ -16,8 +16,15 @@ export const RULE_KINDS = [
   "checkin_failed",
   "unmatched_move",
   "spend_spike",
+  "price_changed",
 ] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
+
+/**
+ * Kinds that tell of an event rather than a state: their alert ends when the event leaves the
+ * window, which is no news (a price that rose has not come back), so it ends without a message.
+ */
+const EVENT_KINDS = new Set<RuleKind>(["price_changed"]);
 
 /** What a rule needs of an account, from the ledger and the saved account (null: not known). */
 export type Facts = {
@@ -35,6 +42,11 @@ export type Facts = {
   unmatchedUsd: number | null;
   /** The median spend of the last 7 days up to this hour of the day (USD). */
   sameHourMedianUsd: number | null;
+  /**
+   * The models the account called in the last 7 days whose price on its site rose (percent) or
+   * that left the list (null) in the last day, the largest first.
+   */
+  priceRises: Array<{ model: string; risePct: number | null; text: string }>;
 };
 
 /** Below this, a day's spend is too small to call a spike (a few cents against none). */
@@ -103,6 +115,13 @@ export function check(kind: RuleKind, threshold: number | null, f: Facts): Check
         text: `今日到此刻消费 ${usd(today)}，是近 7 天同一时刻中位数 ${usd(base)} 的 ${ratio.toFixed(1)} 倍`,
       };
     }
+    case "price_changed": {
+      const over = f.priceRises.filter((r) => r.risePct === null || r.risePct >= t);
+      if (over.length === 0) return { holds: false, value: null, text: "所用模型价格未上涨" };
+      const named = over.slice(0, 3).map((r) => r.text);
+      const more = over.length > 3 ? `，另有 ${over.length - 3} 个模型` : "";
+      return { holds: true, value: over[0]!.risePct, text: `${named.join("；")}${more}` };
+    }
     case "unmatched_move":
       return f.unmatchedUsd === null
         ? { holds: false, value: null, text: "余额变化与日志相符" }
@@ -124,6 +143,7 @@ export function worseBy(kind: RuleKind, from: number, to: number): number | null
     case "site_down":
     case "unmatched_move":
     case "spend_spike":
+    case "price_changed":
       return to - from;
     default:
       return null;
@@ -149,6 +169,8 @@ export type Step =
   | { kind: "drop" }
   | { kind: "clearing" }
   | { kind: "hold" }
+  /** Resolved without a message (an event kind's window passed). */
+  | { kind: "close" }
   | { kind: "send"; event: AlertEvent };
 
 const DAY_MS = 86_400_000;
@@ -162,7 +184,10 @@ export function nextStep(
 ): Step {
   if (!alert) return result.holds ? { kind: "pend" } : { kind: "none" };
   if (alert.state === "pending") return result.holds ? { kind: "send", event: "opened" } : { kind: "drop" };
-  if (!result.holds) return alert.clearing ? { kind: "send", event: "resolved" } : { kind: "clearing" };
+  if (!result.holds) {
+    if (!alert.clearing) return { kind: "clearing" };
+    return EVENT_KINDS.has(rule.kind) ? { kind: "close" } : { kind: "send", event: "resolved" };
+  }
   if (rule.step !== null && rule.step > 0 && result.value !== null && alert.notified !== null) {
     const worse = worseBy(rule.kind, alert.notified, result.value);
     if (worse !== null && worse >= rule.step) return { kind: "send", event: "escalated" };

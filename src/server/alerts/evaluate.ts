@@ -8,6 +8,7 @@ import type { Db } from "../db/client";
 import { addDays, dayIn } from "../core/time";
 import { watchFigures, type WatchFigures } from "../ledger/analytics";
 import { reconcileMany, type ReconciledDay } from "../ledger/reconcile";
+import { modelRises, type ModelRise } from "../prices/changes";
 import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
 import { savedAccounts, savedName, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
@@ -26,6 +27,7 @@ function factsOf(
   figures: WatchFigures | undefined,
   days: ReconciledDay[],
   quotaPerUnit: number,
+  rises: ModelRise[],
   now: Date,
 ): Facts {
   const balanceUsd = figures?.balanceUsd ?? null;
@@ -53,6 +55,7 @@ function factsOf(
           : null,
     unmatchedUsd: worst ? (worst.difference ?? 0) / quotaPerUnit : null,
     sameHourMedianUsd: figures ? median(figures.sameHourUsd) : null,
+    priceRises: rises,
   };
 }
 
@@ -75,13 +78,14 @@ async function factsOfAll(
     quotaPerUnit: profiles.get(a.siteId)!.money.quotaPerUnit,
   }));
   const today = dayIn(tz, now.getTime());
-  const [syncs, figures, reconciled] = await Promise.all([
+  const [syncs, figures, reconciled, rises] = await Promise.all([
     // Where every account's syncs stand, in one read.
     syncStates(db, accounts, now),
     watchFigures(db, owners, tz, now),
     kinds.has("unmatched_move")
       ? reconcileMany(db, owners, { from: addDays(today, -1), to: today, tz })
       : Promise.resolve(new Map<string, ReconciledDay[]>()),
+    kinds.has("price_changed") ? modelRises(db, accounts, now) : Promise.resolve(new Map<string, ModelRise[]>()),
   ]);
   const facts = new Map<number, Facts>();
   for (const a of accounts) {
@@ -95,6 +99,7 @@ async function factsOfAll(
         site ? figures.get(key) : undefined,
         reconciled.get(key) ?? [],
         site?.money.quotaPerUnit ?? 1,
+        rises.get(key) ?? [],
         now,
       ),
     );
@@ -210,6 +215,12 @@ export async function evaluateWorkspace(db: Db, workspaceId: number, now = new D
           break;
         case "drop":
           await db.alert.deleteMany({ where: { id: row?.id ?? 0, state: "pending" } });
+          break;
+        case "close":
+          await db.alert.updateMany({
+            where: { id: row?.id ?? 0 },
+            data: { state: "resolved", resolvedAt: now, liveKey: null, clearing: false },
+          });
           break;
         case "clearing":
         case "hold":

@@ -32,6 +32,7 @@ const KIND: Record<string, string> = {
   checkin_failed: "自动签到失败",
   unmatched_move: "对账差额超过",
   spend_spike: "今日消费达到近 7 天同一时刻的",
+  price_changed: "所用模型涨价超过",
 };
 
 const UNIT: Record<string, string> = {
@@ -41,6 +42,7 @@ const UNIT: Record<string, string> = {
   site_down: " 分钟",
   unmatched_move: " 美元",
   spend_spike: " 倍",
+  price_changed: "%",
 };
 
 /** "2026-11-24 08:30 UTC": times in messages are UTC, named, never a local time without a zone. */

@@ -34,3 +34,33 @@ export async function loggedGroupRatio(db: Db, owner: Owner): Promise<number | n
     return null;
   }
 }
+
+/**
+ * Which of `models` each account called since `sinceSec` (from the hourly totals), keyed
+ * "siteId:siteUserId": what a price change is told for (alerts' price_changed).
+ */
+export async function modelsUsedSince(
+  db: Db,
+  owners: Owner[],
+  models: string[],
+  sinceSec: number,
+): Promise<Map<string, Set<string>>> {
+  const used = new Map<string, Set<string>>();
+  if (owners.length === 0 || models.length === 0) return used;
+  const rows = await db.ledgerHour.groupBy({
+    by: ["siteId", "siteUserId", "model"],
+    where: {
+      OR: owners.map((o) => ({ siteId: o.siteId, siteUserId: BigInt(o.siteUserId) })),
+      type: "consume",
+      hour: { gte: Math.floor(sinceSec / 3600) * 3600 },
+      model: { in: models },
+    },
+  });
+  for (const r of rows) {
+    const key = `${r.siteId}:${r.siteUserId}`;
+    const set = used.get(key) ?? new Set<string>();
+    set.add(r.model);
+    used.set(key, set);
+  }
+  return used;
+}

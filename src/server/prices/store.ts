@@ -20,6 +20,26 @@ export type AccountSide = {
 const same = (a: number | null, b: number | null) =>
   a === b || (a !== null && b !== null && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a)));
 
+/** A model's figures at group ratio 1 (USD per 1M tokens, or per call). */
+export type PriceFigures = { inputPerM: number | null; outputPerM: number | null; perCall: number | null };
+
+/** A model's price on a site between two times: null on a side where it was not listed. */
+export type PriceMove = {
+  siteId: number;
+  model: string;
+  at: Date;
+  before: PriceFigures | null;
+  after: PriceFigures | null;
+};
+
+const changeFigures = { at: true, inputPerM: true, outputPerM: true, perCall: true } as const;
+
+/** A change row's figures; null for none, or for the row that says the model left the list. */
+const figuresOf = (r: PriceFigures | undefined): PriceFigures | null =>
+  !r || (r.inputPerM === null && r.outputPerM === null && r.perCall === null)
+    ? null
+    : { inputPerM: r.inputPerM, outputPerM: r.outputPerM, perCall: r.perCall };
+
 const priceSelect = { model: true, inputPerM: true, outputPerM: true, perCall: true, groups: true } as const;
 
 export function priceStore(db: Db) {
@@ -199,6 +219,53 @@ export function priceStore(db: Db) {
           },
         ]),
       );
+    },
+
+    /**
+     * The models whose price changed on the sites after `since`: the price as it stood then (or
+     * as first listed, for a model listed since; null: new) and as it stands now (null: gone),
+     * with the latest change's time.
+     */
+    async changedSince(siteIds: number[], since: Date): Promise<PriceMove[]> {
+      if (siteIds.length === 0) return [];
+      const recent = await db.sitePriceChange.findMany({
+        where: { siteId: { in: siteIds }, at: { gt: since } },
+        orderBy: { at: "asc" },
+        select: { siteId: true, model: true, ...changeFigures },
+      });
+      if (recent.length === 0) return [];
+      // Per model: its first and last change in the window.
+      const first = new Map<string, (typeof recent)[number]>();
+      const last = new Map<string, (typeof recent)[number]>();
+      for (const r of recent) {
+        const key = `${r.siteId}\n${r.model}`;
+        if (!first.has(key)) first.set(key, r);
+        last.set(key, r);
+      }
+      const earlier = await db.sitePriceChange.findMany({
+        where: {
+          at: { lte: since },
+          OR: [...last.values()].map((r) => ({ siteId: r.siteId, model: r.model })),
+        },
+        orderBy: { at: "asc" },
+        select: { siteId: true, model: true, ...changeFigures },
+      });
+      const then = new Map(earlier.map((r) => [`${r.siteId}\n${r.model}`, r]));
+      return [...last.entries()].map(([key, r]) => {
+        // Where the model was first listed inside the window, that listing is its price before.
+        const start = then.get(key) ?? (first.get(key) !== r ? first.get(key) : undefined);
+        return { siteId: r.siteId, model: r.model, at: r.at, before: figuresOf(start), after: figuresOf(r) };
+      });
+    },
+
+    /** The price changes of these models on the sites, oldest first. */
+    async histories(siteIds: number[], models: string[]) {
+      if (siteIds.length === 0 || models.length === 0) return [];
+      return db.sitePriceChange.findMany({
+        where: { siteId: { in: siteIds }, model: { in: models } },
+        orderBy: { at: "asc" },
+        select: { siteId: true, model: true, ...changeFigures },
+      });
     },
 
     /** A model's price changes on the sites, oldest first. */
