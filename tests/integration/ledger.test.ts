@@ -351,6 +351,34 @@ describe("automatic syncs and retention", () => {
     expect((await ledgerStatus(store.db, live.acct)).lastError).toBeNull();
   });
 
+  it("goes on at the next look with a window its holder left half read, not at the account's next moment", async () => {
+    const a = await account("new-api");
+    const t0 = Date.now();
+    expect(await syncDueLedgers(store.db, JOB, t0)).toBe(1);
+    const done = await ledger(a.acct);
+    // Another instance was reading the last two days again when it died: its lease ran out, the
+    // window and its cursor are still there.
+    const now = Math.floor(t0 / 1000);
+    await store.db.ledgerSync.updateMany({
+      data: {
+        holder: "instance-that-died",
+        leaseUntil: new Date(t0 - 1000),
+        windowFrom: now - 2 * 86_400,
+        windowTo: now,
+        cursor: now - 86_400,
+      },
+    });
+    // A minute later on this instance (a fresh process state: it never tried the account), whose
+    // next moment for the account is at least half an interval away: taken up again at once.
+    freshProcessState();
+    expect(await syncDueLedgers(store.db, JOB, t0 + 60_000)).toBe(1);
+    expect(await ledger(a.acct)).toEqual(done);
+    expect(await store.db.ledgerSync.findFirst({ select: { cursor: true, holder: true } })).toEqual({
+      cursor: null,
+      holder: null,
+    });
+  });
+
   it("a site that asks for quiet (429) defers the sync to the next look and counts as no failure", async () => {
     const a = await account("new-api");
     let answered = false;

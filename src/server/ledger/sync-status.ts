@@ -6,8 +6,14 @@ import type { Db } from "../db/client";
 
 /** When each account's ledger was last synced (ms; 0 for never), by `siteId:siteUserId`. */
 export async function lastSyncs(db: Db): Promise<Map<string, number>> {
-  const states = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true, syncedAt: true } });
-  return new Map(states.map((s) => [`${s.siteId}:${s.siteUserId}`, s.syncedAt?.getTime() ?? 0]));
+  const states = await db.ledgerSync.findMany({
+    select: { siteId: true, siteUserId: true, syncedAt: true, cursor: true },
+  });
+  // A window left half read (its sync stopped at a run limit, or its holder died) is due at once:
+  // the next look goes on from its cursor instead of waiting for the account's next moment.
+  return new Map(
+    states.map((s) => [`${s.siteId}:${s.siteUserId}`, s.cursor !== null ? 0 : (s.syncedAt?.getTime() ?? 0)]),
+  );
 }
 
 /**

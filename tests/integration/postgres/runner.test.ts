@@ -50,7 +50,8 @@ async function instance(leaseSeconds: number): Promise<RunningApp> {
     DATABASE_URL: store.url,
     DATA_DIR: store.dir,
     SESSION_PASSWORD: "runner-test-session-password-0123456789",
-    LEDGER_SYNC_MINUTES: "1",
+    // An interval far longer than the test: an interrupted backfill must not wait for its next moment.
+    LEDGER_SYNC_MINUTES: "60",
     JOB_TICK_SECONDS: "1",
     JOB_LEASE_SECONDS: String(leaseSeconds),
   });
@@ -127,7 +128,7 @@ describe("the job runner on two instances", () => {
     const partial = await Promise.all([301, 302, 303].map(stored));
     expect(partial.some((p, i) => p.count < truth(301 + i).count)).toBe(true);
     // B takes over when A's leases (4 s) end, and finishes.
-    const tookOver = await until("B to finish A's backfills", () => complete([301, 302, 303]), 90_000);
+    const tookOver = await until("B to finish A's backfills", () => complete([301, 302, 303]), 60_000);
     console.log(`B finished A's backfills ${tookOver} ms after A was killed`);
     for (const u of [301, 302, 303]) expect(await stored(u), `account ${u}`).toEqual(truth(u));
 
