@@ -6,13 +6,17 @@
  * (default 3000) choose where it listens. `npm run build` bundles this file into
  * .next/gd-server.mjs, which `npm start` runs.
  */
+import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { BlockList } from "node:net";
 import next from "next";
 import { env } from "../src/server/core/env";
 import { logRequest } from "../src/server/core/log";
+import { metrics, routeOf } from "../src/server/core/metrics";
+import { requestIdOf, withRequest } from "../src/server/core/request-context";
 import { processState } from "../src/server/core/process-state";
-import { db } from "../src/server/db/client";
+import { db, isPostgresUrl, sqlitePath } from "../src/server/db/client";
+import { StoreRefused, checkSqliteHome, lockSqlite, watchSqlite } from "../src/server/db/sqlite-guard";
 import { releaseHeldJobLeases } from "../src/server/jobs/leases";
 import { stopJobs } from "../src/server/jobs/registry";
 import { releaseHeldLedgerLeases } from "../src/server/ledger/sync";
@@ -39,17 +43,42 @@ export async function startServer(): Promise<void> {
   const proxies = trustedProxies(env().TRUST_PROXY);
   // Files this process creates (the SQLite WAL files, the generated password) are its own only.
   process.umask(0o077);
+  // SQLite is one process's: refuse a second, and a database gone missing; watch the file.
+  const { DATABASE_URL, DATA_DIR } = env();
+  if (!isPostgresUrl(DATABASE_URL)) {
+    const file = sqlitePath(DATABASE_URL);
+    checkSqliteHome(file, DATA_DIR);
+    if (!existsSync(file)) throw new StoreRefused(`数据库文件 ${file} 不存在：请先运行 npm start（它会建好数据库）`);
+    lockSqlite(file);
+    watchSqlite(file);
+  }
   const app = next({ dev: false, hostname, port, dir: process.cwd() });
   const handle = app.getRequestHandler();
   await app.prepare();
   const server = createServer((req, res) => {
     const started = performance.now();
     const client = pinClientAddress(req, proxies);
+    // One id per request: in its log lines (site calls included) and its answer's X-Request-Id.
+    const id = requestIdOf(req.headers["x-request-id"]);
+    req.headers["x-request-id"] = id;
+    res.setHeader("X-Request-Id", id);
     res.once("finish", () => {
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      logRequest({ method: req.method ?? "", path: req.url ?? "", status: res.statusCode, ms, client });
+      const ms = performance.now() - started;
+      const route = routeOf(req.url ?? "");
+      const m = metrics();
+      m.httpRequests.inc({ route, method: req.method ?? "", status: String(res.statusCode) });
+      m.httpSeconds.observe({ route }, ms / 1000);
+      withRequest(id, () =>
+        logRequest({
+          method: req.method ?? "",
+          path: req.url ?? "",
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          client,
+        }),
+      );
     });
-    void handle(req, res);
+    withRequest(id, () => void handle(req, res));
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -78,7 +107,7 @@ export async function startServer(): Promise<void> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   Object.assign(process.env, { NODE_ENV: "production" });
   startServer().catch((error: unknown) => {
-    console.error(`启动失败: ${(error as Error).message}`);
+    console.error(error instanceof StoreRefused ? error.message : `启动失败: ${(error as Error).message}`);
     process.exit(1);
   });
 }

@@ -11,6 +11,7 @@ import { loginFailureCases } from "../support/cases";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { ALICE, BOB, startLegacyGateway } from "../support/gateway";
 import { ROOT, startApp, type RunningApp } from "../support/server";
+import { storeForAnotherServer } from "../support/db";
 import { startFixture, type Fixture } from "../support/suite";
 import { signInOverHttp } from "../support/http";
 
@@ -40,7 +41,11 @@ addFormats(ajv);
 beforeAll(async () => {
   fx = await startFixture();
   const env = { DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, SITE_TIMEOUT_MS: "1000" };
-  [app, limited] = await Promise.all([startApp(env), startApp({ ...env, LOGIN_RATE_LIMIT: "1" })]);
+  const copy = storeForAnotherServer(fx.store);
+  [app, limited] = await Promise.all([
+    startApp(env),
+    startApp({ ...env, DATABASE_URL: copy.url, DATA_DIR: copy.dir, LOGIN_RATE_LIMIT: "1" }),
+  ]);
   const res = await fetch(`${app.url}/api/openapi.json`);
   expect(res.status).toBe(200);
   doc = (await res.json()) as Doc;

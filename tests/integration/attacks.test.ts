@@ -7,6 +7,7 @@ import { siteRegistry } from "../../src/server/sites/registry";
 import { ALICE, BOB } from "../support/gateway";
 import { freshRateWindow, request, signInOverHttp } from "../support/http";
 import { startApp, type RunningApp } from "../support/server";
+import { storeForAnotherServer } from "../support/db";
 import { startFixture, type Fixture } from "../support/suite";
 
 /** Attacks on the production server, each answered at its root (the second security round). */
@@ -32,10 +33,15 @@ beforeAll(async () => {
   });
   redirectingSite = (await siteRegistry(fx.store.db).add({ name: "跳转站点", url: redirecting.url })).id;
   const base = { DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, SITE_TIMEOUT_MS: "2000" };
+  // A SQLite store is one server's: the others run on copies of it.
+  const other = () => {
+    const copy = storeForAnotherServer(fx.store);
+    return { DATABASE_URL: copy.url, DATA_DIR: copy.dir };
+  };
   [open, limited, proxied] = await Promise.all([
     startApp({ ...base, LOGIN_RATE_LIMIT: "0" }),
-    startApp({ ...base, LOGIN_RATE_LIMIT: "3" }),
-    startApp({ ...base, LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "127.0.0.1,10.0.0.0/8" }),
+    startApp({ ...base, ...other(), LOGIN_RATE_LIMIT: "3" }),
+    startApp({ ...base, ...other(), LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "127.0.0.1,10.0.0.0/8" }),
   ]);
 });
 afterAll(async () => {
@@ -98,21 +104,40 @@ describe("the session cookie", () => {
   });
 
   it("over HTTPS reads only the __Host- cookie", async () => {
-    const { cookie } = await signInOverHttp(open.url, alice());
-    const value = cookie.slice(cookie.indexOf("=") + 1);
+    // A session on each server (on SQLite each runs on its own copy of the store).
+    // Signed in from an address of its own behind the proxy, so no other test's count moves.
+    const valueOf = async (url: string) => {
+      const res = await request(url, "/api/auth/login", {
+        body: alice(),
+        headers: { "x-forwarded-for": "198.51.100.77" },
+      });
+      expect(res.body.success).toBe(true);
+      const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      return cookie.slice(cookie.indexOf("=") + 1);
+    };
+    const behindProxy = await valueOf(proxied.url);
+    const direct = await valueOf(open.url);
     const https = { "x-forwarded-proto": "https" };
     // The trusted proxy says the client came over HTTPS: a plain-named cookie does not count.
     expect(
-      (await request(proxied.url, "/api/auth/me", { headers: { ...https, cookie: `gd_session=${value}` } })).status,
-    ).toBe(401);
-    expect(
-      (await request(proxied.url, "/api/auth/me", { headers: { ...https, cookie: `__Host-gd_session=${value}` } }))
+      (await request(proxied.url, "/api/auth/me", { headers: { ...https, cookie: `gd_session=${behindProxy}` } }))
         .status,
-    ).toBe(200);
-    // A client that is not a trusted proxy cannot claim HTTPS either.
-    expect(
-      (await request(open.url, "/api/auth/me", { headers: { ...https, cookie: `__Host-gd_session=${value}` } })).status,
     ).toBe(401);
+    expect(
+      (
+        await request(proxied.url, "/api/auth/me", {
+          headers: { ...https, cookie: `__Host-gd_session=${behindProxy}` },
+        })
+      ).status,
+    ).toBe(200);
+    // A client that is not a trusted proxy cannot claim HTTPS either: the plain name is the one read.
+    expect(
+      (await request(open.url, "/api/auth/me", { headers: { ...https, cookie: `__Host-gd_session=${direct}` } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await request(open.url, "/api/auth/me", { headers: { ...https, cookie: `gd_session=${direct}` } })).status,
+    ).toBe(200);
   });
 });
 

@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { beat } from "../../src/server/core/heartbeat";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { callerFor } from "../support/caller";
-import { tempStore, type TempDb } from "../support/db";
+import { storeForAnotherServer, tempStore, type TempDb } from "../support/db";
 import { startApp, type RunningApp } from "../support/server";
+import { newApiUser, startGateway, type RunningGateway } from "../../src/demo/gateway";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { request } from "../support/http";
 
 /**
  * /api/health and /api/ready: the process answers; the instance can serve (store reachable,
@@ -64,5 +67,76 @@ describe("over HTTP", () => {
     const body = (await ready.json()) as { ready: boolean; checks: { store: string } };
     expect(body).toMatchObject({ ready: true, checks: { store: "ok" } });
     expect(JSON.stringify(body)).not.toMatch(/file:|postgres:|password/i);
+  });
+});
+
+describe("metrics and request ids", () => {
+  const TOKEN = "metrics-token-0123456789abcdef";
+  let store: TempDb;
+  let app: RunningApp;
+  let bare: RunningApp;
+  let site: RunningGateway;
+  let siteId: number;
+  beforeAll(async () => {
+    store = await tempStore();
+    site = await startGateway({
+      family: "new-api",
+      users: [{ accessToken: "sk-metrics-0123456789abcdef", data: newApiUser(71, { username: "m" }), logs: [] }],
+    });
+    siteId = (await siteRegistry(store.db).add({ name: "指标站", url: site.url })).id;
+    app = await startApp({ DATABASE_URL: store.url, DATA_DIR: store.dir, METRICS_TOKEN: TOKEN });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.stop();
+    await bare?.stop();
+    await site?.close();
+    await store?.cleanup();
+  });
+
+  it("serves Prometheus' text to the bearer of METRICS_TOKEN only, with requests, site calls, sessions and the process", async () => {
+    const login = await request(app.url, "/api/auth/login", {
+      body: { siteId, userId: 71, accessToken: "sk-metrics-0123456789abcdef" },
+      headers: { "x-request-id": "trace-abc-123" },
+    });
+    expect(login.body.success).toBe(true);
+    expect(login.headers.get("x-request-id")).toBe("trace-abc-123");
+    // An id of its own when none (or a bad one) is sent.
+    const other = await fetch(`${app.url}/api/health`, { headers: { "x-request-id": "bad id with spaces" } });
+    expect(other.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+
+    expect((await fetch(`${app.url}/api/metrics`)).status).toBe(401);
+    expect(
+      (await fetch(`${app.url}/api/metrics`, { headers: { authorization: "Bearer wrong-token-0123456789" } })).status,
+    ).toBe(401);
+    const res = await fetch(`${app.url}/api/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain; version=0.0.4");
+    const text = await res.text();
+    const host = new URL(site.url).host;
+    expect(text).toMatch(/gd_http_requests_total\{route="\/api\/auth\/login",method="POST",status="200"\} 1/);
+    expect(text).toMatch(
+      new RegExp(`gd_site_calls_total\\{site="${host.replace(/\./g, "\\.")}",outcome="2xx"\\} \\d+`),
+    );
+    expect(text).toMatch(/gd_site_budget_wait_seconds_count\{site="\d+",kind="signin"\} \d+/);
+    expect(text).toMatch(/^gd_sessions 1$/m);
+    expect(text).toMatch(/^gd_saved_accounts 0$/m);
+    expect(text).toMatch(/^gd_process_resident_memory_bytes \d+/m);
+    expect(text).toContain("gd_job_runs_total");
+    // Nothing secret: no token, no user id, no query.
+    expect(text).not.toMatch(/sk-metrics|userId|\?/);
+
+    // The sign-in's log lines carry its id, the site call included.
+    const lines = app
+      .output()
+      .split("\n")
+      .filter((l) => l.includes('"request":"trace-abc-123"'));
+    expect(lines.some((l) => l.includes('"event":"site.call"') && l.includes('"path":"/api/user/self"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"event":"request"') && l.includes('"path":"/api/auth/login"'))).toBe(true);
+  });
+
+  it("is not served without METRICS_TOKEN", async () => {
+    const copy = storeForAnotherServer(store);
+    bare = await startApp({ DATABASE_URL: copy.url, DATA_DIR: copy.dir });
+    expect((await fetch(`${bare.url}/api/metrics`)).status).toBe(404);
   });
 });

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALICE, BOB } from "../support/gateway";
 import { startApp, type RunningApp } from "../support/server";
+import { storeForAnotherServer } from "../support/db";
 import { startFixture, type Fixture } from "../support/suite";
 import { freshRateWindow, signInOverHttp } from "../support/http";
 
@@ -13,10 +14,15 @@ let open: RunningApp;
 beforeAll(async () => {
   fx = await startFixture();
   const base = { DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir, SITE_TIMEOUT_MS: "2000" };
+  // A SQLite store is one server's: the others run on copies of it.
+  const other = () => {
+    const copy = storeForAnotherServer(fx.store);
+    return { DATABASE_URL: copy.url, DATA_DIR: copy.dir };
+  };
   [limited, proxied, open] = await Promise.all([
     startApp({ ...base, LOGIN_RATE_LIMIT: "3" }),
-    startApp({ ...base, LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "127.0.0.1" }),
-    startApp({ ...base, LOGIN_RATE_LIMIT: "0" }),
+    startApp({ ...base, ...other(), LOGIN_RATE_LIMIT: "3", TRUST_PROXY: "127.0.0.1" }),
+    startApp({ ...base, ...other(), LOGIN_RATE_LIMIT: "0" }),
   ]);
 });
 afterAll(async () => {

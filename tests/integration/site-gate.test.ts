@@ -93,26 +93,26 @@ describe("the site's budget", () => {
     expect(s.gateway.peakInFlight()).toBe(4);
   });
 
-  it("leaves half of the budget to live views while a ledger sync reads the site", async () => {
+  it("leaves a fifth of the budget to live views while a ledger sync reads the site", async () => {
     const s = await site();
     const session = (await sessionStore(store.db).findValid(s.token))!;
     const before = s.gateway.requests.length;
-    // A budget of 8 a minute: the sync may take 4 of them, one call at a time (with no wait
-    // allowed, it stops there, to resume later).
+    // A budget of 10 a minute: the sync may take 8 of them (what live views leave idle, less a
+    // fifth kept for them), one call at a time (with no wait allowed, it stops there, to resume later).
     const sync = syncLedger(
       store.db,
       accountOf(session),
-      { db: store.db, timeoutMs: 5000, perMinute: 8, maxWaitMs: 0 },
+      { db: store.db, timeoutMs: 5000, perMinute: 10, maxWaitMs: 0 },
       { backfillDays: 30 },
     );
     await expect(sync).rejects.toThrow("站点繁忙，请稍后再试");
-    expect(s.gateway.requests.length - before).toBe(4); // the probe, the balance and two log pages
+    expect(s.gateway.requests.length - before).toBe(8); // the probe, the balance and six log pages
     expect(s.gateway.peakInFlight()).toBe(1);
-    // Live views still have their half.
+    // Live views still have their fifth, and then the minute is spent.
     const live = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => s.call(8, 0).account.logs({ page: i + 10, pageSize: 5 })),
+      Array.from({ length: 3 }, (_, i) => s.call(10, 0).account.logs({ page: i + 10, pageSize: 5 })),
     );
-    expect(live.map((a) => a.success)).toEqual([true, true, true, true]);
+    expect(live.filter((a) => a.success)).toHaveLength(2);
   });
 
   it("lets no background call go while a live one waits for its place", async () => {

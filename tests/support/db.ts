@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import pg from "pg";
-import { closeDb, createDb, type Db } from "../../src/server/db/client";
+import { closeDb, createDb, sqlitePath, type Db } from "../../src/server/db/client";
 import { migratePostgres, migrateSqlite } from "../../src/server/db/migrate";
 
 export type TempDb = { kind: "sqlite" | "postgres"; url: string; dir: string; db: Db; cleanup: () => Promise<void> };
@@ -89,4 +90,23 @@ export async function tempPostgres(): Promise<TempDb> {
 /** A fresh store of the kind this test process runs on. */
 export function tempStore(): Promise<TempDb> {
   return storeKind() === "postgres" ? tempPostgres() : Promise.resolve(tempSqlite());
+}
+
+/**
+ * Where a further server on the same data may run: a SQLite store is one process's (the first
+ * server holds its lock), so a copy of it as it is now, in a folder of its own; a PostgreSQL store
+ * is shared as it is.
+ */
+export function storeForAnotherServer(store: TempDb): { url: string; dir: string } {
+  if (store.kind === "postgres") return { url: store.url, dir: store.dir };
+  const dir = mkdtempSync(path.join(tmpdir(), "gd-copy-"));
+  const file = path.join(dir, "test.db");
+  const source = new Database(sqlitePath(store.url));
+  try {
+    source.exec(`VACUUM INTO '${file.replace(/'/g, "''")}'`);
+  } finally {
+    source.close();
+  }
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return { url: `file:${file}`, dir };
 }

@@ -6,7 +6,8 @@ import { TRPCError, initTRPC } from "@trpc/server";
 import { ZodError } from "zod";
 import { Refusal } from "../core/errors";
 import { MSG } from "../core/messages";
-import { isDatabaseUnavailable } from "../db/errors";
+import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
+import { sqliteLost } from "../db/sqlite-guard";
 import { clearOperatorCookie, operatorTokenFromCookie } from "../admin/cookie";
 import { operatorSession } from "../admin/operator";
 import { isForeignRequest } from "../net/origin";
@@ -47,10 +48,15 @@ export const createCallerFactory = t.createCallerFactory;
  * - a parameter that fails its schema is BAD_REQUEST `请求参数无效: <参数>` (REST answers it as
  *   HTTP 200 `success:false`, docs/api.md);
  * - a Refusal thrown by domain code is its code and message (and `Retry-After` when it has one);
- * - a store that cannot be reached is a 503 with a plain message, not a 500 or a hang.
+ * - a store that cannot be reached is a 503 with a plain message, not a 500 or a hang; a full
+ *   disk a 503 that says so; a SQLite file deleted under the server a 503 for every request.
  * Everything else stays a fault: INTERNAL_SERVER_ERROR, answered with a fixed sentence.
  */
-export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const publicProcedure = t.procedure.use(async ({ ctx, next, path }) => {
+  // The SQLite file was deleted or replaced under the running server: nothing may look kept
+  // (health and readiness still answer, and say so).
+  const lost = path.startsWith("ops.") ? null : sqliteLost();
+  if (lost) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: `${lost}，请从备份恢复后重启服务` });
   const result = await next();
   if (result.ok) return result;
   const { error } = result;
@@ -63,6 +69,7 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
     if (cause.retryAfterSeconds !== undefined) ctx.resHeaders.set("Retry-After", String(cause.retryAfterSeconds));
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
+  if (isStorageFull(cause)) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.storageFull, cause });
   if (isDatabaseUnavailable(cause))
     throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.dbUnavailable, cause });
   return result;

@@ -55,6 +55,17 @@ const envSchema = z.object({
   /** How long a job's lease lasts unrenewed: a dead holder's job is taken over after this. */
   JOB_LEASE_SECONDS: intFrom(45, 3, 3600),
   TRUST_PROXY: proxyList,
+  /** The bearer token GET /api/metrics asks for; unset: the metrics are not served. */
+  METRICS_TOKEN: z.string().trim().min(16, "至少 16 个字符").optional(),
+  /**
+   * Redis (redis://host:6379/0): the sites' budgets shared by every instance there; unset: in
+   * PostgreSQL when it is the store, in this process on SQLite (one process).
+   */
+  REDIS_URL: z
+    .string()
+    .trim()
+    .regex(/^rediss?:\/\//, "必须以 redis:// 或 rediss:// 开头")
+    .optional(),
   DB_POOL_SIZE: intFrom(10, 1, 1000),
   DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),

@@ -1,4 +1,5 @@
 import { env } from "./env";
+import { currentRequestId } from "./request-context";
 
 /**
  * Structured logs: one JSON line per event. Callers pass only what is safe to keep; nothing here
@@ -6,15 +7,19 @@ import { env } from "./env";
  */
 export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
   if (env().LOG_LEVEL !== "info") return;
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`);
+  const request = currentRequestId();
+  process.stdout.write(
+    `${JSON.stringify({ time: new Date().toISOString(), event, ...(request ? { request } : {}), ...fields })}\n`,
+  );
 }
 
 export function logError(event: string, error: unknown): void {
   if (env().LOG_LEVEL === "silent") return;
   const name = error instanceof Error ? error.name : typeof error;
   const message = error instanceof Error ? error.message : String(error);
+  const request = currentRequestId();
   process.stderr.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: "error", event, error: name, message })}\n`,
+    `${JSON.stringify({ time: new Date().toISOString(), level: "error", event, ...(request ? { request } : {}), error: name, message })}\n`,
   );
 }
 

@@ -14,6 +14,7 @@ export const MSG = {
   rateLimited: "登录尝试过于频繁，请稍后再试",
   internal: "服务器内部错误，请稍后再试",
   dbUnavailable: "数据库暂时不可用，请稍后再试",
+  storageFull: "存储空间不足，请联系管理员释放磁盘空间",
   batchTooLarge: "一次请求包含的调用过多",
   badParamPrefix: "请求参数无效: ",
   siteRefused: "站点拒绝了访问令牌，请重新登录",

@@ -6,6 +6,7 @@ import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client
 import { env } from "../core/env";
 import { logError } from "../core/log";
 import { driverOf, postgresPool, sqliteDriver, withDriver, type Db } from "./driver";
+import { mendedSqliteAdapter } from "./sqlite-adapter";
 
 export type { Db };
 
@@ -31,7 +32,9 @@ export function createDb(url: string): Db {
   }
   const file = sqlitePath(url);
   // WAL mode is set by the migrator and persists in the file; `timeout` is SQLite's busy timeout.
-  const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file, timeout: DB_TIMEOUT_MS }) });
+  const client = new PrismaClient({
+    adapter: mendedSqliteAdapter(new PrismaBetterSQLite3({ url: file, timeout: DB_TIMEOUT_MS })),
+  });
   client.$executeRawUnsafe("PRAGMA synchronous = NORMAL").catch((error: unknown) => logError("db.pragma", error));
   return withDriver(client, sqliteDriver(file, DB_TIMEOUT_MS));
 }

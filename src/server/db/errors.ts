@@ -31,3 +31,22 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Errors that mean the store's disk is full (SQLite's SQLITE_FULL, PostgreSQL's disk_full 53100
+ * or a file it could not extend): the operator's to fix, never the site's fault.
+ */
+export function isStorageFull(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const { code, message, cause } = e as { code?: string; message?: string; cause?: unknown };
+    if (code === "SQLITE_FULL" || code === "53100" || code === "ENOSPC") return true;
+    if (
+      message &&
+      /database or disk is full|No space left on device|could not extend file|SQLITE_FULL/i.test(message)
+    ) {
+      return true;
+    }
+    e = cause ?? (e as { originalError?: unknown }).originalError;
+  }
+  return false;
+}

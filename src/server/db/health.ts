@@ -5,6 +5,8 @@
  */
 import { POSTGRES_MIGRATIONS_DIR, readMigrations } from "./migrate";
 import { driverOf, type Db } from "./driver";
+import { isStorageFull } from "./errors";
+import { sqliteLost } from "./sqlite-guard";
 
 const expected = new Map<"sqlite" | "postgres", number>();
 
@@ -33,6 +35,8 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 /** null when the store is ready; else the reason in words. */
 export async function storeProblem(db: Db, timeoutMs = 1000): Promise<string | null> {
   const kind = driverOf(db).kind;
+  const lost = sqliteLost();
+  if (lost) return lost;
   try {
     return await within(
       timeoutMs,
@@ -54,6 +58,7 @@ export async function storeProblem(db: Db, timeoutMs = 1000): Promise<string | n
       })(),
     );
   } catch (error) {
-    return (error as Error).message === "timeout" ? `数据库 ${timeoutMs} ms 内没有答复` : "数据库不可用或不可写";
+    if ((error as Error).message === "timeout") return `数据库 ${timeoutMs} ms 内没有答复`;
+    return isStorageFull(error) ? "存储空间不足：数据库无法写入" : "数据库不可用或不可写";
   }
 }

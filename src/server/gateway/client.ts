@@ -4,6 +4,8 @@
  */
 
 import { readCapped } from "../net/body";
+import { logEvent } from "../core/log";
+import { metrics } from "../core/metrics";
 import { SiteBusy, pauseSite, throughGate } from "./gate";
 
 const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -90,6 +92,8 @@ function reasonFor(error: unknown, signal: AbortSignal): string {
 export async function callSite(call: SiteCall): Promise<SiteAnswer> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), call.timeoutMs);
+  const started = performance.now();
+  let outcome = "network";
   try {
     const headers = new Headers({
       Accept: "application/json",
@@ -112,12 +116,29 @@ export async function callSite(call: SiteCall): Promise<SiteAnswer> {
       throw new GatewayError(REASON.redirect);
     }
     const body = await readCapped(response, MAX_RESPONSE_BYTES, () => new GatewayError(REASON.tooLarge));
+    outcome = response.status === 429 ? "429" : `${Math.floor(response.status / 100)}xx`;
     return { status: response.status, retryAfter: response.headers.get("retry-after"), text: body.toString("utf8") };
   } catch (error) {
+    if (controller.signal.aborted) outcome = "timeout";
     throw new GatewayError(reasonFor(error, controller.signal));
   } finally {
     clearTimeout(timer);
+    noteSiteCall(call, outcome, performance.now() - started);
   }
+}
+
+/** A site call in the metrics and the log (its host and canonical path, never its query or headers). */
+function noteSiteCall(call: SiteCall, outcome: string, ms: number): void {
+  let site = "invalid";
+  try {
+    site = new URL(call.siteUrl).host;
+  } catch {
+    // Counted as "invalid".
+  }
+  const m = metrics();
+  m.siteCalls.inc({ site, outcome });
+  m.siteSeconds.observe({ site }, ms / 1000);
+  logEvent("site.call", { site, method: call.method ?? "GET", path: call.path, outcome, ms: Math.round(ms * 10) / 10 });
 }
 
 /** The answer's body as JSON, whatever its HTTP status (gateways are not reliable there). */

@@ -4,10 +4,18 @@
  * flight, and a pause after the site answers 429. Who goes next is decided when a place and a
  * slot of the budget are free, not booked ahead: sign-ins first, then the accounts waiting for the
  * site in turn (one account's burst cannot spend the minute before another's one call), background
- * work last. State lives in this process (core/process-state.ts).
+ * work last. The lines live in this process (core/process-state.ts); the budget, the places in
+ * flight and the pause are the whole deployment's when a shared store is installed
+ * (useSharedBudget: PostgreSQL or Redis), else this process's (SQLite: one process). A shared
+ * store that cannot answer leaves each instance its share (the budget ÷ the instances seen in the
+ * last minute) until it answers again.
  */
+import { randomUUID } from "node:crypto";
 import { brand } from "../core/errors";
+import { logEvent } from "../core/log";
+import { metrics } from "../core/metrics";
 import { processState, type StatePart } from "../core/process-state";
+import type { SharedBudget, SharedTake } from "../core/shared-budget";
 
 const MAX_IN_FLIGHT = 4;
 const WINDOW_MS = 60_000;
@@ -29,6 +37,10 @@ const TURN_SLACK_MS = 5_000;
 /** Calls ahead in line counted when judging a newcomer's slot (more only refuse it sooner). */
 const MAX_PROJECTED = 1_000;
 const DEFAULT_BACKOFF_MS = 10_000;
+/** A call's place in flight in the shared store lapses after this (its instance died mid-call). */
+const SHARED_BUSY_MS = 120_000;
+/** How often an instance notes itself alive in the shared store (and, in fallback, tries it again). */
+const BEAT_MS = 10_000;
 
 const SITE_BUSY = brand("SiteBusy");
 
@@ -49,8 +61,9 @@ export class SiteBusy extends Error {
  * `signIn`: a sign-in's call, first in line (inside the budget and the pause all the same).
  * `account`: whose live call it is; the accounts waiting for one site take turns.
  * `background`: work nobody is waiting for (the ledger's sync). It goes one call at a time per
- * site, only while no live call waits, and within half of the budget, so a backfill leaves live
- * views the other half at once and never goes before one.
+ * site, only while no live call waits, and only while the calls of the window leave a fifth of
+ * the budget free, so a backfill uses what live views leave idle, keeps them a fifth at once and
+ * never goes before one.
  */
 export type Budget = {
   perMinute: number;
@@ -60,8 +73,11 @@ export type Budget = {
   account?: string;
 };
 
-/** The part of a site's budget background work may use. */
-export const backgroundShare = (perMinute: number) => Math.max(1, Math.floor(perMinute / 2));
+/** The part of a site's budget live calls always find free: background work stops short of it. */
+const liveReserve = (perMinute: number) => Math.max(1, Math.ceil(perMinute / 5));
+
+/** The part of a site's budget background work may use (counting every call of the window). */
+export const backgroundShare = (perMinute: number) => Math.max(1, perMinute - liveReserve(perMinute));
 
 /** A call waiting for its turn: an in-flight place and a slot of the budget, both free now. */
 type Waiter = {
@@ -72,6 +88,8 @@ type Waiter = {
   background: boolean;
   go: () => void;
   fail: (error: Error) => void;
+  /** The call's name in the shared store (its place in flight), once it goes. */
+  token?: string;
 };
 
 type SiteState = {
@@ -86,6 +104,9 @@ type SiteState = {
   pausedUntil: number;
   /** Wakes the line when the next slot frees or a wait runs out. */
   timer: NodeJS.Timeout | null;
+  /** Shared mode: a pass over the line is asking the store (one at a time), and another is wanted. */
+  pumping: boolean;
+  again: boolean;
 };
 
 /** Every site's gate in this process, its timers ended with it. */
@@ -110,6 +131,8 @@ function stateOf(siteId: number): SiteState {
       slots: [],
       pausedUntil: 0,
       timer: null,
+      pumping: false,
+      again: false,
     };
     states.set(siteId, state);
   }
@@ -167,18 +190,212 @@ function remove(state: SiteState, waiter: Waiter): void {
   }
 }
 
+/** The deployment's shared store of the budgets, when one is installed, and whether it answers. */
+type Shared = {
+  backend: SharedBudget | null;
+  /** This instance's name in the store's list of instances. */
+  instance: string;
+  /** Instances seen in the last minute (the fallback share divides by it). */
+  instances: number;
+  /** Since when the store has not answered (each instance on its share meanwhile); null: it answers. */
+  fallbackSince: number | null;
+  timer: NodeJS.Timeout | null;
+};
+
+const SHARED: StatePart<Shared> = {
+  name: "gate-shared",
+  create: () => ({ backend: null, instance: randomUUID(), instances: 1, fallbackSince: null, timer: null }),
+  dispose: (shared) => {
+    if (shared.timer) clearInterval(shared.timer);
+    void shared.backend?.close().catch(() => undefined);
+  },
+};
+
+const sharedState = () => processState().get(SHARED);
+
+/** The shared store when it is installed and answering; null: this process keeps the budgets. */
+function activeShared(): SharedBudget | null {
+  const shared = sharedState();
+  return shared.fallbackSince === null ? shared.backend : null;
+}
+
+/** A waiting call's share while the store does not answer: the budget ÷ the instances seen. */
+function fallbackShare(share: number): number {
+  const shared = sharedState();
+  return shared.backend && shared.fallbackSince !== null ? Math.max(1, Math.floor(share / shared.instances)) : share;
+}
+
+/** The store did not answer: every site's line goes on in this process, each on its share. */
+function enterFallback(error: unknown): void {
+  const shared = sharedState();
+  if (!shared.backend || shared.fallbackSince !== null) return;
+  shared.fallbackSince = Date.now();
+  logEvent("budget.fallback", {
+    store: shared.backend.kind,
+    instances: shared.instances,
+    reason: error instanceof Error ? error.message : String(error),
+  });
+  for (const state of processState().get(GATES).values()) {
+    for (const w of waiters(state)) w.share = Math.max(1, Math.floor(w.share / shared.instances));
+    dispatch(state);
+  }
+}
+
+/** Notes this instance alive; a store that answers again ends the fallback. */
+async function beatShared(): Promise<void> {
+  const shared = sharedState();
+  if (!shared.backend) return;
+  try {
+    shared.instances = Math.max(1, await shared.backend.beat(shared.instance));
+  } catch (error) {
+    enterFallback(error);
+    return;
+  }
+  if (shared.fallbackSince !== null) {
+    logEvent("budget.shared", { store: shared.backend.kind, afterMs: Date.now() - shared.fallbackSince });
+    shared.fallbackSince = null;
+    for (const [siteId, state] of processState().get(GATES)) pump(state, siteId);
+  }
+}
+
+/**
+ * Installs the deployment's shared store of the budgets (null: this process keeps them). This
+ * instance notes itself alive there every 10 s; readiness and the metrics read sharedBudgetState.
+ */
+export async function useSharedBudget(backend: SharedBudget | null): Promise<void> {
+  const shared = sharedState();
+  if (shared.timer) clearInterval(shared.timer);
+  shared.timer = null;
+  shared.backend = backend;
+  shared.fallbackSince = null;
+  if (!backend) return;
+  await beatShared();
+  shared.timer = setInterval(() => void beatShared(), BEAT_MS);
+  shared.timer.unref();
+}
+
+/** Where the budgets are kept and whether that store answers (readiness, metrics). */
+export function sharedBudgetState(): {
+  store: "memory" | "postgres" | "redis";
+  fallback: boolean;
+  instances: number;
+} {
+  const shared = sharedState();
+  return {
+    store: shared.backend?.kind ?? "memory",
+    fallback: shared.backend !== null && shared.fallbackSince !== null,
+    instances: shared.instances,
+  };
+}
+
+/** Fails every call waiting in the site's line (the site asked for quiet). */
+function failAll(state: SiteState, error: Error): void {
+  for (const w of waiters(state)) w.fail(error);
+  state.signIns = [];
+  state.live.clear();
+  state.background = [];
+}
+
+/** Looks at the site's line again: in the shared store when it answers, else in this process. */
+function wakeLine(state: SiteState, siteId: number): void {
+  if (activeShared()) pump(state, siteId);
+  else dispatch(state);
+}
+
+/**
+ * Shared mode: lets go whoever's turn it is while the store gives a slot and a place, one ask at
+ * a time per site (a pass under way is asked to look again instead of racing it).
+ */
+function pump(state: SiteState, siteId: number): void {
+  if (state.pumping) {
+    state.again = true;
+    return;
+  }
+  state.pumping = true;
+  void (async () => {
+    try {
+      do {
+        state.again = false;
+        await pumpOnce(state, siteId);
+      } while (state.again);
+    } finally {
+      state.pumping = false;
+    }
+  })();
+}
+
+async function pumpOnce(state: SiteState, siteId: number): Promise<void> {
+  if (state.timer) clearTimeout(state.timer);
+  state.timer = null;
+  let wake = Infinity;
+  while (state.inFlight < MAX_IN_FLIGHT) {
+    const backend = activeShared();
+    if (!backend) {
+      dispatch(state);
+      return;
+    }
+    if (state.pausedUntil > Date.now()) {
+      failAll(state, new SiteBusy(state.pausedUntil - Date.now()));
+      break;
+    }
+    const next = head(state);
+    if (!next) break;
+    const token = randomUUID();
+    let answer: SharedTake;
+    try {
+      answer = await backend.take(siteId, token, {
+        limit: next.share,
+        background: next.background,
+        windowMs: KEPT_WINDOW_MS,
+        maxInFlight: MAX_IN_FLIGHT,
+        busyMs: SHARED_BUSY_MS,
+      });
+    } catch (error) {
+      enterFallback(error);
+      return;
+    }
+    if (answer.kind === "paused") {
+      state.pausedUntil = Math.max(state.pausedUntil, Date.now() + answer.ms);
+      continue;
+    }
+    if (answer.kind === "wait") {
+      wake = Date.now() + answer.ms;
+      break;
+    }
+    // While the store was asked, the call may have left the line (its wait ran out: its place in
+    // flight is given back, its slot stays counted) or another come before it (a sign-in).
+    if (head(state) === next) take(state);
+    else if (waiters(state).includes(next)) remove(state, next);
+    else {
+      void backend.done(siteId, token).catch(() => undefined);
+      continue;
+    }
+    state.inFlight++;
+    if (next.background) state.backgroundRunning++;
+    state.slots.push(Date.now());
+    next.token = token;
+    next.go();
+  }
+  const now = Date.now();
+  for (const w of waiters(state)) {
+    if (w.deadline <= now) {
+      w.fail(new SiteBusy(Math.max(0, (wake === Infinity ? now : wake) - now)));
+      remove(state, w);
+    } else wake = Math.min(wake, w.deadline);
+  }
+  if (wake !== Infinity && waiters(state).length > 0) {
+    state.timer = setTimeout(() => pump(state, siteId), Math.max(0, wake - now));
+    state.timer.unref();
+  }
+}
+
 /** Lets go whoever's turn it is while a place and a slot are free; wakes itself for the next. */
 function dispatch(state: SiteState): void {
   if (state.timer) clearTimeout(state.timer);
   state.timer = null;
   const now = Date.now();
   state.slots = state.slots.filter((t) => t > now - KEPT_WINDOW_MS);
-  if (state.pausedUntil > now) {
-    for (const w of waiters(state)) w.fail(new SiteBusy(state.pausedUntil - now));
-    state.signIns = [];
-    state.live.clear();
-    state.background = [];
-  }
+  if (state.pausedUntil > now) failAll(state, new SiteBusy(state.pausedUntil - now));
   let wake = Infinity;
   while (state.inFlight < MAX_IN_FLIGHT) {
     const next = head(state);
@@ -233,15 +450,22 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
   const now = Date.now();
   if (state.pausedUntil > now) throw new SiteBusy(state.pausedUntil - now);
   const background = budget.background === true;
-  const share = background ? backgroundShare(budget.perMinute) : budget.perMinute;
+  const share = fallbackShare(background ? backgroundShare(budget.perMinute) : budget.perMinute);
   const maxWaitMs = budget.maxWaitMs ?? MAX_BUDGET_WAIT_MS;
-  const liveAhead = [...state.live.values()].reduce((n, q) => n + q.length, 0);
-  const ahead = state.signIns.length + (budget.signIn ? 0 : liveAhead + (background ? state.background.length : 0));
-  const at = projectedSlot(state, share, ahead, now);
-  if (at - now > maxWaitMs) throw new SiteBusy(at - now);
+  const shared = activeShared();
+  if (!shared) {
+    // Judged here when this process keeps the budget; in the shared store, at the deadline.
+    const liveAhead = [...state.live.values()].reduce((n, q) => n + q.length, 0);
+    const ahead = state.signIns.length + (budget.signIn ? 0 : liveAhead + (background ? state.background.length : 0));
+    const at = projectedSlot(state, share, ahead, now);
+    if (at - now > maxWaitMs) throw new SiteBusy(at - now);
+  }
   const deadline = now + maxWaitMs + (background ? 0 : TURN_SLACK_MS);
+  const waiter: Waiter = { share, deadline, background, go: () => undefined, fail: () => undefined };
+  const joined = Date.now();
   await new Promise<void>((go, fail) => {
-    const waiter: Waiter = { share, deadline, background, go, fail };
+    waiter.go = go;
+    waiter.fail = fail;
     if (budget.signIn) state.signIns.push(waiter);
     else if (background) state.background.push(waiter);
     else {
@@ -250,14 +474,21 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
       if (queue) queue.push(waiter);
       else state.live.set(key, [waiter]);
     }
-    dispatch(state);
+    wakeLine(state, siteId);
   });
+  metrics().budgetWaitSeconds.observe(
+    { site: String(siteId), kind: budget.signIn ? "signin" : background ? "background" : "live" },
+    (Date.now() - joined) / 1000,
+  );
   try {
     return await call();
   } finally {
     state.inFlight--;
     if (background) state.backgroundRunning--;
-    dispatch(state);
+    const token = waiter.token;
+    const store = sharedState().backend;
+    if (token && store) void store.done(siteId, token).catch(() => undefined);
+    wakeLine(state, siteId);
   }
 }
 
@@ -270,7 +501,12 @@ export function pauseSite(siteId: number, retryAfter: string | null, now = Date.
   }
   const state = stateOf(siteId);
   state.pausedUntil = Math.max(state.pausedUntil, now + ms);
+  metrics().sitePauses.inc({ site: String(siteId) });
+  // Every instance holds off (the store keeps the pause); a store that does not answer: this one does.
+  void activeShared()
+    ?.pause(siteId, ms)
+    .catch((error: unknown) => enterFallback(error));
   // Calls waiting for their turn hear it now rather than after their wait.
-  dispatch(state);
+  wakeLine(state, siteId);
   return ms;
 }

@@ -45,6 +45,11 @@ export function openApiDocument(): object {
     components: {
       schemas: components(),
       securitySchemes: {
+        metricsToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "运维者设置的 METRICS_TOKEN（只用于 /api/metrics）。",
+        },
         bearerAuth: {
           type: "http",
           scheme: "bearer",

@@ -101,3 +101,12 @@ export async function restReady(
   if (!result.ok) return result.response;
   return json(result.value, result.value.ready ? 200 : 503, resHeaders);
 }
+
+/** Prometheus' text format: the procedure's text as the body; a refusal is the JSON answer. */
+export async function restMetrics(req: Request, call: (caller: Caller) => Promise<string>): Promise<Response> {
+  const resHeaders = new Headers();
+  const result = await callWith(req, resHeaders, call, false);
+  if (!result.ok) return result.response;
+  resHeaders.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+  return new Response(result.value, { status: 200, headers: resHeaders });
+}

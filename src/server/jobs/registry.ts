@@ -6,7 +6,9 @@
  */
 import { logError } from "../core/log";
 import { beat } from "../core/heartbeat";
+import { countJobRun } from "../core/metrics";
 import { processState, type StatePart } from "../core/process-state";
+import { sqliteLost } from "../db/sqlite-guard";
 
 type Jobs = {
   timers: Map<string, NodeJS.Timeout>;
@@ -31,10 +33,16 @@ export function startJob(name: string, everyMs: number, run: (signal: AbortSigna
   let running = false;
   const timer = setInterval(() => {
     beat(name);
-    if (running || jobs.stop.signal.aborted) return;
+    // A SQLite file deleted under the server: nothing is written where nobody will find it.
+    if (running || jobs.stop.signal.aborted || sqliteLost()) return;
     running = true;
+    const started = Date.now();
     const done: Promise<void> = run(jobs.stop.signal)
-      .catch((error: unknown) => logError(name, error))
+      .then(() => countJobRun(name, started, true))
+      .catch((error: unknown) => {
+        countJobRun(name, started, false);
+        logError(name, error);
+      })
       .finally(() => {
         running = false;
         jobs.running.delete(done);

@@ -13,6 +13,7 @@
  * renewed while the sync runs and checked in every commit; a holder that dies loses it when it
  * expires, and a process that stops ends its syncs at the next slice and lets go of their leases.
  */
+import { metrics } from "../core/metrics";
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
 import { MSG } from "../core/messages";
@@ -139,6 +140,7 @@ async function commit(sync: Sync, entries: Entry[], cursor: number, refused: Ref
     }
   }
   if (!(await ledgerStore(db).commit(who, rows, holder, cursor))) throw new LedgerBusy(MSG.syncLeaseLost);
+  metrics().ledgerEntries.inc(rows.length);
   if (refused.count > 0) {
     await db.ledgerSync.updateMany({
       where: { ...owner(account), holder },

@@ -196,6 +196,11 @@ export function sessionStore(db: Db) {
       return rows.map(fromRow);
     },
 
+    /** Live sessions of the whole deployment (the metrics). */
+    countLive(now = new Date()): Promise<number> {
+      return db.session.count({ where: { expiresAt: { gt: now } } });
+    },
+
     /** Live sessions of one site. */
     liveCount(siteId: number, now = new Date()): Promise<number> {
       return db.session.count({ where: { siteId, expiresAt: { gt: now } } });

@@ -144,6 +144,11 @@ async function openSession(db: Db, workspace: { id: number; name: string }, from
 
 export function workspaceStore(db: Db) {
   return {
+    /** Accounts saved in every workspace (the metrics). */
+    countSavedAccounts(): Promise<number> {
+      return db.workspaceAccount.count();
+    },
+
     /** Creates a workspace and signs its creator in. The caller checked who may create one. */
     async register(input: { name: string; password: string }, from: Opener, now = new Date()): Promise<OpenedSession> {
       const name = checkName(input.name);

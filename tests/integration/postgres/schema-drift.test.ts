@@ -127,6 +127,7 @@ describe("one source of truth for the models", () => {
       "operator_sessions(expires_at)",
       "sessions(expires_at)",
       "sessions(site_id,site_user_id)",
+      "site_budget_slots(site_id,at)",
       "site_price_changes(site_id,model,at)",
       "statement_links(expires_at)",
       "workspace_accounts(site_id,site_user_id)",

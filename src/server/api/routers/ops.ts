@@ -1,8 +1,14 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { getHeapStatistics } from "node:v8";
+import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { metrics } from "../../core/metrics";
+import { sessionStore } from "../../session/store";
+import { workspaceStore } from "../../workspace/workspaces";
 import { env } from "../../core/env";
 import { heartbeats } from "../../core/heartbeat";
 import { storeProblem } from "../../db/health";
+import { sharedBudgetState } from "../../gateway/gate";
 import { publicProcedure, router } from "../trpc";
 
 /** When this process started (ms): the job runner has had no tick yet in its first interval. */
@@ -18,6 +24,11 @@ const readySchema = z
       store: z.string().describe("ok，或数据库的问题"),
       jobs: z.string().describe("ok、starting（启动后第一个间隔内），或后台任务停止的说明"),
       heapUsedShare: z.number().describe("已用堆内存占上限的比例"),
+      budget: z
+        .string()
+        .describe(
+          "站点请求预算保存在哪里：memory（本进程，SQLite）、postgres、redis；共享存储不可用时为 fallback 说明（各实例按份额，不影响就绪）",
+        ),
     }),
   })
   .meta({ id: "Readiness" });
@@ -27,7 +38,31 @@ const readySchema = z
  * process answers; `ready` that it can serve, with the reasons when it cannot. Neither needs a
  * session, and neither says anything secret.
  */
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
 export const opsRouter = router({
+  /**
+   * The instance's metrics in Prometheus' text format, for the bearer of METRICS_TOKEN; without
+   * one set, not served (404). The deployment's sessions and saved accounts are counted now.
+   */
+  metrics: publicProcedure.output(z.string()).query(async ({ ctx }) => {
+    ctx.resHeaders.set("Cache-Control", "no-store");
+    const token = env().METRICS_TOKEN;
+    if (!token) throw new TRPCError({ code: "NOT_FOUND", message: "指标未开启：设置 METRICS_TOKEN 后可用" });
+    const given = ctx.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? "";
+    if (!timingSafeEqual(digest(given), digest(token))) {
+      throw new TRPCError({ code: "UNAUTHORIZED", message: "读取指标需要以 METRICS_TOKEN 作为 Bearer 令牌" });
+    }
+    const m = metrics();
+    const [sessions, saved] = await Promise.all([
+      sessionStore(ctx.db).countLive(),
+      workspaceStore(ctx.db).countSavedAccounts(),
+    ]);
+    m.sessions.set(sessions);
+    m.savedAccounts.set(saved);
+    return m.registry.metrics();
+  }),
+
   health: publicProcedure
     .output(z.object({ status: z.literal("ok"), uptimeSeconds: z.number() }).meta({ id: "Health" }))
     .query(({ ctx }) => {
@@ -55,6 +90,14 @@ export const opsRouter = router({
     const heap = getHeapStatistics();
     const share = Math.round((heap.used_heap_size / heap.heap_size_limit) * 1000) / 1000;
     if (share > HEAP_READY_SHARE) reasons.push(`内存将满（已用堆内存 ${Math.round(share * 100)}%）`);
-    return { ready: reasons.length === 0, reasons, checks: { store: store ?? "ok", jobs, heapUsedShare: share } };
+    const b = sharedBudgetState();
+    const budget = b.fallback
+      ? `fallback：${b.store === "redis" ? "Redis" : "PostgreSQL"} 不可用，本实例按预算的 1/${b.instances} 调用站点`
+      : b.store;
+    return {
+      ready: reasons.length === 0,
+      reasons,
+      checks: { store: store ?? "ok", jobs, heapUsedShare: share, budget },
+    };
   }),
 });

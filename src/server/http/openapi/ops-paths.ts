@@ -1,5 +1,5 @@
 /** The OpenAPI paths of health and readiness (design.md 23). */
-import { json } from "./common";
+import { json, ref } from "./common";
 
 const readiness = {
   type: "object",
@@ -12,6 +12,11 @@ const readiness = {
         store: { type: "string", description: "ok，或数据库的问题" },
         jobs: { type: "string", description: "ok、starting，或后台任务停止的说明" },
         heapUsedShare: { type: "number", description: "已用堆内存占上限的比例" },
+        budget: {
+          type: "string",
+          description:
+            "站点请求预算保存在哪里：memory、postgres、redis；Redis 不可用时为 fallback 说明（各实例按份额，仍就绪）",
+        },
       },
     },
   },
@@ -35,6 +40,22 @@ export function opsPaths(): Record<string, object> {
               required: ["status", "uptimeSeconds"],
             }),
           },
+        },
+      },
+    },
+    "/api/metrics": {
+      get: {
+        operationId: "metrics",
+        summary: "Prometheus 指标",
+        description:
+          "本实例的指标（Prometheus 文本格式）：按路由与状态的请求数和耗时、按站点与结果的站点调用、预算等待与 429 暂停、" +
+          "后台任务的运行、失败与延迟、写入账本的条目、会话与已保存账户数、进程内存。需以 METRICS_TOKEN 作为 Bearer 令牌；" +
+          "未设置 METRICS_TOKEN 时不提供（404）。",
+        security: [{ metricsToken: [] }],
+        responses: {
+          "200": { description: "指标", content: { "text/plain": { schema: { type: "string" } } } },
+          "401": { description: "缺少或错误的令牌", content: json(ref("Failure")) },
+          "404": { description: "未设置 METRICS_TOKEN", content: json(ref("Failure")) },
         },
       },
     },

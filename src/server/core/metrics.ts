@@ -1,0 +1,143 @@
+/**
+ * What an operator watches (design.md 23), in Prometheus' text format at GET /api/metrics: one
+ * registry per process, kept on globalThis so that every bundle of the server (the entry that
+ * counts requests, the route handlers, the jobs) adds to the same one. No label ever holds a
+ * token, a user id or a query string: routes are their patterns, sites their hosts.
+ */
+import client from "prom-client";
+
+type Metrics = {
+  registry: client.Registry;
+  httpRequests: client.Counter<"route" | "method" | "status">;
+  httpSeconds: client.Histogram<"route">;
+  siteCalls: client.Counter<"site" | "outcome">;
+  siteSeconds: client.Histogram<"site">;
+  budgetWaitSeconds: client.Histogram<"site" | "kind">;
+  sitePauses: client.Counter<"site">;
+  jobRuns: client.Counter<"job" | "outcome">;
+  jobSeconds: client.Histogram<"job">;
+  jobLag: client.Gauge<"job">;
+  ledgerEntries: client.Counter;
+  sessions: client.Gauge;
+  savedAccounts: client.Gauge;
+  /** When each job last finished a run without failing (ms): its lag is read at each scrape. */
+  lastGoodRun: Map<string, number>;
+};
+
+function create(): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: "gd_" });
+  const lastGoodRun = new Map<string, number>();
+  const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+  return {
+    registry,
+    lastGoodRun,
+    httpRequests: new client.Counter({
+      name: "gd_http_requests_total",
+      help: "HTTP requests answered, by route pattern, method and status",
+      labelNames: ["route", "method", "status"],
+      registers: [registry],
+    }),
+    httpSeconds: new client.Histogram({
+      name: "gd_http_request_duration_seconds",
+      help: "Time to answer a request, by route pattern",
+      labelNames: ["route"],
+      buckets: seconds,
+      registers: [registry],
+    }),
+    siteCalls: new client.Counter({
+      name: "gd_site_calls_total",
+      help: "Calls to gateway sites, by site host and outcome (the HTTP status class, or why it failed)",
+      labelNames: ["site", "outcome"],
+      registers: [registry],
+    }),
+    siteSeconds: new client.Histogram({
+      name: "gd_site_call_duration_seconds",
+      help: "Time a site took to answer, by site host",
+      labelNames: ["site"],
+      buckets: seconds,
+      registers: [registry],
+    }),
+    budgetWaitSeconds: new client.Histogram({
+      name: "gd_site_budget_wait_seconds",
+      help: "Time a call waited for its turn in the site's budget, by site id and kind (signin, live, background)",
+      labelNames: ["site", "kind"],
+      buckets: [0.001, 0.01, 0.1, 0.5, 1, 5, 15, 30, 60],
+      registers: [registry],
+    }),
+    sitePauses: new client.Counter({
+      name: "gd_site_pauses_total",
+      help: "Times a site answered 429 and was left alone for its Retry-After, by site id",
+      labelNames: ["site"],
+      registers: [registry],
+    }),
+    jobRuns: new client.Counter({
+      name: "gd_job_runs_total",
+      help: "Runs of background jobs in this instance, by job and outcome (ok, failed)",
+      labelNames: ["job", "outcome"],
+      registers: [registry],
+    }),
+    jobSeconds: new client.Histogram({
+      name: "gd_job_run_duration_seconds",
+      help: "Time a background job's run took, by job",
+      labelNames: ["job"],
+      buckets: [0.01, 0.1, 0.5, 1, 5, 15, 60, 300],
+      registers: [registry],
+    }),
+    jobLag: new client.Gauge({
+      name: "gd_job_lag_seconds",
+      help: "Seconds since each background job last finished a run without failing, in this instance",
+      labelNames: ["job"],
+      registers: [registry],
+      collect() {
+        const now = Date.now();
+        for (const [job, at] of lastGoodRun) this.set({ job }, (now - at) / 1000);
+      },
+    }),
+    ledgerEntries: new client.Counter({
+      name: "gd_ledger_entries_ingested_total",
+      help: "Usage-log entries copied from the sites into the ledger by this instance",
+      registers: [registry],
+    }),
+    sessions: new client.Gauge({
+      name: "gd_sessions",
+      help: "Live sign-in sessions of the deployment (read from the store at each scrape)",
+      registers: [registry],
+    }),
+    savedAccounts: new client.Gauge({
+      name: "gd_saved_accounts",
+      help: "Accounts saved in workspaces, of the deployment (read from the store at each scrape)",
+      registers: [registry],
+    }),
+  };
+}
+
+const holder = globalThis as unknown as { gdMetrics?: Metrics };
+
+export function metrics(): Metrics {
+  holder.gdMetrics ??= create();
+  return holder.gdMetrics;
+}
+
+/**
+ * A request path as a route pattern: ids and tokens in the path become `:id`, the query goes;
+ * pages and static files are grouped (a label never grows with what clients send).
+ */
+export function routeOf(path: string): string {
+  const bare = path.split("?")[0] ?? "";
+  if (bare.startsWith("/_next/")) return "/_next";
+  if (!bare.startsWith("/api/")) return bare === "/" || /^\/(workspace|admin)\/?$/.test(bare) ? bare : "page";
+  return bare
+    .split("/")
+    .slice(0, 6)
+    .map((part) => (/^\d+$/.test(part) || part.length >= 16 || /[^\w.-]/.test(part) ? ":id" : part))
+    .join("/");
+}
+
+/** A run of a background job, timed and counted. */
+export function countJobRun(job: string, started: number, ok: boolean): void {
+  const m = metrics();
+  m.jobRuns.inc({ job, outcome: ok ? "ok" : "failed" });
+  m.jobSeconds.observe({ job }, (Date.now() - started) / 1000);
+  if (ok) m.lastGoodRun.set(job, Date.now());
+}

@@ -1,0 +1,180 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { newApiUser, startGateway, type RunningGateway } from "../../src/demo/gateway";
+import { closeDb, createDb } from "../../src/server/db/client";
+import { migrateSqlite } from "../../src/server/db/migrate";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { request } from "../support/http";
+import { ROOT, startApp, type RunningApp } from "../support/server";
+
+/**
+ * SQLite is one process's, and loses nothing in silence: a second server on the same file is
+ * refused at start; a database missing where the data folder remembers one stops the start; a
+ * full disk answers 503 存储空间不足 (never blaming the site) and everything works again once
+ * space returns; a file deleted under the running server makes every request a 503.
+ */
+
+const closers: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+const SESSION_PASSWORD = "sqlite-faults-session-password-0123456789";
+const USER = { accessToken: "sk-faults-0123456789abcdef", data: newApiUser(61, { username: "faults" }), logs: [] };
+
+/** A data folder with a migrated database in it (in `dir`, or a new temporary folder). */
+function store(dir = mkdtempSync(path.join(tmpdir(), "gd-faults-"))) {
+  const file = path.join(dir, "dashboard.db");
+  const url = `file:${file}`;
+  migrateSqlite(url);
+  return { dir, file, url };
+}
+
+async function app(s: { dir: string; url: string }): Promise<RunningApp> {
+  const running = await startApp({ DATABASE_URL: s.url, DATA_DIR: s.dir, SESSION_PASSWORD });
+  closers.push(() => running.stop());
+  return running;
+}
+
+/** The server run as `npm start` runs it, to its exit: its output and exit code. */
+function serveOnce(env: Record<string, string>): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: "0", SESSION_PASSWORD },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+async function siteWithUser(): Promise<RunningGateway> {
+  const site = await startGateway({ family: "new-api", users: [USER] });
+  closers.push(() => site.close());
+  return site;
+}
+
+const signIn = (base: string, siteId: number) =>
+  request(base, "/api/auth/login", { body: { siteId, userId: 61, accessToken: USER.accessToken } });
+
+describe("SQLite: one process", () => {
+  it("refuses a second server on the same database at start, and takes over the lock of one that died", async () => {
+    const s = store();
+    const first = await app(s);
+    const second = spawnSync(process.execPath, [".next/gd-server.mjs"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: s.url,
+        DATA_DIR: s.dir,
+        SESSION_PASSWORD,
+        PORT: "0",
+        NODE_ENV: "production",
+      },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(second.status).toBe(1);
+    expect(`${second.stdout}${second.stderr}`).toContain(`数据库 ${s.file} 正由另一个进程（pid ${first.pid}）使用`);
+    // Killed outright, it leaves its lock: the next server takes it over at once.
+    await first.kill();
+    expect(existsSync(`${s.file}.lock`)).toBe(true);
+    const next = await app(s);
+    expect((await request(next.url, "/api/ready")).status).toBe(200);
+  });
+});
+
+describe("SQLite: no silent loss", () => {
+  it("will not start on an empty database where the data folder remembers one", async () => {
+    const s = store();
+    // A server ran on it once: the data folder remembers the database.
+    const ran = await app(s);
+    await ran.stop();
+    rmSync(s.file);
+    rmSync(`${s.file}-wal`, { force: true });
+    rmSync(`${s.file}-shm`, { force: true });
+    const started = serveOnce({ DATABASE_URL: s.url, DATA_DIR: s.dir });
+    expect(started.status).toBe(1);
+    expect(started.output).toContain(`数据库文件 ${s.file} 不存在，但 ${s.dir} 中记录着之前安装的这个数据库`);
+    expect(existsSync(s.file)).toBe(false);
+  });
+
+  it("answers 503 for everything once the database file is deleted under the running server", async () => {
+    const s = store();
+    const site = await siteWithUser();
+    const db = createDb(s.url);
+    const { id } = await siteRegistry(db).add({ name: "删库站", url: site.url });
+    await closeDb(db);
+    const running = await app(s);
+    expect((await signIn(running.url, id)).body.success).toBe(true);
+    rmSync(s.file);
+    const after = await signIn(running.url, id);
+    expect(after.status).toBe(503);
+    expect(after.body.message).toBe(`数据库文件 ${s.file} 已被删除，请从备份恢复后重启服务`);
+    const ready = await request(running.url, "/api/ready");
+    expect(ready.status).toBe(503);
+    expect(ready.body.reasons).toEqual([`数据库文件 ${s.file} 已被删除`]);
+  });
+
+  it("answers 503 存储空间不足 on a full disk, half-writes nothing, and works again when space returns", async () => {
+    // A small filesystem of its own (a tmpfs: root may mount one).
+    const mount = mkdtempSync(path.join(tmpdir(), "gd-full-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mount]);
+    closers.push(() => void execFileSync("umount", ["-l", mount]));
+    mkdirSync(path.join(mount, "data"));
+    const s = store(path.join(mount, "data"));
+    const site = await siteWithUser();
+    const db = createDb(s.url);
+    const { id } = await siteRegistry(db).add({ name: "满盘站", url: site.url });
+    await closeDb(db);
+    const running = await app(s);
+    const first = await signIn(running.url, id);
+    expect(first.body.success).toBe(true);
+    const bearer = { authorization: `Bearer ${(first.body.data as { sessionToken: string }).sessionToken}` };
+    // Fill the disk to its last byte.
+    const filler = path.join(mount, "filler");
+    try {
+      writeFileSync(filler, Buffer.alloc(8 * 1024 * 1024));
+    } catch {
+      // ENOSPC: full now, as wanted.
+    }
+    const sessionsBefore = await request(running.url, "/api/ready");
+    expect(sessionsBefore.status).toBe(503);
+    expect(sessionsBefore.body.reasons).toEqual(["存储空间不足：数据库无法写入"]);
+    const refused = await signIn(running.url, id);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ success: false, message: "存储空间不足，请联系管理员释放磁盘空间" });
+    // A ledger sync asked for meanwhile cannot write (it runs in the background and fails).
+    await request(running.url, "/api/usage/sync", { body: {}, headers: bearer });
+    const status = async () =>
+      (await request(running.url, "/api/usage/status", { headers: bearer })).body.data as {
+        running: boolean;
+        lastError: string | null;
+        syncedAt: string | null;
+      };
+    for (let i = 0; i < 50 && (await status().catch(() => ({ running: true }))).running; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Space returns: sign-ins work again, and so does everything after them.
+    rmSync(filler);
+    const again = await signIn(running.url, id);
+    expect(again.body.success).toBe(true);
+    expect((await request(running.url, "/api/ready")).status).toBe(200);
+    // The sync that failed holds nothing up: the next one runs and ends.
+    const sync = await request(running.url, "/api/usage/sync", { body: {}, headers: bearer });
+    expect(sync.status, JSON.stringify(sync.body)).toBe(200);
+    let now = await status();
+    for (let i = 0; i < 100 && (now.running || now.syncedAt === null); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = await status();
+    }
+    expect(now).toMatchObject({ running: false, lastError: null });
+    expect(now.syncedAt).not.toBeNull();
+    // Nothing half written: the sign-in refused left no session.
+    const check = createDb(s.url);
+    expect(await check.session.count()).toBe(2);
+    await closeDb(check);
+  });
+});
