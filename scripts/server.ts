@@ -6,16 +6,18 @@
  * (default 3000) choose where it listens. `npm run build` bundles this file into
  * .next/gd-server.mjs, which `npm start` runs.
  */
+import cluster from "node:cluster";
 import { existsSync } from "node:fs";
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { availableParallelism } from "node:os";
 import type { BlockList } from "node:net";
 import next from "next";
 import { env } from "../src/server/core/env";
-import { logRequest } from "../src/server/core/log";
+import { logEvent, logRequest } from "../src/server/core/log";
 import { metrics, routeOf } from "../src/server/core/metrics";
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
 import { processState } from "../src/server/core/process-state";
-import { db, isPostgresUrl, sqlitePath } from "../src/server/db/client";
+import { closeDb, db, isPostgresUrl, sqlitePath } from "../src/server/db/client";
 import { StoreRefused, checkSqliteHome, lockSqlite, watchSqlite } from "../src/server/db/sqlite-guard";
 import { releaseHeldJobLeases } from "../src/server/jobs/leases";
 import { stopJobs } from "../src/server/jobs/registry";
@@ -55,8 +57,14 @@ export async function startServer(): Promise<void> {
   const app = next({ dev: false, hostname, port, dir: process.cwd() });
   const handle = app.getRequestHandler();
   await app.prepare();
+  let draining = false;
+  let inFlight = 0;
   const server = createServer((req, res) => {
     const started = performance.now();
+    // While stopping, each answer ends its connection: the client's next request goes elsewhere.
+    if (draining) res.setHeader("Connection", "close");
+    inFlight++;
+    res.once("close", () => inFlight--);
     const client = pinClientAddress(req, proxies);
     // One id per request: in its log lines (site calls included) and its answer's X-Request-Id.
     const id = requestIdOf(req.headers["x-request-id"]);
@@ -85,18 +93,24 @@ export async function startServer(): Promise<void> {
     server.once("error", reject);
     server.listen(port, hostname, resolve);
   });
-  console.log(`服务已启动: http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`);
+  const worker = cluster.isWorker ? `（工作进程 ${cluster.worker?.id ?? "?"}，pid ${process.pid}）` : "";
+  console.log(`服务已启动: http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}${worker}`);
+  let stopping: Promise<void> | null = null;
   const stop = () => {
-    setTimeout(() => process.exit(0), 5_000).unref();
-    server.close();
-    server.closeAllConnections();
-    // No job starts from now on (the ledger syncs, the renewals); those under way end at their
-    // next safe point (a sync after the slice it reads) and are waited for a moment; the leases
-    // still held then are let go of, so another instance takes over at once.
-    void (async () => {
+    stopping ??= (async () => {
+      draining = true;
+      // Whatever happens below, the process is gone within the grace and a little more.
+      setTimeout(() => process.exit(0), DRAIN_MS + 5_000).unref();
+      const drained = drain(server, () => inFlight);
+      // No job starts from now on (the ledger syncs, the renewals); those under way end at their
+      // next safe point (a sync after the slice it reads) and are waited for a moment; the leases
+      // still held then are let go of, so another instance takes over at once.
       await stopJobs(3_000);
       await Promise.all([releaseHeldLedgerLeases(db()), releaseHeldJobLeases(db())]).catch(() => undefined);
+      const left = await drained;
+      logEvent("server.stopped", { unfinishedRequests: left });
       processState().dispose();
+      await closeDb(db()).catch(() => undefined);
       process.exit(0);
     })();
   };
@@ -104,10 +118,87 @@ export async function startServer(): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
+/** How long a stopping server lets the requests in flight finish. */
+const DRAIN_MS = 10_000;
+
+/**
+ * Stops accepting, lets the requests in flight finish (at most DRAIN_MS) and closes each idle
+ * connection as it becomes idle; then ends what is left. Returns the requests cut off.
+ */
+async function drain(server: Server, inFlight: () => number): Promise<number> {
+  server.close();
+  const deadline = Date.now() + DRAIN_MS;
+  while (inFlight() > 0 && Date.now() < deadline) {
+    server.closeIdleConnections();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const left = inFlight();
+  server.closeAllConnections();
+  return left;
+}
+
+/** WORKERS: how many processes serve the port (`auto`: one per core). */
+export function workerCount(value: string | undefined, cores = availableParallelism()): number {
+  const raw = (value ?? "").trim();
+  if (raw === "" || raw === "1") return 1;
+  if (raw === "auto") return Math.max(1, cores);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 64) {
+    throw new StoreRefused(`环境变量无效:\n  WORKERS: 必须是 1 到 64 之间的整数，或 auto（每个 CPU 核一个）`);
+  }
+  return Number(raw);
+}
+
+/**
+ * The primary of WORKERS > 1: forks the workers (each a whole server on the shared port, node:cluster
+ * hands each connection to one of them), replaces one that dies, and on SIGTERM passes it on and
+ * exits when they all have.
+ */
+function runPrimary(count: number): void {
+  if (!isPostgresUrl(env().DATABASE_URL)) {
+    throw new StoreRefused(
+      "WORKERS 大于 1 需要 PostgreSQL（DATABASE_URL=postgresql://…）：SQLite 数据库只能由一个进程打开",
+    );
+  }
+  let stopping = false;
+  const listening = new Set<number>();
+  const workers = () => Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+  for (let i = 0; i < count; i++) cluster.fork();
+  cluster.on("listening", (worker) => listening.add(worker.id));
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) {
+      if (workers().length === 0) process.exit(0);
+      return;
+    }
+    // One that never got to serve (a bad setting, the store refused) said why: the rest stop too.
+    if (!listening.has(worker.id)) {
+      for (const w of workers()) w.process.kill("SIGKILL");
+      process.exit(code || 1);
+    }
+    // One that served and died (out of memory, a crash) is replaced.
+    logEvent("worker.replaced", { pid: worker.process.pid, code, signal });
+    cluster.fork();
+  });
+  const stop = (name: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const worker of workers()) worker.process.kill(name);
+    setTimeout(() => process.exit(0), DRAIN_MS + 8_000).unref();
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   Object.assign(process.env, { NODE_ENV: "production" });
-  startServer().catch((error: unknown) => {
+  const fail = (error: unknown) => {
     console.error(error instanceof StoreRefused ? error.message : `启动失败: ${(error as Error).message}`);
     process.exit(1);
-  });
+  };
+  try {
+    const workers = cluster.isPrimary ? workerCount(process.env.WORKERS) : 1;
+    if (workers > 1) runPrimary(workers);
+    else startServer().catch(fail);
+  } catch (error) {
+    fail(error);
+  }
 }
