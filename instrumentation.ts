@@ -4,6 +4,9 @@ export async function register(): Promise<void> {
   // The sites' budgets first: the jobs' first calls go through them.
   const { startSharedBudget } = await import("./src/server/jobs/shared-budget");
   await startSharedBudget();
+  // The other instances hear of each write that changed an account's kept answers.
+  const { startBroadcast } = await import("./src/server/jobs/broadcast");
+  await startBroadcast();
   const { startPurges } = await import("./src/server/jobs/purge");
   startPurges();
   const { startLedgerJobs } = await import("./src/server/jobs/ledger");

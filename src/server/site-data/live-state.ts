@@ -24,6 +24,8 @@ const LIVE: StatePart<{
   inFlight: Map<string, Promise<object>>;
   accountCalls: Map<string, { minute: number; count: number }>;
   tokenPageBase: Map<string, boolean>;
+  /** Tells the other instances what a write changed (null: this process is the deployment). */
+  tell: ((prefix: string) => void) | null;
 }> = {
   name: "site-data",
   create: () => ({
@@ -31,6 +33,7 @@ const LIVE: StatePart<{
     inFlight: new Map(),
     accountCalls: new Map(),
     tokenPageBase: new Map(),
+    tell: null,
   }),
   dispose: (live) => live.cache.clear(),
 };
@@ -87,8 +90,27 @@ export function chargeAccount(accountKey: string, by: 1 | -1, now = Date.now()):
   accountCalls.set(accountKey, { minute: entry.minute, count: Math.max(0, entry.count + by) });
 }
 
-/** Forgets every kept answer whose key starts with `prefix` (an account's, after a write changed them). */
+/**
+ * Forgets every kept answer whose key starts with `prefix` (an account's, after a write changed
+ * them), here and on every other instance of the deployment.
+ */
 export function forget(prefix: string): void {
+  forgetHere(prefix);
+  live().tell?.(prefix);
+}
+
+/** Forgets the kept answers under `prefix` in this process only (another instance's write). */
+export function forgetHere(prefix: string): void {
   const { cache } = live();
   for (const key of [...cache.keys()]) if (key.startsWith(prefix)) cache.delete(key);
+}
+
+/** Forgets every kept answer (the word from the other instances may have been missed). */
+export function forgetAll(): void {
+  live().cache.clear();
+}
+
+/** How a write is told to the other instances (jobs/broadcast.ts installs it at start). */
+export function tellOthersWith(tell: ((prefix: string) => void) | null): void {
+  live().tell = tell;
 }

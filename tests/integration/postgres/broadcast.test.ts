@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { siteRegistry } from "../../../src/server/sites/registry";
+import { tempPostgres, type TempDb } from "../../support/db";
+import { startFamilySite, type FamilySite } from "../../support/families";
+import { signInOverHttp } from "../../support/http";
+import { startPrivateRedis, type PrivateRedis } from "../../support/private-redis";
+import { startApp, type RunningApp } from "../../support/server";
+
+/**
+ * Caches stay per instance, but a write on one instance forgets the answers it changed on every
+ * other (design.md 18): through PostgreSQL's LISTEN/NOTIFY, and through Redis when REDIS_URL is set.
+ */
+
+let store: TempDb;
+let redis: PrivateRedis;
+let site: FamilySite;
+let siteId: number;
+
+beforeAll(async () => {
+  [store, redis] = await Promise.all([tempPostgres(), startPrivateRedis()]);
+  site = await startFamilySite("new-api", 0);
+  siteId = (await siteRegistry(store.db).add({ name: "new-api", url: site.gateway.url })).id;
+}, 60_000);
+afterAll(async () => {
+  await site?.gateway.close();
+  await redis?.stop();
+  await store?.cleanup();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each([
+  ["PostgreSQL", "postgres"],
+  ["Redis", "redis"],
+] as const)("two instances told through %s", (_, kind) => {
+  const extra = (): Record<string, string> => (kind === "redis" ? { REDIS_URL: redis.url } : {});
+  let a: RunningApp;
+  let b: RunningApp;
+  beforeAll(async () => {
+    const env = { DATABASE_URL: store.url, DATA_DIR: store.dir, LOGIN_RATE_LIMIT: "0", ...extra() };
+    [a, b] = await Promise.all([startApp(env), startApp(env)]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it("a key created on one is in the other's next list, which had the list before kept", async () => {
+    const { token } = await signInOverHttp(a.url, { userId: site.user.id, accessToken: site.user.token, siteId });
+    const call = async (app: RunningApp, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${app.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return (await res.json()) as { success: boolean; data: { items?: Array<{ name: string }>; id?: number } };
+    };
+    const names = async (app: RunningApp) =>
+      ((await call(app, "GET", "/api/account/tokens")).data.items ?? []).map((t) => t.name);
+    const name = `广播-${Math.random().toString(36).slice(2, 8)}`;
+    // B keeps the list (15 s); the site is not asked again for it meanwhile.
+    const before = await names(b);
+    expect(before).not.toContain(name);
+    const reads = site.gateway.requests.length;
+    expect(await names(b)).toEqual(before);
+    expect(site.gateway.requests.length).toBe(reads);
+
+    const made = await call(a, "POST", "/api/account/tokens", { name });
+    expect(made.success).toBe(true);
+    // The word reaches B within moments: its next list is read afresh.
+    let after: string[] = [];
+    for (let i = 0; i < 40 && !after.includes(name); i++) {
+      await sleep(50);
+      after = await names(b);
+    }
+    expect(after).toContain(name);
+    expect(b.output()).toContain(`"event":"broadcast.store","store":"${kind}"`);
+  });
+});
