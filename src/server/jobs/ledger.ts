@@ -14,7 +14,7 @@ import { lastSyncs } from "../ledger/sync-status";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
-import { runLeased } from "./leases";
+import { releaseLeftLeases, runLeased } from "./leases";
 import { startJob, trackJobWork } from "./registry";
 import { db as defaultDb, type Db } from "../db/client";
 import { sessionStore } from "../session/store";
@@ -165,6 +165,8 @@ export function startLedgerJobs(): void {
   };
   startJob("ledger.jobs", e.JOB_TICK_SECONDS * 1000, async (signal) => {
     const db = defaultDb();
+    // What an outage of the store cut short is let go of first, so it goes on at this look.
+    await releaseLeftLeases(db);
     // The syncs go on after this look; the next look starts what has become due meanwhile.
     if (opts.syncMinutes > 0) trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
     if (signal.aborted) return;

@@ -46,6 +46,14 @@ export class LedgerBusy extends Error {}
 
 /** The ledger leases this process holds now (holder → account), let go of when it stops. */
 const HELD: StatePart<Map<string, Account>> = { name: "ledger-leases", create: () => new Map() };
+/**
+ * Leases of syncs that ended while the store was out of reach (their release failed too): let go
+ * of at the runner's next look once it is back, not left to run out.
+ */
+const LEFT: StatePart<Map<string, Account>> = { name: "ledger-leases-left", create: () => new Map() };
+
+const letGo = (db: Db, holder: string, account: Account) =>
+  db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } });
 
 async function lease(db: Db, account: Account, holder: string, leaseMs: number): Promise<void> {
   const now = new Date();
@@ -81,12 +89,20 @@ export async function releaseHeldLedgerLeases(db: Db): Promise<number> {
   const held = processState().get(HELD);
   const all = [...held];
   held.clear();
-  await Promise.all(
-    all.map(([holder, account]) =>
-      db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } }),
-    ),
-  );
-  return all.length;
+  await Promise.all(all.map(([holder, account]) => letGo(db, holder, account)));
+  return all.length + (await releaseLeftLedgerLeases(db));
+}
+
+/** Lets go of the leases syncs could not release while the store was down; returns how many. */
+export async function releaseLeftLedgerLeases(db: Db): Promise<number> {
+  const left = processState().get(LEFT);
+  let released = 0;
+  for (const [holder, account] of [...left]) {
+    await letGo(db, holder, account);
+    left.delete(holder);
+    released++;
+  }
+  return released;
 }
 
 /** One sync's state: the account, what reads its site, its lease, the seconds covered before, what it read. */
@@ -367,12 +383,15 @@ export async function syncLedger(
   } catch (error) {
     const message =
       error instanceof SiteDataError ? error.message : error instanceof LedgerBusy ? error.message : MSG.syncFailed;
-    await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { lastError: message } });
+    // The store itself may be what failed: the sync's own error is the one to tell.
+    await db.ledgerSync
+      .updateMany({ where: { ...owner(account), holder }, data: { lastError: message } })
+      .catch(() => undefined);
     throw error;
   } finally {
     clearInterval(heartbeat);
     held.delete(holder);
-    await db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } });
+    await letGo(db, holder, account).catch(() => void processState().get(LEFT).set(holder, account));
   }
 }
 

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningGateway } from "../../../src/demo/gateway";
+import { newApiUser, startGateway, type RunningGateway } from "../../../src/demo/gateway";
+import { demoHistory } from "../../../src/demo/history";
 import { closeDb, createDb, type Db } from "../../../src/server/db/client";
 import { migratePostgres } from "../../../src/server/db/migrate";
 import { siteRegistry } from "../../../src/server/sites/registry";
 import { ALICE, startLegacyGateway } from "../../support/gateway";
 import { startPrivatePostgres, type PrivatePostgres } from "../../support/private-postgres";
 import { startApp, type RunningApp } from "../../support/server";
-import { signInOverHttp } from "../../support/http";
+import { request, signInOverHttp } from "../../support/http";
 
 let pgServer: PrivatePostgres;
 let gateway: RunningGateway;
@@ -90,4 +91,66 @@ describe("a PostgreSQL restart during traffic", () => {
     expect((await me(await login())).status).toBe(200);
     expect((await me(token)).status).toBe(200);
   }, 90_000);
+});
+
+describe("a PostgreSQL outage in the middle of a backfill", () => {
+  it("leaves no job stalled: the backfill goes on once the database is back, and the ledger is exact", async () => {
+    const now = Math.floor(Date.now() / 1000) - 120;
+    const history = demoHistory({ seed: 77, days: 7, callsPerDay: 200, now });
+    const user = {
+      accessToken: `outage-token-${"z".repeat(20)}`,
+      data: newApiUser(601, { username: "outage", quota: history.totals.quota, used_quota: history.totals.usedQuota }),
+      logs: history.logs,
+      tokens: history.tokens,
+    };
+    // Each log page takes a while: the backfill is writing when the database goes.
+    const slow = await startGateway({ family: "new-api", users: [user], latencyMs: 80 });
+    const slowId = (await siteRegistry(db).add({ name: "远端站点", url: slow.url })).id;
+    const worker = await startApp({
+      DATABASE_URL: pgServer.url,
+      DB_TIMEOUT_MS: "2000",
+      JOB_TICK_SECONDS: "1",
+      LEDGER_SYNC_MINUTES: "60",
+      // Leases far longer than the outage: the backfill must not wait for its own to run out.
+      JOB_LEASE_SECONDS: "90",
+    });
+    try {
+      const made = await request(worker.url, "/api/workspace/register", {
+        body: { name: "停库工作区", password: "outage-workspace-password" },
+      });
+      const token = (made.body.data as { token: string }).token;
+      const saved = await request(worker.url, "/api/workspace/accounts", {
+        headers: { authorization: `Bearer ${token}` },
+        body: { siteId: slowId, userId: 601, accessToken: user.accessToken },
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+      const stored = async () => {
+        const [row] = await db.$queryRawUnsafe<{ count: number; quota: bigint }[]>(
+          "SELECT count(*)::int AS count, coalesce(sum(quota), 0)::bigint AS quota FROM ledger_entries WHERE site_id = $1",
+          slowId,
+        );
+        return { count: row?.count ?? 0, quota: Number(row?.quota ?? 0) };
+      };
+      const truth = { count: history.logs.length, quota: history.logs.reduce((s, l) => s + l.quota, 0) };
+      for (let i = 0; i < 150 && (await stored()).count === 0; i++) await new Promise((r) => setTimeout(r, 200));
+      expect((await stored()).count).toBeGreaterThan(0);
+
+      pgServer.stop();
+      await new Promise((r) => setTimeout(r, 10_000));
+      pgServer.start();
+      const back = Date.now();
+      let done = await stored().catch(() => ({ count: 0, quota: 0 }));
+      while (done.count < truth.count && Date.now() - back < 100_000) {
+        await new Promise((r) => setTimeout(r, 500));
+        done = await stored().catch(() => done);
+      }
+      console.log(`backfill finished ${Date.now() - back} ms after PostgreSQL returned`);
+      expect(done).toEqual(truth);
+      // Its lease runs out 50 s or more after the database returns; it went on well before.
+      expect(Date.now() - back).toBeLessThan(30_000);
+    } finally {
+      await worker.stop();
+      await slow.close();
+    }
+  }, 180_000);
 });
