@@ -10,6 +10,7 @@
  *   BENCH_WORKSPACE=0 npm run bench  # without the 200-account workspace (about 11 minutes)
  *   BENCH_ALERTS=0 npm run bench  # without the alerts' 1,000-account evaluation
  *   BENCH_PRICES=0 npm run bench  # without the price comparison over 20 sites × 300 models
+ *   BENCH_INSTANCES=0 npm run bench  # without the many-instance runs (PostgreSQL; about 8 minutes)
  */
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
@@ -18,6 +19,7 @@ import { benchLedger, ledgerLines, type LedgerFigures } from "./ledger";
 import { alertLines, benchAlerts, type AlertFigures } from "./alerts";
 import { benchBudget } from "./budget";
 import { benchPrices, priceLines, type PriceFigures } from "./prices";
+import { benchInstances, instanceLines } from "./instances";
 import { benchOverview } from "./overview";
 import { benchWorkspace, workspaceLines } from "./workspace";
 import { bench } from "./sessions";
@@ -80,6 +82,8 @@ console.error("[bench] overview of 20 accounts …");
 const overviewFigures = process.env.BENCH_OVERVIEW === "0" ? null : await benchOverview();
 console.error("[bench] site budget …");
 const budget = process.env.BENCH_BUDGET === "0" ? null : await benchBudget();
+const instances =
+  process.env.BENCH_INSTANCES === "0" || !results.some((r) => r.kind === "postgres") ? null : await benchInstances();
 console.error("[bench] workspace of 200 accounts …");
 const workspace = process.env.BENCH_WORKSPACE === "0" ? null : await benchWorkspace();
 
@@ -126,6 +130,7 @@ if (budget) {
     `| longest request − what the budget requires (${budget.over} calls past it wait one window of 61 s) | small | ${((budget.longest - budget.required) / 1000).toFixed(2)} s (${(budget.longest / 1000).toFixed(2)} s − ${budget.required / 1000} s) |`,
   );
 }
+if (instances) lines.push(...instanceLines(instances));
 if (workspace) lines.push(...workspaceLines(workspace));
 if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
 if (alertResults.length > 0) lines.push(...alertLines(alertResults));

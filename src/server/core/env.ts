@@ -53,7 +53,7 @@ const envSchema = z.object({
   /** How often the job runner looks for due work (seconds). */
   JOB_TICK_SECONDS: intFrom(60, 1, 3600),
   /** How long a job's lease lasts unrenewed: a dead holder's job is taken over after this. */
-  JOB_LEASE_SECONDS: intFrom(45, 3, 3600),
+  JOB_LEASE_SECONDS: intFrom(30, 3, 3600),
   TRUST_PROXY: proxyList,
   /** The bearer token GET /api/metrics asks for; unset: the metrics are not served. */
   METRICS_TOKEN: z.string().trim().min(16, "至少 16 个字符").optional(),

@@ -153,6 +153,9 @@ export async function syncDueLedgers(
  * Every JOB_TICK_SECONDS the due syncs; every hour the retention, by one instance of the
  * deployment. Syncs off with LEDGER_SYNC_MINUTES=0 (retention stays).
  */
+/** The longest between two looks for due syncs. */
+const LEDGER_LOOK_SECONDS = 15;
+
 export function startLedgerJobs(): void {
   const e = env();
   const leaseMs = e.JOB_LEASE_SECONDS * 1000;
@@ -163,7 +166,8 @@ export function startLedgerJobs(): void {
     perMinute: e.SITE_REQUESTS_PER_MINUTE,
     timeoutMs: e.SITE_TIMEOUT_MS,
   };
-  startJob("ledger.jobs", e.JOB_TICK_SECONDS * 1000, async (signal) => {
+  // Looked at every 15 s at most: a backfill whose holder died goes on within a minute.
+  startJob("ledger.jobs", Math.min(e.JOB_TICK_SECONDS, LEDGER_LOOK_SECONDS) * 1000, async (signal) => {
     const db = defaultDb();
     // What an outage of the store cut short is let go of first, so it goes on at this look.
     await releaseLeftLeases(db);
