@@ -65,7 +65,7 @@ async function entriesIn(db: Db): Promise<number> {
 }
 
 /** Requests per second of the session check, one worker against two, side by side. */
-async function benchWorkers(): Promise<InstanceFigures["workers"]> {
+export async function benchWorkers(): Promise<InstanceFigures["workers"]> {
   const store = await tempPostgres();
   const gateway = await startLegacyGateway();
   const apps: RunningApp[] = [];
