@@ -6,7 +6,8 @@
 import type { ModelPrice } from "../src/server/gateway/prices";
 import type { Reader } from "../src/server/ledger/analytics";
 import { ledgerStore, type EntryRow } from "../src/server/ledger/store";
-import { compareModel, priceTable, whatIf, type PricedAccount } from "../src/server/prices/compare";
+import { compareModel, priceTable, type PricedAccount } from "../src/server/prices/compare";
+import { whatIf } from "../src/server/prices/whatif";
 import { priceStore } from "../src/server/prices/store";
 import { siteRegistry } from "../src/server/sites/registry";
 import { UNPROBED } from "../src/server/gateway/families";

@@ -12,10 +12,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { brand } from "../core/errors";
-import { logEvent } from "../core/log";
 import { metrics } from "../core/metrics";
 import { processState, type StatePart } from "../core/process-state";
 import type { SharedBudget, SharedTake } from "../core/shared-budget";
+import { activeShared, fallBack, fallbackShare, installSharedBudget, sharedBackend } from "./shared-gate";
+
+export { sharedBudgetState } from "./shared-gate";
 
 const MAX_IN_FLIGHT = 4;
 const WINDOW_MS = 60_000;
@@ -39,8 +41,6 @@ const MAX_PROJECTED = 1_000;
 const DEFAULT_BACKOFF_MS = 10_000;
 /** A call's place in flight in the shared store lapses after this (its instance died mid-call). */
 const SHARED_BUSY_MS = 120_000;
-/** How often an instance notes itself alive in the shared store (and, in fallback, tries it again). */
-const BEAT_MS = 10_000;
 
 const SITE_BUSY = brand("SiteBusy");
 
@@ -190,103 +190,28 @@ function remove(state: SiteState, waiter: Waiter): void {
   }
 }
 
-/** The deployment's shared store of the budgets, when one is installed, and whether it answers. */
-type Shared = {
-  backend: SharedBudget | null;
-  /** This instance's name in the store's list of instances. */
-  instance: string;
-  /** Instances seen in the last minute (the fallback share divides by it). */
-  instances: number;
-  /** Since when the store has not answered (each instance on its share meanwhile); null: it answers. */
-  fallbackSince: number | null;
-  timer: NodeJS.Timeout | null;
-};
-
-const SHARED: StatePart<Shared> = {
-  name: "gate-shared",
-  create: () => ({ backend: null, instance: randomUUID(), instances: 1, fallbackSince: null, timer: null }),
-  dispose: (shared) => {
-    if (shared.timer) clearInterval(shared.timer);
-    void shared.backend?.close().catch(() => undefined);
-  },
-};
-
-const sharedState = () => processState().get(SHARED);
-
-/** The shared store when it is installed and answering; null: this process keeps the budgets. */
-function activeShared(): SharedBudget | null {
-  const shared = sharedState();
-  return shared.fallbackSince === null ? shared.backend : null;
-}
-
-/** A waiting call's share while the store does not answer: the budget ÷ the instances seen. */
-function fallbackShare(share: number): number {
-  const shared = sharedState();
-  return shared.backend && shared.fallbackSince !== null ? Math.max(1, Math.floor(share / shared.instances)) : share;
-}
-
 /** The store did not answer: every site's line goes on in this process, each on its share. */
-function enterFallback(error: unknown): void {
-  const shared = sharedState();
-  if (!shared.backend || shared.fallbackSince !== null) return;
-  shared.fallbackSince = Date.now();
-  logEvent("budget.fallback", {
-    store: shared.backend.kind,
-    instances: shared.instances,
-    reason: error instanceof Error ? error.message : String(error),
-  });
+function onFallback(instances: number): void {
   for (const state of processState().get(GATES).values()) {
-    for (const w of waiters(state)) w.share = Math.max(1, Math.floor(w.share / shared.instances));
+    for (const w of waiters(state)) w.share = Math.max(1, Math.floor(w.share / instances));
     dispatch(state);
   }
 }
 
-/** Notes this instance alive; a store that answers again ends the fallback. */
-async function beatShared(): Promise<void> {
-  const shared = sharedState();
-  if (!shared.backend) return;
-  try {
-    shared.instances = Math.max(1, await shared.backend.beat(shared.instance));
-  } catch (error) {
-    enterFallback(error);
-    return;
-  }
-  if (shared.fallbackSince !== null) {
-    logEvent("budget.shared", { store: shared.backend.kind, afterMs: Date.now() - shared.fallbackSince });
-    shared.fallbackSince = null;
-    for (const [siteId, state] of processState().get(GATES)) pump(state, siteId);
-  }
+/** The store answers again: every site's line goes back to it. */
+function onShared(): void {
+  for (const [siteId, state] of processState().get(GATES)) pump(state, siteId);
 }
 
 /**
  * Installs the deployment's shared store of the budgets (null: this process keeps them). This
  * instance notes itself alive there every 10 s; readiness and the metrics read sharedBudgetState.
  */
-export async function useSharedBudget(backend: SharedBudget | null): Promise<void> {
-  const shared = sharedState();
-  if (shared.timer) clearInterval(shared.timer);
-  shared.timer = null;
-  shared.backend = backend;
-  shared.fallbackSince = null;
-  if (!backend) return;
-  await beatShared();
-  shared.timer = setInterval(() => void beatShared(), BEAT_MS);
-  shared.timer.unref();
+export function useSharedBudget(backend: SharedBudget | null): Promise<void> {
+  return installSharedBudget(backend, { fallback: onFallback, shared: onShared });
 }
 
-/** Where the budgets are kept and whether that store answers (readiness, metrics). */
-export function sharedBudgetState(): {
-  store: "memory" | "postgres" | "redis";
-  fallback: boolean;
-  instances: number;
-} {
-  const shared = sharedState();
-  return {
-    store: shared.backend?.kind ?? "memory",
-    fallback: shared.backend !== null && shared.fallbackSince !== null,
-    instances: shared.instances,
-  };
-}
+const enterFallback = (error: unknown) => fallBack(error, onFallback);
 
 /** Fails every call waiting in the site's line (the site asked for quiet). */
 function failAll(state: SiteState, error: Error): void {
@@ -486,7 +411,7 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
     state.inFlight--;
     if (background) state.backgroundRunning--;
     const token = waiter.token;
-    const store = sharedState().backend;
+    const store = sharedBackend();
     if (token && store) void store.done(siteId, token).catch(() => undefined);
     wakeLine(state, siteId);
   }

@@ -17,9 +17,11 @@ import { metrics } from "../core/metrics";
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
 import { MSG } from "../core/messages";
-import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "./store";
+import { LedgerBusy, lease, letGoOf, owner, progress } from "./sync-leases";
+
+export { LedgerBusy, releaseHeldLedgerLeases, releaseLeftLedgerLeases } from "./sync-leases";
 import { noteTopupHistory } from "./topup-history";
 import type { LedgerStatus } from "./schemas";
 
@@ -39,71 +41,6 @@ export const LEDGER_PAGE_SIZE = 100;
 export const LATE_WINDOW_SECONDS = 3600;
 const INITIAL_SLICE_SECONDS = 3600;
 const MAX_SLICE_SECONDS = 7 * 86_400;
-
-const owner = (account: Account) => ({ siteId: account.siteId, siteUserId: BigInt(account.siteUserId) });
-
-export class LedgerBusy extends Error {}
-
-/** The ledger leases this process holds now (holder → account), let go of when it stops. */
-const HELD: StatePart<Map<string, Account>> = { name: "ledger-leases", create: () => new Map() };
-/**
- * Leases of syncs that ended while the store was out of reach (their release failed too): let go
- * of at the runner's next look once it is back, not left to run out.
- */
-const LEFT: StatePart<Map<string, Account>> = { name: "ledger-leases-left", create: () => new Map() };
-
-const letGo = (db: Db, holder: string, account: Account) =>
-  db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } });
-
-async function lease(db: Db, account: Account, holder: string, leaseMs: number): Promise<void> {
-  const now = new Date();
-  try {
-    await db.ledgerSync.upsert({
-      where: { siteId_siteUserId: owner(account) },
-      create: owner(account),
-      update: {},
-      select: { siteId: true },
-    });
-  } catch (error) {
-    // Two first syncs at once: the other one created the row (a unique violation here); the
-    // conditional update below decides which of them holds the lease.
-    if ((error as { code?: string }).code !== "P2002") throw error;
-  }
-  const { count } = await db.ledgerSync.updateMany({
-    where: { ...owner(account), OR: [{ holder: null }, { leaseUntil: null }, { leaseUntil: { lt: now } }] },
-    data: { holder, leaseUntil: new Date(now.getTime() + leaseMs) },
-  });
-  if (count === 0) throw new LedgerBusy(MSG.syncRunning);
-}
-
-async function progress(sync: Pick<Sync, "db" | "account" | "holder" | "leaseMs">, data: Record<string, unknown>) {
-  const { count } = await sync.db.ledgerSync.updateMany({
-    where: { ...owner(sync.account), holder: sync.holder },
-    data: { ...data, leaseUntil: new Date(Date.now() + sync.leaseMs) },
-  });
-  if (count === 0) throw new LedgerBusy(MSG.syncLeaseLost);
-}
-
-/** Lets go of every ledger lease this process holds (it is stopping); returns how many. */
-export async function releaseHeldLedgerLeases(db: Db): Promise<number> {
-  const held = processState().get(HELD);
-  const all = [...held];
-  held.clear();
-  await Promise.all(all.map(([holder, account]) => letGo(db, holder, account)));
-  return all.length + (await releaseLeftLedgerLeases(db));
-}
-
-/** Lets go of the leases syncs could not release while the store was down; returns how many. */
-export async function releaseLeftLedgerLeases(db: Db): Promise<number> {
-  const left = processState().get(LEFT);
-  let released = 0;
-  for (const [holder, account] of [...left]) {
-    await letGo(db, holder, account);
-    left.delete(holder);
-    released++;
-  }
-  return released;
-}
 
 /** One sync's state: the account, what reads its site, its lease, the seconds covered before, what it read. */
 type Sync = {
@@ -319,8 +256,6 @@ export async function syncLedger(
   // How long the lease lasts unrenewed: JOB_LEASE_SECONDS, for the syncs at sign-in and on demand too.
   const leaseMs = opts.leaseMs ?? env().JOB_LEASE_SECONDS * 1000;
   await lease(db, account, holder, leaseMs);
-  const held = processState().get(HELD);
-  held.set(holder, account);
   // The lease is renewed while the sync runs, whatever a site read takes; a lost one shows at the next commit.
   const heartbeat = setInterval(
     () => void progress({ db, account, holder, leaseMs }, {}).catch(() => undefined),
@@ -390,8 +325,7 @@ export async function syncLedger(
     throw error;
   } finally {
     clearInterval(heartbeat);
-    held.delete(holder);
-    await letGo(db, holder, account).catch(() => void processState().get(LEFT).set(holder, account));
+    await letGoOf(db, holder, account);
   }
 }
 

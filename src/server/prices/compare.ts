@@ -1,15 +1,15 @@
 /**
  * Prices across a person's accounts (design.md 22): a model's price for each account's own group
- * (the cheapest usable one marked), and 如果在别处: a range's usage per model priced on every
- * account that offers the model. Sites and accounts not read within the hour are read first.
+ * (the cheapest usable one marked), a model's history, and an account's side with the cheapest
+ * other account for each model it used (如果在别处 is whatif.ts). Sites and accounts not read
+ * within the hour are read first.
  */
-import { addDays, dayIn } from "../core/time";
 import type { Db } from "../db/client";
 import { priced, type ModelPrice } from "../gateway/prices";
 import { summaryOf, type Reader } from "../ledger/analytics";
 import { SiteDataError, type Account, type SiteDataDeps } from "../site-data/calls";
 import { readAccountPrices, readSitePrices, SITE_PRICES_TTL_MS } from "./read";
-import { priceStore, type AccountSide, type PriceFigures, type StoredPrice } from "./store";
+import { priceStore, type AccountSide, type StoredPrice } from "./store";
 
 /** An account the prices are for: its ledger reader and the account its site is read as. */
 export type PricedAccount = { reader: Reader; account: Account };
@@ -72,7 +72,7 @@ export async function refreshPrices(
 }
 
 /** Everything the figures need, read once: each site's list and each account's side. */
-async function pricesOf(db: Db, accounts: PricedAccount[]) {
+export async function pricesOf(db: Db, accounts: PricedAccount[]) {
   const store = priceStore(db);
   const siteIds = [...new Set(accounts.map((a) => a.reader.siteId))];
   const [lists, sides] = await Promise.all([store.sitePrices(siteIds), store.accounts(accounts.map((a) => a.reader))]);
@@ -89,7 +89,7 @@ async function pricesOf(db: Db, accounts: PricedAccount[]) {
  * The account's price of a model: the published one times its group's ratio; where the ratio is
  * unknown or the site publishes none, the one fitted from its log; null when neither.
  */
-function accountPrice(published: StoredPrice | null, side: AccountSide | null, model: string) {
+export function accountPrice(published: StoredPrice | null, side: AccountSide | null, model: string) {
   const fitted = side?.derived.find((d) => d.model === model) ?? null;
   if (published && side?.groupRatio !== null && side?.groupRatio !== undefined) {
     return { ...priced(published, side.groupRatio), derivedFromLogs: false };
@@ -107,14 +107,19 @@ function accountPrice(published: StoredPrice | null, side: AccountSide | null, m
 }
 
 /** Whether the account may use the model: its usable list, else the groups the site enables the model in. */
-function usableBy(published: StoredPrice | null, side: AccountSide | null, model: string, priced: boolean): boolean {
+export function usableBy(
+  published: StoredPrice | null,
+  side: AccountSide | null,
+  model: string,
+  priced: boolean,
+): boolean {
   if (side && side.models.length > 0) return side.models.includes(model);
   if (published?.groups && side?.group) return published.groups.includes(side.group);
   return priced;
 }
 
 /** What a call mix costs at a price: tokens per 1M, or calls at the per-call price. */
-function costOf(
+export function costOf(
   p: Pick<ModelPrice, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">,
   use: { requests: number; promptTokens: number; completionTokens: number },
 ): number | null {
@@ -219,147 +224,6 @@ export async function priceTable(db: Db, accounts: PricedAccount[]): Promise<Pri
       error: p.side(a)?.error ?? null,
     })),
     models,
-  };
-}
-
-export type WhatIfRow = {
-  model: string;
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  actualUsd: number;
-  elsewhere: Array<{ siteId: number; siteName: string; accountId: string; usd: number; derivedFromLogs: boolean }>;
-};
-
-type Use = { requests: number; promptTokens: number; completionTokens: number };
-
-/**
- * The range cut where a list price of a used model changed: each part with the list each site
- * had at its end (a change counts from the local day it was read on). One part, with no list,
- * when nothing changed in the range: the current prices then.
- */
-async function partsOf(
-  db: Db,
-  siteIds: number[],
-  models: string[],
-  q: { from: string; to: string; tz: string },
-): Promise<Array<{ from: string; to: string; list: ((siteId: number, model: string) => PriceFigures | null) | null }>> {
-  const rows = await priceStore(db).histories(siteIds, models);
-  const bySiteModel = new Map<string, Array<{ day: string } & PriceFigures>>();
-  for (const r of rows) {
-    const key = `${r.siteId}\n${r.model}`;
-    bySiteModel.set(key, [...(bySiteModel.get(key) ?? []), { day: dayIn(q.tz, r.at.getTime()), ...r }]);
-  }
-  /** The list price as it stood at the end of `day` (the earliest known before it was first read). */
-  const at = (key: string, day: string): PriceFigures | null => {
-    const list = bySiteModel.get(key) ?? [];
-    const known = list.filter((r) => r.day <= day).pop() ?? list[0];
-    // Not listed then (a row of nulls): priced at today's list like a model never read.
-    if (!known || (known.inputPerM === null && known.outputPerM === null && known.perCall === null)) return null;
-    return { inputPerM: known.inputPerM, outputPerM: known.outputPerM, perCall: known.perCall };
-  };
-  const same = (a: PriceFigures | null, b: PriceFigures | null) =>
-    a?.inputPerM === b?.inputPerM && a?.outputPerM === b?.outputPerM && a?.perCall === b?.perCall;
-  // The days inside the range on which some used model's price moved.
-  const days = [...new Set(rows.map((r) => dayIn(q.tz, r.at.getTime())))]
-    .filter((d) => d > q.from && d <= q.to)
-    .sort()
-    .filter((d) => [...bySiteModel.keys()].some((key) => !same(at(key, addDays(d, -1)), at(key, d))));
-  if (days.length === 0) return [{ from: q.from, to: q.to, list: null }];
-  const starts = [q.from, ...days];
-  return starts.map((from, i) => {
-    const to = i + 1 < starts.length ? addDays(starts[i + 1] as string, -1) : q.to;
-    return { from, to, list: (siteId: number, model: string) => at(`${siteId}\n${model}`, to) };
-  });
-}
-
-/**
- * 如果在别处: the range's usage per model (all the accounts together), what it cost, and what it
- * would have cost on each account that offers the model at that account's own price; where a
- * site's list price changed within the range, each part of it is priced at the list of its time.
- */
-export async function whatIf(
-  db: Db,
-  accounts: PricedAccount[],
-  q: { from: string; to: string; tz: string },
-): Promise<{ rows: WhatIfRow[]; totals: { actualUsd: number; cheapestUsd: number; savingUsd: number } }> {
-  const p = await pricesOf(db, accounts);
-  const readers = accounts.map((a) => a.reader);
-  const used = await summaryOf(db, readers, { ...q, groupBy: "model" });
-  const models = used.rows.map((u) => u.key).filter((k): k is string => Boolean(k));
-  const parts = await partsOf(db, [...new Set(readers.map((r) => r.siteId))], models, q);
-  const usage = await Promise.all(
-    parts.map(async (part) => ({
-      part,
-      rows:
-        parts.length === 1
-          ? used.rows
-          : (await summaryOf(db, readers, { from: part.from, to: part.to, tz: q.tz, groupBy: "model" })).rows,
-    })),
-  );
-  /** What a model's usage would have cost on an account, part by part; null where it cannot be priced. */
-  const costOn = (a: PricedAccount, model: string) => {
-    const published = p.published(a, model);
-    const side = p.side(a);
-    const current = accountPrice(published, side, model);
-    if (!current || !usableBy(published, side, model, true)) return null;
-    let usd = 0;
-    for (const { part, rows } of usage) {
-      const use: Use | undefined = rows.find((r) => r.key === model);
-      if (!use) continue;
-      const then = part.list?.(a.reader.siteId, model) ?? null;
-      const listed =
-        then && published
-          ? {
-              ...published,
-              inputPerMillionUsd: then.inputPerM,
-              outputPerMillionUsd: then.outputPerM,
-              perCallUsd: then.perCall,
-            }
-          : published;
-      const price = (then ? accountPrice(listed, side, model) : null) ?? current;
-      const cost = costOf(price, use);
-      if (cost === null) return null;
-      usd += cost;
-    }
-    return { usd, derivedFromLogs: current.derivedFromLogs };
-  };
-  const rows: WhatIfRow[] = [];
-  let actualUsd = 0;
-  let cheapestUsd = 0;
-  for (const u of used.rows) {
-    if (!u.key) continue;
-    const elsewhere: WhatIfRow["elsewhere"] = [];
-    for (const a of accounts) {
-      const cost = costOn(a, u.key);
-      if (!cost) continue;
-      elsewhere.push({
-        siteId: a.reader.siteId,
-        siteName: a.reader.site?.name ?? "已移除的站点",
-        accountId: a.reader.key,
-        usd: round6(cost.usd),
-        derivedFromLogs: cost.derivedFromLogs,
-      });
-    }
-    elsewhere.sort((x, y) => x.usd - y.usd);
-    actualUsd += u.usd;
-    cheapestUsd += Math.min(u.usd, elsewhere[0]?.usd ?? Infinity);
-    rows.push({
-      model: u.key,
-      requests: u.requests,
-      promptTokens: u.promptTokens,
-      completionTokens: u.completionTokens,
-      actualUsd: u.usd,
-      elsewhere,
-    });
-  }
-  return {
-    rows,
-    totals: {
-      actualUsd: round6(actualUsd),
-      cheapestUsd: round6(cheapestUsd),
-      savingUsd: round6(actualUsd - cheapestUsd),
-    },
   };
 }
 

@@ -7,9 +7,9 @@ import {
   priceHistory,
   priceTable,
   refreshPrices,
-  whatIf,
   type PricedAccount,
 } from "../../prices/compare";
+import { whatIf } from "../../prices/whatif";
 import { pricesCsv } from "../../prices/csv";
 import { fileSuccess, type FileData } from "../schemas/accounts";
 import {

@@ -1,0 +1,112 @@
+/**
+ * The deployment's shared store of the sites' budgets as the gate sees it (gate.ts): installed or
+ * not, answering or not (each instance then on its share: the budget ÷ the instances seen in the
+ * last minute), and this instance's beat in it.
+ */
+import { randomUUID } from "node:crypto";
+import { logEvent } from "../core/log";
+import { processState, type StatePart } from "../core/process-state";
+import type { SharedBudget } from "../core/shared-budget";
+
+/** How often this instance notes itself alive in the shared store. */
+const BEAT_MS = 10_000;
+
+/** The deployment's shared store of the budgets, when one is installed, and whether it answers. */
+type Shared = {
+  backend: SharedBudget | null;
+  /** This instance's name in the store's list of instances. */
+  instance: string;
+  /** Instances seen in the last minute (the fallback share divides by it). */
+  instances: number;
+  /** Since when the store has not answered (each instance on its share meanwhile); null: it answers. */
+  fallbackSince: number | null;
+  timer: NodeJS.Timeout | null;
+};
+
+const SHARED: StatePart<Shared> = {
+  name: "gate-shared",
+  create: () => ({ backend: null, instance: randomUUID(), instances: 1, fallbackSince: null, timer: null }),
+  dispose: (shared) => {
+    if (shared.timer) clearInterval(shared.timer);
+    void shared.backend?.close().catch(() => undefined);
+  },
+};
+
+const sharedState = () => processState().get(SHARED);
+
+/** The shared store when it is installed and answering; null: this process keeps the budgets. */
+export function activeShared(): SharedBudget | null {
+  const shared = sharedState();
+  return shared.fallbackSince === null ? shared.backend : null;
+}
+
+/** A waiting call's share while the store does not answer: the budget ÷ the instances seen. */
+export function fallbackShare(share: number): number {
+  const shared = sharedState();
+  return shared.backend && shared.fallbackSince !== null ? Math.max(1, Math.floor(share / shared.instances)) : share;
+}
+
+/** What the gate does when the store stops answering, and when it answers again. */
+export type SharedHooks = { fallback: (instances: number) => void; shared: () => void };
+
+/** The store did not answer: the gate goes on in this process, each line on its share. */
+export function fallBack(error: unknown, onFallback: SharedHooks["fallback"]): void {
+  const shared = sharedState();
+  if (!shared.backend || shared.fallbackSince !== null) return;
+  shared.fallbackSince = Date.now();
+  logEvent("budget.fallback", {
+    store: shared.backend.kind,
+    instances: shared.instances,
+    reason: error instanceof Error ? error.message : String(error),
+  });
+  onFallback(shared.instances);
+}
+
+/** Notes this instance alive; a store that answers again ends the fallback. */
+async function beatShared(hooks: SharedHooks): Promise<void> {
+  const shared = sharedState();
+  if (!shared.backend) return;
+  try {
+    shared.instances = Math.max(1, await shared.backend.beat(shared.instance));
+  } catch (error) {
+    fallBack(error, hooks.fallback);
+    return;
+  }
+  if (shared.fallbackSince !== null) {
+    logEvent("budget.shared", { store: shared.backend.kind, afterMs: Date.now() - shared.fallbackSince });
+    shared.fallbackSince = null;
+    hooks.shared();
+  }
+}
+
+/** Installs the shared store (null: none); this instance notes itself alive there every 10 s. */
+export async function installSharedBudget(backend: SharedBudget | null, hooks: SharedHooks): Promise<void> {
+  const shared = sharedState();
+  if (shared.timer) clearInterval(shared.timer);
+  shared.timer = null;
+  shared.backend = backend;
+  shared.fallbackSince = null;
+  if (!backend) return;
+  await beatShared(hooks);
+  shared.timer = setInterval(() => void beatShared(hooks), BEAT_MS);
+  shared.timer.unref();
+}
+
+/** Where the budgets are kept and whether that store answers (readiness, metrics). */
+export function sharedBudgetState(): {
+  store: "memory" | "postgres" | "redis";
+  fallback: boolean;
+  instances: number;
+} {
+  const shared = sharedState();
+  return {
+    store: shared.backend?.kind ?? "memory",
+    fallback: shared.backend !== null && shared.fallbackSince !== null,
+    instances: shared.instances,
+  };
+}
+
+/** The store installed, answering or not (a call's place in flight is given back to it either way). */
+export function sharedBackend(): SharedBudget | null {
+  return sharedState().backend;
+}
