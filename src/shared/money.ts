@@ -20,6 +20,9 @@ export function formatAmount(value: number, symbol: string): string {
   return value < 0 && !/^\D*0\.0+$/.test(text) ? `-${text}` : text;
 }
 
+/** An amount as the API answers it: to the millionth (a figure, not text; formatAmount writes it). */
+export const round6 = (n: number): number => Math.round(n * 1e6) / 1e6;
+
 /** US dollars: `$1.25`, `$0.0042`. */
 export const formatUsd = (usd: number): string => formatAmount(usd, "$");
 

@@ -297,7 +297,7 @@ describe("price history", () => {
     const at = new Date(Date.now() + 3_600_000);
     expect(await readSitePrices(store.db, account, deps, at)).toEqual({ changes: 1, published: true });
     expect(await readSitePrices(store.db, account, deps, at)).toEqual({ changes: 0, published: true });
-    const history = await priceStore(store.db).history([session!.siteId], "gpt-4o-mini");
+    const history = await priceStore(store.db).histories([session!.siteId], ["gpt-4o-mini"]);
     expect(history.map((h) => [h.inputPerM, h.outputPerM])).toEqual([
       [0.15, 0.6],
       [0.2, 0.8],

@@ -8,7 +8,7 @@ import type { Db } from "../db/client";
 import { addDays, daysBetween } from "../core/time";
 import { lastQuotaOf, summaryOf, type Reader } from "../ledger/analytics";
 import { siteRegistry } from "../sites/registry";
-import { formatUsd } from "../../shared/money";
+import { formatUsd, round6 } from "../../shared/money";
 import { savedAccounts, savedName, siteIndex, type SavedAccount, type SiteIndex } from "../workspace/saved-accounts";
 import { openAlertsOf } from "./history";
 
@@ -53,8 +53,6 @@ export type DigestPayload = {
   /** The monthly statement, made for email at send time. */
   statement?: { workspaceId: number; month: string; timeZone: string };
 };
-
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /** The period before one of the same length (a month: the calendar month before). */
 export function previousPeriod(cadence: Cadence, p: Period): Period {

@@ -11,6 +11,7 @@ import type { LogType } from "../gateway/reads";
 import { logTypeName, topupQuota } from "../../shared/log-types";
 import type { Reader } from "../ledger/analytics";
 import { offsetAt } from "../core/time";
+import { round6 } from "../../shared/money";
 
 /** Rows read from the store per pull. */
 const PAGE = 500;
@@ -78,8 +79,6 @@ function timeFormatter(tz: string) {
     return new Date(at * 1000 + offset).toISOString().slice(0, 19).replace("T", " ");
   };
 }
-
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /** The session ended while its download was under way: the download stops there. */
 export class ExportSessionEnded extends Error {

@@ -16,6 +16,7 @@ export type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, Usage
 import { TZDate } from "@date-fns/tz";
 import { addDays, dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
 import { reconcile } from "./reconcile";
+import { round6 } from "../../shared/money";
 
 export type GroupBy = "day" | "hour" | "model" | "token" | "type";
 
@@ -31,7 +32,6 @@ export type Reader = Owner & {
   money: Money;
 };
 
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 const iso = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000).toISOString());
 
 /** The accounts behind the sessions, each once, with their sites' money settings. */

@@ -10,6 +10,7 @@ import { summaryOf, type Reader } from "../ledger/analytics";
 import { SiteDataError, type Account, type SiteDataDeps } from "../site-data/calls";
 import { readAccountPrices, readSitePrices, SITE_PRICES_TTL_MS } from "./read";
 import { priceStore, type AccountSide, type StoredPrice } from "./store";
+import { round6 } from "../../shared/money";
 
 /** An account the prices are for: its ledger reader and the account its site is read as. */
 export type PricedAccount = { reader: Reader; account: Account };
@@ -28,8 +29,6 @@ export type PriceRow = {
   usable: boolean;
   cheapest: boolean;
 };
-
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /**
  * Reads what is older than the hour: each site's list once (through the first of its accounts),
@@ -241,7 +240,7 @@ export type PriceHistory = Array<{
 /** A model's list price (group ratio 1) on each of the accounts' sites, every change with its time. */
 export async function priceHistory(db: Db, accounts: PricedAccount[], model: string): Promise<PriceHistory> {
   const sites = new Map(accounts.map((a) => [a.reader.siteId, a.reader.site?.name ?? "已移除的站点"]));
-  const changes = await priceStore(db).history([...sites.keys()], model);
+  const changes = await priceStore(db).histories([...sites.keys()], [model]);
   return [...sites.entries()]
     .map(([siteId, siteName]) => ({
       siteId,

@@ -35,7 +35,7 @@ export type PriceMove = {
 const changeFigures = { at: true, inputPerM: true, outputPerM: true, perCall: true } as const;
 
 /** A change row's figures; null for none, or for the row that says the model left the list. */
-const figuresOf = (r: PriceFigures | undefined): PriceFigures | null =>
+export const figuresOf = (r: PriceFigures | undefined): PriceFigures | null =>
   !r || (r.inputPerM === null && r.outputPerM === null && r.perCall === null)
     ? null
     : { inputPerM: r.inputPerM, outputPerM: r.outputPerM, perCall: r.perCall };
@@ -265,15 +265,6 @@ export function priceStore(db: Db) {
         where: { siteId: { in: siteIds }, model: { in: models } },
         orderBy: { at: "asc" },
         select: { siteId: true, model: true, ...changeFigures },
-      });
-    },
-
-    /** A model's price changes on the sites, oldest first. */
-    async history(siteIds: number[], model: string) {
-      return db.sitePriceChange.findMany({
-        where: { siteId: { in: siteIds }, model },
-        orderBy: { at: "asc" },
-        select: { siteId: true, at: true, inputPerM: true, outputPerM: true, perCall: true },
       });
     },
   };

@@ -7,9 +7,8 @@ import { addDays, dayIn } from "../core/time";
 import type { Db } from "../db/client";
 import { summaryOf } from "../ledger/analytics";
 import { accountPrice, costOf, pricesOf, usableBy, type PricedAccount } from "./compare";
-import { priceStore, type PriceFigures } from "./store";
-
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+import { figuresOf, priceStore, type PriceFigures } from "./store";
+import { round6 } from "../../shared/money";
 
 export type WhatIfRow = {
   model: string;
@@ -42,10 +41,8 @@ async function partsOf(
   /** The list price as it stood at the end of `day` (the earliest known before it was first read). */
   const at = (key: string, day: string): PriceFigures | null => {
     const list = bySiteModel.get(key) ?? [];
-    const known = list.filter((r) => r.day <= day).pop() ?? list[0];
     // Not listed then (a row of nulls): priced at today's list like a model never read.
-    if (!known || (known.inputPerM === null && known.outputPerM === null && known.perCall === null)) return null;
-    return { inputPerM: known.inputPerM, outputPerM: known.outputPerM, perCall: known.perCall };
+    return figuresOf(list.filter((r) => r.day <= day).pop() ?? list[0]);
   };
   const same = (a: PriceFigures | null, b: PriceFigures | null) =>
     a?.inputPerM === b?.inputPerM && a?.outputPerM === b?.outputPerM && a?.perCall === b?.perCall;
@@ -77,13 +74,15 @@ export async function whatIf(
   const used = await summaryOf(db, readers, { ...q, groupBy: "model" });
   const models = used.rows.map((u) => u.key).filter((k): k is string => Boolean(k));
   const parts = await partsOf(db, [...new Set(readers.map((r) => r.siteId))], models, q);
+  const byModel = (rows: typeof used.rows) => new Map(rows.map((r) => [r.key, r]));
   const usage = await Promise.all(
     parts.map(async (part) => ({
       part,
-      rows:
+      rows: byModel(
         parts.length === 1
           ? used.rows
           : (await summaryOf(db, readers, { from: part.from, to: part.to, tz: q.tz, groupBy: "model" })).rows,
+      ),
     })),
   );
   /** What a model's usage would have cost on an account, part by part; null where it cannot be priced. */
@@ -94,7 +93,7 @@ export async function whatIf(
     if (!current || !usableBy(published, side, model, true)) return null;
     let usd = 0;
     for (const { part, rows } of usage) {
-      const use: Use | undefined = rows.find((r) => r.key === model);
+      const use: Use | undefined = rows.get(model);
       if (!use) continue;
       const then = part.list?.(a.reader.siteId, model) ?? null;
       const listed =
