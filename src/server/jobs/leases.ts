@@ -6,16 +6,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
+import { doLeftOvers, leaveForLater } from "../core/left-over";
 import { processState, type StatePart } from "../core/process-state";
-import { releaseLeftLedgerLeases } from "../ledger/sync";
 
 /** The leases this process holds now, by job name: released when it stops (registry.stopJobs). */
 const HELD: StatePart<Map<string, string>> = { name: "job-leases", create: () => new Map() };
-/** Leases of runs that ended while the store was out of reach: released at the next look (releaseLeftLeases). */
-const LEFT: StatePart<Map<string, { holder: string; ran: boolean }>> = {
-  name: "job-leases-left",
-  create: () => new Map(),
-};
 
 export type LeaseOptions = {
   /** How long the lease lasts without renewal (it is renewed every third of it while the job runs). */
@@ -103,7 +98,7 @@ export async function runLeased(db: Db, name: string, opts: LeaseOptions, run: (
     await leases.release(name, holder, ran);
   } catch (error) {
     // The store is down: the lease is let go of once it is back, not left to run out.
-    processState().get(LEFT).set(name, { holder, ran });
+    leaveForLater(`job:${name}`, () => leases.release(name, holder, ran));
     failed ??= { error };
   }
   if (failed) throw failed.error;
@@ -112,20 +107,10 @@ export async function runLeased(db: Db, name: string, opts: LeaseOptions, run: (
 
 /**
  * Lets go of the leases (of jobs and of ledger syncs) whose release failed while the store was
- * out of reach; each job tick calls it first, so work an outage cut short goes on as soon as the
- * store is back. Returns how many; throws while the store is still down.
+ * out of reach; each look of the ledger jobs calls it first, so work an outage cut short goes on
+ * as soon as the store is back. Returns how many; throws while the store is still down.
  */
-export async function releaseLeftLeases(db: Db): Promise<number> {
-  const left = processState().get(LEFT);
-  const leases = jobLeases(db);
-  let released = 0;
-  for (const [name, { holder, ran }] of [...left]) {
-    await leases.release(name, holder, ran);
-    left.delete(name);
-    released++;
-  }
-  return released + (await releaseLeftLedgerLeases(db));
-}
+export const releaseLeftLeases = doLeftOvers;
 
 /** Releases every job lease this process still holds (its process is stopping); returns how many. */
 export async function releaseHeldJobLeases(db: Db): Promise<number> {
@@ -134,5 +119,5 @@ export async function releaseHeldJobLeases(db: Db): Promise<number> {
   const all = [...held];
   held.clear();
   await Promise.all(all.map(([name, holder]) => leases.release(name, holder, false)));
-  return all.length + (await releaseLeftLeases(db));
+  return all.length + (await releaseLeftLeases());
 }

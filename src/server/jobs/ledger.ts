@@ -170,7 +170,7 @@ export function startLedgerJobs(): void {
   startJob("ledger.jobs", Math.min(e.JOB_TICK_SECONDS, LEDGER_LOOK_SECONDS) * 1000, async (signal) => {
     const db = defaultDb();
     // What an outage of the store cut short is let go of first, so it goes on at this look.
-    await releaseLeftLeases(db);
+    await releaseLeftLeases();
     // The syncs go on after this look; the next look starts what has become due meanwhile.
     if (opts.syncMinutes > 0) trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
     if (signal.aborted) return;

@@ -2,8 +2,9 @@
  * The ledger sync's lease (design.md 13): one sync per account at a time across instances, a row
  * with an expiry renewed while the sync runs and checked in every commit. The leases this process
  * holds are let go of when it stops; those a store outage kept it from letting go of, once the
- * store is back.
+ * store is back (core/left-over.ts).
  */
+import { leaveForLater } from "../core/left-over";
 import { MSG } from "../core/messages";
 import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
@@ -15,11 +16,6 @@ export class LedgerBusy extends Error {}
 
 /** The ledger leases this process holds now (holder → account), let go of when it stops. */
 const HELD: StatePart<Map<string, Account>> = { name: "ledger-leases", create: () => new Map() };
-/**
- * Leases of syncs that ended while the store was out of reach (their release failed too): let go
- * of at the runner's next look once it is back, not left to run out.
- */
-const LEFT: StatePart<Map<string, Account>> = { name: "ledger-leases-left", create: () => new Map() };
 
 const letGo = (db: Db, holder: string, account: Account) =>
   db.ledgerSync.updateMany({ where: { ...owner(account), holder }, data: { holder: null, leaseUntil: null } });
@@ -49,7 +45,7 @@ export async function lease(db: Db, account: Account, holder: string, leaseMs: n
 /** The sync ended: its lease is let go of (later, when the store cannot be reached now). */
 export async function letGoOf(db: Db, holder: string, account: Account): Promise<void> {
   processState().get(HELD).delete(holder);
-  await letGo(db, holder, account).catch(() => void processState().get(LEFT).set(holder, account));
+  await letGo(db, holder, account).catch(() => leaveForLater(`ledger:${holder}`, () => letGo(db, holder, account)));
 }
 
 export async function progress(
@@ -69,17 +65,5 @@ export async function releaseHeldLedgerLeases(db: Db): Promise<number> {
   const all = [...held];
   held.clear();
   await Promise.all(all.map(([holder, account]) => letGo(db, holder, account)));
-  return all.length + (await releaseLeftLedgerLeases(db));
-}
-
-/** Lets go of the leases syncs could not release while the store was down; returns how many. */
-export async function releaseLeftLedgerLeases(db: Db): Promise<number> {
-  const left = processState().get(LEFT);
-  let released = 0;
-  for (const [holder, account] of [...left]) {
-    await letGo(db, holder, account);
-    left.delete(holder);
-    released++;
-  }
-  return released;
+  return all.length;
 }

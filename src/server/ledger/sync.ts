@@ -21,7 +21,7 @@ import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "./store";
 import { LedgerBusy, lease, letGoOf, owner, progress } from "./sync-leases";
 
-export { LedgerBusy, releaseHeldLedgerLeases, releaseLeftLedgerLeases } from "./sync-leases";
+export { LedgerBusy, releaseHeldLedgerLeases } from "./sync-leases";
 import { noteTopupHistory } from "./topup-history";
 import type { LedgerStatus } from "./schemas";
 
