@@ -295,11 +295,8 @@ async function pumpOnce(state: SiteState, siteId: number): Promise<void> {
       void backend.done(siteId, token).catch(() => undefined);
       continue;
     }
-    state.inFlight++;
-    if (next.background) state.backgroundRunning++;
-    state.slots.push(Date.now());
     next.token = token;
-    next.go();
+    send(state, next, Date.now());
   }
   const now = Date.now();
   for (const w of waiters(state)) {
@@ -312,6 +309,14 @@ async function pumpOnce(state: SiteState, siteId: number): Promise<void> {
     state.timer = setTimeout(() => pump(state, siteId), Math.max(0, wake - now));
     state.timer.unref();
   }
+}
+
+/** Lets a call taken from its line go: its place in flight and its slot of the budget are its own. */
+function send(state: SiteState, waiter: Waiter, now: number): void {
+  state.inFlight++;
+  if (waiter.background) state.backgroundRunning++;
+  state.slots.push(now);
+  waiter.go();
 }
 
 /** Lets go whoever's turn it is while a place and a slot are free; wakes itself for the next. */
@@ -331,10 +336,7 @@ function dispatch(state: SiteState): void {
       break;
     }
     take(state);
-    state.inFlight++;
-    if (next.background) state.backgroundRunning++;
-    state.slots.push(now);
-    next.go();
+    send(state, next, now);
   }
   // Whoever could not get a slot within its wait is told now (waiting for a place in flight is
   // not the budget's wait; background work waits for live calls within its wait too).
@@ -387,7 +389,6 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
   }
   const deadline = now + maxWaitMs + (background ? 0 : TURN_SLACK_MS);
   const waiter: Waiter = { share, deadline, background, go: () => undefined, fail: () => undefined };
-  const joined = Date.now();
   await new Promise<void>((go, fail) => {
     waiter.go = go;
     waiter.fail = fail;
@@ -403,7 +404,7 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
   });
   metrics().budgetWaitSeconds.observe(
     { site: String(siteId), kind: budget.signIn ? "signin" : background ? "background" : "live" },
-    (Date.now() - joined) / 1000,
+    (Date.now() - now) / 1000,
   );
   try {
     return await call();
