@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { availableParallelism } from "node:os";
 import type { BlockList } from "node:net";
 import next from "next";
-import { env } from "../src/server/core/env";
+import { EnvError, env } from "../src/server/core/env";
 import { logEvent, logRequest } from "../src/server/core/log";
 import { metrics, routeOf } from "../src/server/core/metrics";
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
@@ -143,7 +143,7 @@ export function workerCount(value: string | undefined, cores = availableParallel
   if (raw === "" || raw === "1") return 1;
   if (raw === "auto") return Math.max(1, cores);
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 64) {
-    throw new StoreRefused(`环境变量无效:\n  WORKERS: 必须是 1 到 64 之间的整数，或 auto（每个 CPU 核一个）`);
+    throw new EnvError(`环境变量无效:\n  WORKERS: 必须是 1 到 64 之间的整数，或 auto（每个 CPU 核一个）`);
   }
   return Number(raw);
 }
@@ -191,7 +191,8 @@ function runPrimary(count: number): void {
 if (import.meta.url === `file://${process.argv[1]}`) {
   Object.assign(process.env, { NODE_ENV: "production" });
   const fail = (error: unknown) => {
-    console.error(error instanceof StoreRefused ? error.message : `启动失败: ${(error as Error).message}`);
+    const plain = error instanceof StoreRefused || error instanceof EnvError;
+    console.error(plain ? error.message : `启动失败: ${(error as Error).message}`);
     process.exit(1);
   };
   try {

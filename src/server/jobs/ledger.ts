@@ -149,13 +149,13 @@ export async function syncDueLedgers(
   return due.size;
 }
 
-/**
- * Every JOB_TICK_SECONDS the due syncs; every hour the retention, by one instance of the
- * deployment. Syncs off with LEDGER_SYNC_MINUTES=0 (retention stays).
- */
 /** The longest between two looks for due syncs. */
 const LEDGER_LOOK_SECONDS = 15;
 
+/**
+ * Every JOB_TICK_SECONDS (15 s at most) the due syncs; every hour the retention, by one instance
+ * of the deployment. Syncs off with LEDGER_SYNC_MINUTES=0 (retention stays).
+ */
 export function startLedgerJobs(): void {
   const e = env();
   const leaseMs = e.JOB_LEASE_SECONDS * 1000;

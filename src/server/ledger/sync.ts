@@ -13,17 +13,17 @@
  * renewed while the sync runs and checked in every commit; a holder that dies loses it when it
  * expires, and a process that stops ends its syncs at the next slice and lets go of their leases.
  */
-import { metrics } from "../core/metrics";
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
 import { MSG } from "../core/messages";
+import { metrics } from "../core/metrics";
 import type { Db } from "../db/client";
 import { ledgerStore, type EntryRow } from "./store";
 import { LedgerBusy, lease, letGoOf, owner, progress } from "./sync-leases";
-
-export { LedgerBusy, releaseHeldLedgerLeases } from "./sync-leases";
 import { noteTopupHistory } from "./topup-history";
 import type { LedgerStatus } from "./schemas";
+
+export { LedgerBusy, releaseHeldLedgerLeases } from "./sync-leases";
 
 export type { LedgerStatus } from "./schemas";
 import type { SelfInfo } from "../gateway/reads";

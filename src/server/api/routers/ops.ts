@@ -33,13 +33,13 @@ const readySchema = z
   })
   .meta({ id: "Readiness" });
 
-/**
- * Health and readiness for load balancers and orchestrators (design.md 23): `health` says the
- * process answers; `ready` that it can serve, with the reasons when it cannot. Neither needs a
- * session, and neither says anything secret.
- */
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
+/**
+ * Health, readiness and metrics for load balancers, orchestrators and monitoring (design.md 23):
+ * `health` says the process answers; `ready` that it can serve, with the reasons when it cannot.
+ * Neither needs a session, and neither says anything secret; `metrics` asks for METRICS_TOKEN.
+ */
 export const opsRouter = router({
   /**
    * The instance's metrics in Prometheus' text format, for the bearer of METRICS_TOKEN; without
