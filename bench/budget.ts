@@ -3,6 +3,7 @@ import { siteRegistry } from "../src/server/sites/registry";
 import { tempSqlite } from "../tests/support/db";
 import { startApp, type RunningApp } from "../tests/support/server";
 import { signInOverHttp } from "../tests/support/http";
+import { busiestMinute } from "../tests/support/gateway";
 import { newApiUser, startGateway } from "../src/demo/gateway";
 import { demoHistory } from "../src/demo/history";
 
@@ -66,12 +67,7 @@ export async function benchBudget() {
     );
     const wall = performance.now() - started;
     const calls = gateway.requests.slice(firstCall).map((r) => r.at);
-    // The most calls the site saw in any 60 s window.
-    let peakWindow = 0;
-    for (let i = 0; i < calls.length; i++) {
-      const from = calls[i] ?? 0;
-      peakWindow = Math.max(peakWindow, calls.filter((t) => t >= from && t < from + 60_000).length);
-    }
+    const peakWindow = busiestMinute(calls);
     const over = Math.max(0, calls.length - PER_MINUTE);
     return {
       requests: results.length,

@@ -10,7 +10,7 @@ import { closeDb, createDb, type Db } from "../src/server/db/client";
 import { migratePostgres } from "../src/server/db/migrate";
 import { siteRegistry } from "../src/server/sites/registry";
 import { tempPostgres } from "../tests/support/db";
-import { startLegacyGateway } from "../tests/support/gateway";
+import { busiestMinute, startLegacyGateway } from "../tests/support/gateway";
 import { request, signInOverHttp, type HttpSession } from "../tests/support/http";
 import { startPrivatePostgres } from "../tests/support/private-postgres";
 import { startPrivateRedis } from "../tests/support/private-redis";
@@ -45,18 +45,6 @@ async function siteWithHistory(ids: number[], callsPerDay: number, latencyMs: nu
   });
   const gateway = await startGateway({ family: "new-api", users, latencyMs });
   return { gateway, histories, token: (id: number) => `bench-instances-${id}-${"q".repeat(16)}` };
-}
-
-/** The most calls the site saw in any 60 s. */
-function busiestMinute(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let peak = 0;
-  let from = 0;
-  for (let to = 0; to < sorted.length; to++) {
-    while ((sorted[to] ?? 0) - (sorted[from] ?? 0) >= 60_000) from++;
-    peak = Math.max(peak, to - from + 1);
-  }
-  return peak;
 }
 
 async function entriesIn(db: Db): Promise<number> {

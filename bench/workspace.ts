@@ -15,6 +15,7 @@ import { demoHistory } from "../src/demo/history";
 import type { AppRouter } from "../src/server/api/root";
 import { siteRegistry } from "../src/server/sites/registry";
 import { tempSqlite } from "../tests/support/db";
+import { busiestMinute } from "../tests/support/gateway";
 import { startApp, type RunningApp } from "../tests/support/server";
 import { load, median, rssMb, timed } from "./common";
 
@@ -47,16 +48,7 @@ export type WorkspaceFigures = {
 
 /** The most calls any site saw in one 60 s window. */
 function peakWindow(gateways: RunningGateway[]): number {
-  let peak = 0;
-  for (const g of gateways) {
-    const at = g.requests.map((r) => r.at).sort((a, b) => a - b);
-    let lo = 0;
-    for (let hi = 0; hi < at.length; hi++) {
-      while ((at[hi] ?? 0) - (at[lo] ?? 0) >= 60_000) lo++;
-      peak = Math.max(peak, hi - lo + 1);
-    }
-  }
-  return peak;
+  return Math.max(0, ...gateways.map((g) => busiestMinute(g.requests.map((r) => r.at))));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

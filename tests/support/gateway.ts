@@ -115,3 +115,14 @@ export function startStrictGateway(): Promise<RunningGateway> {
 export function startLegacyGateway(): Promise<RunningGateway> {
   return startGateway({ users, failureStatus: 200, intercept: faultFor });
 }
+
+/** The most requests that arrived within any 60 s, of these arrival times (ms). */
+export function busiestMinute(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let peak = 0;
+  for (let from = 0, to = 0; to < sorted.length; to++) {
+    while ((sorted[to] as number) - (sorted[from] as number) >= 60_000) from++;
+    peak = Math.max(peak, to - from + 1);
+  }
+  return peak;
+}
