@@ -10,6 +10,9 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,
+  // Paths are answered as spelled: the gateways' own `token/` (proxied as /api/site/token/) is not
+  // redirected to `token`, which names no route of theirs.
+  skipTrailingSlashRedirect: true,
   // Pages add their nonce-based CSP in proxy.ts; API answers get one that allows nothing.
   headers: () =>
     Promise.resolve([

@@ -7,14 +7,15 @@
  * .next/gd-server.mjs, which `npm start` runs.
  */
 import cluster from "node:cluster";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { availableParallelism } from "node:os";
 import type { BlockList } from "node:net";
 import next from "next";
 import { EnvError, env } from "../src/server/core/env";
 import { logEvent, logRequest } from "../src/server/core/log";
-import { metrics, routeOf } from "../src/server/core/metrics";
+import { methodOf, metrics, routeOf, setRoutePatterns } from "../src/server/core/metrics";
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
 import { processState } from "../src/server/core/process-state";
 import { closeDb, db, isPostgresUrl, sqlitePath } from "../src/server/db/client";
@@ -39,6 +40,13 @@ export function pinClientAddress(req: IncomingMessage, proxies: BlockList): stri
   return address;
 }
 
+/** The app's page and route patterns from the build's manifest (`/api/workspace/accounts/[id]`). */
+export function appRoutes(dir: string): string[] {
+  const file = path.join(dir, ".next", "app-path-routes-manifest.json");
+  const manifest = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+  return Object.values(manifest);
+}
+
 export async function startServer(): Promise<void> {
   const hostname = process.env.HOST || "127.0.0.1";
   const port = Number(process.env.PORT || 3000);
@@ -54,6 +62,8 @@ export async function startServer(): Promise<void> {
     lockSqlite(file);
     watchSqlite(file);
   }
+  // The metrics' route labels are the app's own routes, as the build lists them (a fixed set).
+  setRoutePatterns(appRoutes(process.cwd()));
   const app = next({ dev: false, hostname, port, dir: process.cwd() });
   const handle = app.getRequestHandler();
   await app.prepare();
@@ -74,7 +84,7 @@ export async function startServer(): Promise<void> {
       const ms = performance.now() - started;
       const route = routeOf(req.url ?? "");
       const m = metrics();
-      m.httpRequests.inc({ route, method: req.method ?? "", status: String(res.statusCode) });
+      m.httpRequests.inc({ route, method: methodOf(req.method), status: String(res.statusCode) });
       m.httpSeconds.observe({ route }, ms / 1000);
       withRequest(id, () =>
         logRequest({

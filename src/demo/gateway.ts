@@ -14,7 +14,7 @@ import { logsAnswer, statAnswer } from "./stand-in/logs";
 import { answerPrices } from "./stand-in/prices";
 import { statusData } from "./stand-in/status";
 import { tokensAnswer, topupsAnswer } from "./stand-in/tokens";
-import type { GatewayOptions, GatewayUser, RunningGateway } from "./stand-in/types";
+import type { GatewayOptions, GatewayUser, RunningGateway, StandInFamily } from "./stand-in/types";
 import { answerTokenWrite, isTokenWrite, type TokenWriteState } from "./stand-in/token-writes";
 import { answerWrite, isWrite, jsonBody, type WriteState } from "./stand-in/writes";
 
@@ -151,7 +151,7 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
     const q = url.searchParams;
     switch (path) {
       case "/api/user/self":
-        return ok(res, user.data);
+        return ok(res, selfOf(family, user));
       case "/api/log/self":
         return logsAnswer(family, user, q, res);
       case "/api/log/self/stat":
@@ -197,6 +197,16 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
       });
     });
   });
+}
+
+/**
+ * The user object as the family answers it: older builds answer the whole user row, the access
+ * token in it (one-api blanks it), with an empty password and verification code.
+ */
+function selfOf(family: StandInFamily, user: { accessToken: string; data: Record<string, unknown> }) {
+  if (family === "new-api") return user.data;
+  const token = family === "one-api" ? "" : user.accessToken;
+  return { ...user.data, password: "", verification_code: "", access_token: token };
 }
 
 /** A user object shaped like current new-api's `GET /api/user/self` data. */

@@ -134,6 +134,37 @@ describe("metrics and request ids", () => {
     expect(lines.some((l) => l.includes('"event":"request"') && l.includes('"path":"/api/auth/login"'))).toBe(true);
   });
 
+  it("labels requests from a fixed set of routes: random paths and methods add no series", async () => {
+    const scrape = async () => {
+      const res = await fetch(`${app.url}/api/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      return (await res.text()).split("\n").filter((l) => l.startsWith("gd_http_requests_total{"));
+    };
+    const junk = async (n: number) => {
+      for (let i = 0; i < n; i += 25) {
+        await Promise.all(
+          Array.from({ length: 25 }, async (_, j) => {
+            const r = () => Math.random().toString(36).slice(2, 10);
+            const method = ["GET", "POST", "BREW", "PATCH"][(i + j) % 4] as string;
+            const res = await fetch(`${app.url}/api/site/${r()}/${r()}/${r()}?${r()}=1`, { method });
+            await res.arrayBuffer();
+            await (await fetch(`${app.url}/${r()}/${r()}`)).arrayBuffer();
+          }),
+        );
+      }
+    };
+    await junk(100);
+    const before = await scrape();
+    await junk(400);
+    const after = await scrape();
+    // The same series, only their counts grew.
+    const series = (lines: string[]) => lines.map((l) => l.slice(0, l.lastIndexOf(" "))).sort();
+    expect(series(after)).toEqual(series(before));
+    const routes = new Set(after.map((l) => /route="([^"]*)"/.exec(l)?.[1]));
+    expect(routes).toContain("/api/site/[...path]");
+    for (const route of routes) expect(route).toMatch(/^(\/api\/[\w/[\].-]*|\/[\w/[\].-]*|other|\/_next)$/);
+    expect(after.join("\n")).not.toMatch(/method="BREW"/);
+  });
+
   it("is not served without METRICS_TOKEN", async () => {
     const copy = storeForAnotherServer(store);
     bare = await startApp({ DATABASE_URL: copy.url, DATA_DIR: copy.dir });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily } from "../../src/demo/gateway";
-import { startFamilySite, type FamilySite } from "../support/families";
+import { FAMILY_LIST, startFamilySite, type FamilySite } from "../support/families";
 import { tempStore, type TempDb } from "../support/db";
 import { startApp, type RunningApp } from "../support/server";
 import { signInOverHttp } from "../support/http";
@@ -74,6 +74,31 @@ describe("/api/site/{path}", () => {
     const text = await records.text();
     expect(text).toContain("POST /api/user/topup：成功");
     expect(text).not.toContain("p".repeat(32));
+    // The families' own spelling with its trailing slash, as docs/api.md shows it: no redirect.
+    const list = await fetch(`${app.url}/api/site/token/?p=1`, {
+      headers: { authorization: `Bearer ${sites.get("new-api")!.token}` },
+      redirect: "manual",
+    });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toMatchObject({ success: true, data: { items: expect.any(Array) as unknown } });
+    expect(site.gateway.requests.at(-1)).toMatchObject({ method: "GET", path: "/api/token/" });
+    // (on the one-hub account: the new-api one's writes of the minute are the next test's)
+    const hub = sites.get("one-hub")!.site;
+    const made = await proxy("one-hub", "POST", "token/", { name: "via-proxy", remain_quota: 1000, expired_time: -1 });
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ success: true });
+    expect(hub.gateway.requests.at(-1)).toMatchObject({ method: "POST", path: "/api/token/" });
+    const madeId = hub.history.tokens.find((t) => t.name === "via-proxy")!.id;
+    const put = await proxy("one-hub", "PUT", "token/", {
+      id: madeId,
+      name: "via-proxy-2",
+      remain_quota: 1000,
+      expired_time: -1,
+    });
+    expect(put.body).toMatchObject({ success: true });
+    expect(hub.gateway.requests.at(-1)).toMatchObject({ method: "PUT", path: "/api/token/" });
+    // one-hub answers the token it made, its key in full: masked on the way through.
+    expect(JSON.stringify(made.body)).not.toContain(hub.history.tokens.find((t) => t.id === madeId)!.key);
     // one-hub's own routes, and not new-api's.
     expect((await proxy("one-hub", "GET", "user/self")).body).toMatchObject({ success: true });
     expect((await proxy("one-hub", "GET", "user/models")).body).toMatchObject({ success: false });
@@ -110,6 +135,51 @@ describe("/api/site/{path}", () => {
     expect(String(answer.body.message)).toMatch(/^不允许代理|^站点返回|^请求/);
     expect(site.gateway.requests.slice(before).filter((r) => r.path !== "/api/status")).toEqual([]);
   });
+});
+
+describe("/api/site/{path}: credentials never pass through", () => {
+  /** Every key of an answer, at every depth. */
+  const keysOf = (v: unknown): string[] =>
+    v === null || typeof v !== "object"
+      ? []
+      : Array.isArray(v)
+        ? v.flatMap(keysOf)
+        : Object.entries(v).flatMap(([k, x]) => [k, ...keysOf(x)]);
+
+  it.each(FAMILY_LIST)(
+    "%s: the user object without its access token, the token list with masked keys",
+    async (family) => {
+      const site = await startFamilySite(family, 10 + FAMILY_LIST.indexOf(family));
+      try {
+        const { id } = await siteRegistry(store.db).add({ name: `clean-${family}`, url: site.gateway.url });
+        const signed = await signInOverHttp(app.url, {
+          userId: site.user.id,
+          accessToken: site.user.token,
+          siteId: id,
+        });
+        const get = async (rest: string) => {
+          const res = await fetch(`${app.url}/api/site/${rest}`, {
+            headers: { authorization: `Bearer ${signed.token}` },
+          });
+          return { text: await res.text(), sent: site.gateway.requests.at(-1)! };
+        };
+        const self = await get("user/self");
+        expect(self.sent.path).toBe("/api/user/self");
+        expect(JSON.parse(self.text)).toMatchObject({ success: true, data: { id: site.user.id } });
+        expect(self.text).not.toContain(site.user.token);
+        expect(keysOf(JSON.parse(self.text))).not.toEqual(
+          expect.arrayContaining([expect.stringMatching(/^(access_token|password|verification_code)$/)]),
+        );
+        const tokens = await get("token/?p=0");
+        expect(tokens.sent.path).toBe("/api/token/");
+        expect(JSON.parse(tokens.text)).toMatchObject({ success: true });
+        for (const t of site.history.tokens) expect(tokens.text).not.toContain(t.key);
+        expect(tokens.text).toMatch(/"key":"[^"]{4}\*\*\*\*[^"]{4}"/);
+      } finally {
+        await site.gateway.close();
+      }
+    },
+  );
 });
 
 describe("/api/account/tokens over HTTP", () => {

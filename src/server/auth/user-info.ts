@@ -5,10 +5,8 @@
  * still too large keeps only the fields the dashboard and the contract use.
  */
 import { cutText } from "../core/text";
+import { CREDENTIAL_FIELDS } from "../gateway/reads";
 import type { UserInfo } from "./schemas";
-
-/** Fields older gateways leak in their user object; never stored nor returned. */
-const SECRET_USER_FIELDS = new Set(["access_token", "password", "original_password", "verification_code"]);
 
 export const USER_INFO_LIMITS = {
   /** Levels of nesting kept below the object itself (`permissions.sidebar_modules.admin`). */
@@ -53,7 +51,7 @@ function bounded(value: unknown, depth: number): unknown {
   let keys = 0;
   for (const [key, v] of Object.entries(value)) {
     if (keys >= USER_INFO_LIMITS.keys) break;
-    if (depth === 0 && SECRET_USER_FIELDS.has(key)) continue;
+    if (depth === 0 && CREDENTIAL_FIELDS.has(key)) continue;
     const kept = bounded(v, depth + 1);
     if (kept === undefined) continue;
     out[cutText(key, 100)] = kept;

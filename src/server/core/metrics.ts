@@ -119,19 +119,44 @@ export function metrics(): Metrics {
   return holder.gdMetrics;
 }
 
+/** The app's route patterns (`/api/workspace/accounts/[id]`), as the build lists them; set at start. */
+let ROUTES: Array<{ pattern: string; parts: string[] }> = [];
+
+export function setRoutePatterns(patterns: string[]): void {
+  ROUTES = [...new Set(patterns)]
+    .map((pattern) => ({ pattern, parts: pattern.split("/").filter(Boolean) }))
+    // Literal segments before dynamic ones: `/api/site/token` is not `/api/site/[...path]`.
+    .sort((a, b) => dynamicCount(a.parts) - dynamicCount(b.parts));
+}
+
+const dynamicCount = (parts: string[]) => parts.filter((p) => p.startsWith("[")).length;
+
+function matches(parts: string[], path: string[]): boolean {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    if (part.startsWith("[[...")) return true;
+    if (part.startsWith("[...")) return path.length > i;
+    if (i >= path.length) return false;
+    if (!part.startsWith("[") && part !== path[i]) return false;
+  }
+  return parts.length === path.length;
+}
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** A request method as a label: one of HTTP's own, or `other`. */
+export const methodOf = (method: string | undefined): string => (method && METHODS.has(method) ? method : "other");
+
 /**
- * A request path as a route pattern: ids and tokens in the path become `:id`, the query goes;
- * pages and static files are grouped (a label never grows with what clients send).
+ * A request path as a label from a fixed set: the app route it reaches (its pattern), `/_next` for
+ * the framework's files, or `other`. Nothing a client puts in a path ever becomes a label of its own.
  */
 export function routeOf(path: string): string {
   const bare = path.split("?")[0] ?? "";
   if (bare.startsWith("/_next/")) return "/_next";
-  if (!bare.startsWith("/api/")) return bare === "/" || /^\/(workspace|admin)\/?$/.test(bare) ? bare : "page";
-  return bare
-    .split("/")
-    .slice(0, 6)
-    .map((part) => (/^\d+$/.test(part) || part.length >= 16 || /[^\w.-]/.test(part) ? ":id" : part))
-    .join("/");
+  const segments = bare.split("/").filter(Boolean);
+  if (segments.length > 12) return "other";
+  return ROUTES.find((r) => matches(r.parts, segments))?.pattern ?? "other";
 }
 
 /** A run of a background job, timed and counted. */

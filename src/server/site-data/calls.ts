@@ -11,7 +11,7 @@ import type { Db } from "../db/client";
 import { GatewayError, callSite, parseAnswer, type SiteCall } from "../gateway/client";
 import type { WriteAnswer, WriteRequest } from "../gateway/writes";
 import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
-import { isRow, type SiteRequest } from "../gateway/reads";
+import { isRow, withoutCredentials, type SiteRequest } from "../gateway/reads";
 import { freshProfile } from "../sites/probe";
 import type { ProfiledSite } from "../sites/registry";
 import { sessionStore } from "../session/store";
@@ -194,7 +194,7 @@ export async function siteWrite(account: Account, request: WriteRequest, deps: S
 
 /**
  * One call of the proxy (actions/proxy.ts): the site's envelope whole, as it answered (a family's
- * extra top-level fields kept), its message without the token; failures as for siteWrite.
+ * extra top-level fields kept), cleaned of credentials (withoutCredentials); failures as for siteWrite.
  */
 export async function siteCall(
   account: Account,
@@ -206,11 +206,11 @@ export async function siteCall(
   const data = await exchange(ctx, { ...request, query: request.query ?? {} });
   if (data === null) throw unexpected();
   const token = (await ctx.token()) ?? "";
-  const message = typeof data.message === "string" ? redact(data.message, token) : data.message;
-  if (data.success !== true && typeof message === "string" && WRITE_REFUSAL.test(message)) {
+  if (data.success !== true && typeof data.message === "string" && WRITE_REFUSAL.test(data.message)) {
     throw new SiteDataError(MSG.siteRefused, "refused");
   }
-  return message === undefined ? data : { ...data, message };
+  // What passes through is cleaned of credentials, API keys masked: a reveal is its own recorded call.
+  return withoutCredentials(data, token, { keys: true });
 }
 
 /** The account's site as its last probe saw it (family, money settings, address). */

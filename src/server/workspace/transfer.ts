@@ -80,21 +80,21 @@ function fromAllApiHub(data: Record<string, unknown>): ImportCandidate[] | null 
       ? data.accounts
       : null;
   if (!list) return null;
+  // Caps before work: a file of more accounts than a workspace holds is refused before it is read.
+  if (list.length > MAX_WORKSPACE_ACCOUNTS) throw new Refusal(TRANSFER_MSG.tooMany, "BAD_REQUEST");
   const tagNames = new Map<string, string>();
   const tagStore = isRecord(data.tagStore) && isRecord(data.tagStore.tagsById) ? data.tagStore.tagsById : {};
   for (const [id, tag] of Object.entries(tagStore))
     if (isRecord(tag) && text(tag.name)) tagNames.set(id, text(tag.name));
   const pinned = new Set(stringArray(section?.pinnedAccountIds));
-  const ordered = stringArray(section?.orderedAccountIds);
+  const ordered = new Map<string, number>();
+  for (const id of stringArray(section?.orderedAccountIds)) if (!ordered.has(id)) ordered.set(id, ordered.size);
   const rows = list.filter(isRecord).filter((row) => text(row.site_url) !== "");
   // The person's order first (ids listed), the rest as the file has them.
-  const rank = (row: Record<string, unknown>) => {
-    const at = ordered.indexOf(text(row.id));
-    return at === -1 ? ordered.length + rows.indexOf(row) : at;
-  };
-  return [...rows]
-    .sort((a, b) => rank(a) - rank(b))
-    .map((row) => {
+  const ranked = rows.map((row, i) => ({ row, rank: ordered.get(text(row.id)) ?? ordered.size + i }));
+  return ranked
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ row }) => {
       const info = isRecord(row.account_info) ? row.account_info : {};
       const authType = text(row.authType) || "access_token";
       const tags = [
@@ -124,6 +124,7 @@ function fromMetapi(data: Record<string, unknown>): ImportCandidate[] | null {
     const id = positiveInt(site.id);
     if (id !== null) sites.set(id, { url: text(site.url), name: text(site.name) });
   }
+  if (section.accounts.length > MAX_WORKSPACE_ACCOUNTS) throw new Refusal(TRANSFER_MSG.tooMany, "BAD_REQUEST");
   const rows = section.accounts.filter(isRecord);
   const order = (row: Record<string, unknown>) => (typeof row.sortOrder === "number" ? row.sortOrder : 0);
   return [...rows]
