@@ -74,7 +74,7 @@ const OWNERS = {
     "ledgerArchive",
     "ledgerTopup",
   ],
-  session: ["session"],
+  session: ["session", "accountCredential"],
   admin: ["operator", "operatorSession", "auditEntry"],
   workspace: ["workspace", "workspaceSession", "workspaceAccount", "workspaceInvite", "setting"],
   jobs: ["jobLease"],

@@ -169,7 +169,7 @@ async function demoWorkspace() {
   const found = await workspaces.verify(DEMO_WORKSPACE.name, DEMO_WORKSPACE.password);
   if (found) return found;
   try {
-    const opened = await workspaces.register(DEMO_WORKSPACE, { userAgent: "demo", address: null });
+    const opened = await workspaces.register(DEMO_WORKSPACE, { userAgent: "demo", address: null }, { required: false });
     await workspaces.end(hashWorkspaceToken(opened.token));
     return opened.workspace;
   } catch {

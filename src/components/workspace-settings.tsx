@@ -39,7 +39,7 @@ function Devices() {
               .catch((e: unknown) => setError(errorMessage(e)))
           }
         >
-          在所有设备上退出
+          在所有设备上退出并撤销 API 令牌
         </button>
       </div>
       <ul className="device-list">
@@ -70,7 +70,9 @@ function Devices() {
           </li>
         ))}
       </ul>
-      <p className="muted">设备闲置 30 天后自动退出；登录最长保持 90 天。</p>
+      <p className="muted">
+        设备闲置 30 天后自动退出；登录最长保持 90 天。修改密码或在所有设备上退出时，其他设备和全部 API 令牌一并失效。
+      </p>
       <ErrorNote message={error} />
     </section>
   );

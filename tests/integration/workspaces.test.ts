@@ -164,6 +164,13 @@ describe("creating a workspace and signing in", () => {
         message: "本站只能凭邀请码创建工作区，请向管理员索取邀请码",
       });
       const { code } = await signup(store.db).createInvite("给小王");
+      // A creation refused for its name gives the code back.
+      await expect(
+        caller().api.workspace.register({ name: "批量0", password: "correct horse battery", invite: code }),
+      ).rejects.toMatchObject({ message: "该工作区名称已被使用" });
+      // And one refused for its address's limit.
+      await expect(create("凭邀请码", code)).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
+      expect((await signup(store.db).invites())[0]?.state).toBe("open");
       const made = await caller().api.workspace.register({
         name: "凭邀请码",
         password: "correct horse battery",
@@ -177,6 +184,23 @@ describe("creating a workspace and signing in", () => {
     } finally {
       await signup(store.db).setMode("open");
     }
+  });
+});
+
+describe("creations at once", () => {
+  it("makes at most three workspaces an hour from one address, however many are sent together", async () => {
+    const from = "203.0.113.211";
+    const results = await Promise.allSettled(
+      Array.from({ length: 15 }, (_, i) =>
+        callerFor(store.db, {}, { clientAddress: from }).api.workspace.register({
+          name: `并发${i}`,
+          password: "correct horse battery",
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(3);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    for (const r of refused) expect(r.reason).toMatchObject({ code: "TOO_MANY_REQUESTS" });
   });
 });
 
@@ -747,7 +771,7 @@ describe("the second factor", () => {
     ).rejects.toMatchObject({ message: "验证码不正确，请确认验证器中的时间与名称后重试" });
     await expect(
       api.workspace.enableTotp({ secret, code: await codeAt(0), password: "wrong password!!" }),
-    ).rejects.toMatchObject({ message: "当前密码错误" });
+    ).rejects.toMatchObject({ message: "当前密码错误（再错 4 次此设备将退出登录）" });
     const enabled = await api.workspace.enableTotp({
       secret,
       code: await codeAt(0),
@@ -810,7 +834,7 @@ describe("devices and API tokens", () => {
     await expect(
       api.workspace.changePassword({ current: "not the password", next: "a brand new password" }),
     ).rejects.toMatchObject({
-      message: "当前密码错误",
+      message: "当前密码错误（再错 4 次此设备将退出登录）",
     });
     expect(
       (await api.workspace.changePassword({ current: "correct horse battery", next: "a brand new password" })).ended,
@@ -823,6 +847,46 @@ describe("devices and API tokens", () => {
 
     await api.workspace.signOutEverywhere();
     await expect(api.workspace.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it("signs a device out after five wrong passwords or codes: a stolen cookie cannot guess the password", async () => {
+    const token = await register("猜密码");
+    const api = caller(bearer(token)).api;
+    for (let left = 4; left >= 1; left--) {
+      await expect(
+        api.workspace.changePassword({ current: `guess number ${left}!!`, next: "a brand new password" }),
+      ).rejects.toMatchObject({ message: `当前密码错误（再错 ${left} 次此设备将退出登录）` });
+    }
+    // The fifth wrong guess (here through the second factor's setup) ends the device.
+    const { secret } = (await api.workspace.beginTotp()).data;
+    await expect(
+      api.workspace.enableTotp({ secret, code: "000000", password: "the fifth guess!!" }),
+    ).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "密码或验证码错误次数过多，此设备已退出登录，请重新登录",
+    });
+    // Even the right password now: the session is gone.
+    await expect(
+      api.workspace.changePassword({ current: "correct horse battery", next: "a brand new password" }),
+    ).rejects.toMatchObject({ code: "UNAUTHORIZED", message: "未登录或登录已过期" });
+    // The owner signs in again with the password, unchanged.
+    expect((await caller().api.workspace.login({ name: "猜密码", password: "correct horse battery" })).success).toBe(
+      true,
+    );
+  });
+
+  it("ends every API token on a password change and on signing out everywhere (recovery)", async () => {
+    const token = await register("找回");
+    const api = caller(bearer(token)).api;
+    const minted = (await api.workspace.createApiToken({ name: "入侵者", access: "write" })).data.token;
+    expect((await caller(bearer(minted)).api.workspace.me()).success).toBe(true);
+    await api.workspace.changePassword({ current: "correct horse battery", next: "a brand new password" });
+    await expect(caller(bearer(minted)).api.workspace.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect((await api.workspace.apiTokens()).data.tokens).toEqual([]);
+
+    const again = (await api.workspace.createApiToken({ name: "又一个", access: "read" })).data.token;
+    await api.workspace.signOutEverywhere();
+    await expect(caller(bearer(again)).api.workspace.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 
   it("makes read-only and read-write API tokens, shown once and revocable", async () => {

@@ -9,7 +9,14 @@ import { addDays, daysBetween } from "../core/time";
 import { lastQuotaOf, summaryOf, type Reader } from "../ledger/analytics";
 import { siteRegistry } from "../sites/registry";
 import { formatUsd, round6 } from "../../shared/money";
-import { savedAccounts, savedName, siteIndex, type SavedAccount, type SiteIndex } from "../workspace/saved-accounts";
+import {
+  heldOf,
+  savedAccounts,
+  savedName,
+  siteIndex,
+  type SavedAccount,
+  type SiteIndex,
+} from "../workspace/saved-accounts";
 import { openAlertsOf } from "./history";
 
 export type Cadence = "daily" | "weekly" | "monthly";
@@ -79,6 +86,7 @@ async function readersOfAccounts(db: Db, accounts: SavedAccount[], sites: SiteIn
     out.set(a.id, {
       siteId: a.siteId,
       siteUserId: a.siteUserId,
+      ...heldOf(a),
       key: `saved:${a.id}`,
       sessionId: a.sessionId ?? "",
       site: { id: a.siteId, name: site.name },

@@ -11,7 +11,7 @@ import { reconcileMany, type ReconciledDay } from "../ledger/reconcile";
 import { modelRises, type ModelRise } from "../prices/changes";
 import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
-import { savedAccounts, savedName, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
+import { heldOf, savedAccounts, savedName, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
 import { check, median, nextStep, type AlertEvent, type Check, type Facts, type LiveAlert } from "./engine";
 import { alertRules, type StoredRule } from "./rules";
 
@@ -75,6 +75,7 @@ async function factsOfAll(
   const owners = watched.map((a) => ({
     siteId: a.siteId,
     siteUserId: a.siteUserId,
+    ...heldOf(a),
     quotaPerUnit: profiles.get(a.siteId)!.money.quotaPerUnit,
   }));
   const today = dayIn(tz, now.getTime());

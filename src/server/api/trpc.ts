@@ -111,11 +111,15 @@ async function workspaceOf(
 
 /** The dependencies of a workspace's saved accounts from a request (renewal is a sign-in). */
 export function savedAccountsOf(ctx: Context) {
-  return savedAccounts(ctx.db, {
-    timeoutMs: ctx.timeoutMs,
-    perMinute: ctx.siteRequestsPerMinute,
-    acceptLanguage: ctx.headers.get("accept-language"),
-  });
+  return savedAccounts(
+    ctx.db,
+    {
+      timeoutMs: ctx.timeoutMs,
+      perMinute: ctx.siteRequestsPerMinute,
+      acceptLanguage: ctx.headers.get("accept-language"),
+    },
+    { clientAddress: ctx.clientAddress, loginRateLimit: ctx.loginRateLimit },
+  );
 }
 
 /** A workspace's checks: cross-site cookie writes refused (CSRF), and writes with a read-only API token. */

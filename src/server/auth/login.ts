@@ -3,6 +3,7 @@ import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 import { hotPath } from "../db/hot-path";
 import { GatewayError, REASON, fetchUserSelf } from "../gateway/client";
 import { MSG, failure, type Failure } from "../core/messages";
+import { credentialOf, possession } from "../session/possession";
 import { sealAccessToken, sessionStore } from "../session/store";
 import { parseSiteId } from "../sites/registry";
 import { isPlainObject, presentFields } from "./login-input";
@@ -32,6 +33,12 @@ export type LoginDeps = {
   perMinute: number;
   acceptLanguage?: string | null;
   onInternalError?: (error: unknown) => void;
+  /**
+   * Verifications a workspace asks for (adding, re-authorising, importing accounts) wait in this
+   * lane of the site's live calls, taking turns with everyone else's, instead of going first as a
+   * person's sign-in does.
+   */
+  lane?: string;
 };
 
 /** The login of the contract, step by step in its processing order. */
@@ -60,13 +67,17 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     sealing.catch(() => undefined); // awaited below only when the login goes on
     const answer = await fetchUserSelf(
       { siteUrl: site.url, accessToken, userId, acceptLanguage: deps.acceptLanguage, timeoutMs: deps.timeoutMs },
-      { siteId: site.id, perMinute: record.requestsPerMinute ?? deps.perMinute },
+      { siteId: site.id, perMinute: record.requestsPerMinute ?? deps.perMinute, lane: deps.lane },
     );
     if (answer === null || answer === undefined) throw new GatewayError(REASON.emptyJson);
     const envelope = answer as { success?: unknown; message?: unknown; data?: unknown };
 
-    // 4. the site said no
+    // 4. the site said no: a token someone here held is no longer the account's credential (design.md 24)
+    const siteUserId = Number(userId);
+    const owner = { siteId: site.id, siteUserId };
+    const credential = credentialOf(owner, accessToken);
     if (!envelope.success) {
+      if (Number.isSafeInteger(siteUserId)) await possession(deps.db).refused(owner, credential);
       const message =
         typeof envelope.message === "string" && envelope.message !== ""
           ? redact(envelope.message, accessToken)
@@ -77,13 +88,14 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     // 5. the id must be the one given
     const data = envelope.data;
     if (data === null || data === undefined) throw new GatewayError(REASON.noUserInfo);
-    const siteUserId = Number(userId);
     if ((data as { id?: unknown }).id !== siteUserId || !Number.isSafeInteger(siteUserId))
       return fail(MSG.userMismatch, "refused");
     const userInfo = keptUserInfo(data as UserInfo);
 
-    // 6. the session
+    // 6. the token is the account's credential now (an older one has ended: design.md 24), and the session
+    await possession(deps.db).accepted(owner, credential);
     const { token, expiresAt } = await sessionStore(deps.db).create({
+      credential,
       userId,
       siteUserId,
       sealedAccessToken: await sealing,

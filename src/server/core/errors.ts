@@ -22,6 +22,9 @@ export class Refusal extends Error {
   }
 }
 
+/** A secret the caller gave (a password, a second-factor code) was wrong: a guess, counted where guesses are limited. */
+export class WrongSecret extends Refusal {}
+
 /**
  * `instanceof` for an error class whose instances may be made by another copy of its module. The
  * server's bundles (the route handlers, the jobs, the server entry) each hold a copy, and one

@@ -23,6 +23,9 @@ type SessionRow = {
   createdAt: Date;
   expiresAt: Date;
   site: SiteRow | null;
+  /** The fingerprint of its access token (null: from before they were kept), and whether that credential ended. */
+  credential: string | null;
+  credentialEnded: boolean;
 };
 
 type HotPath = {
@@ -46,11 +49,15 @@ type RawSession = {
   expires_at: string | Date;
   site_name: string | null;
   site_url: string | null;
+  credential: string | null;
+  credential_ended_at: string | Date | null;
 };
 
 const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.site_url AS signed_in_url, s.site_user_id, s.user_info, s.access_token, s.created_at, s.expires_at,
-  st.name AS site_name, st.url AS site_url
-  FROM sessions s LEFT JOIN sites st ON st.id = s.site_id WHERE s.id = `;
+  st.name AS site_name, st.url AS site_url, s.credential, c.ended_at AS credential_ended_at
+  FROM sessions s LEFT JOIN sites st ON st.id = s.site_id
+  LEFT JOIN account_credentials c ON c.site_id = s.site_id AND c.site_user_id = s.site_user_id AND c.fingerprint = s.credential
+  WHERE s.id = `;
 const SITE_SQL = 'SELECT id, name, url, requests_per_minute AS "requestsPerMinute" FROM sites WHERE id = ';
 const SQLITE_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count) VALUES (?, ?, 1)
   ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
@@ -75,6 +82,8 @@ function fromRaw(r: RawSession | undefined): SessionRow | null {
     createdAt: asDate(r.created_at),
     expiresAt: asDate(r.expires_at),
     site: r.site_name !== null && r.site_url !== null ? { id: r.site_id, name: r.site_name, url: r.site_url } : null,
+    credential: r.credential,
+    credentialEnded: r.credential_ended_at !== null,
   };
 }
 

@@ -36,7 +36,7 @@ export async function reconciliationCsv(
   let rows = 0;
   let flagged = 0;
   for (const r of readers) {
-    const days = await reconcile(db, { siteId: r.siteId, siteUserId: r.siteUserId, quotaPerUnit: r.quotaPerUnit }, q);
+    const days = await reconcile(db, r, q);
     for (const d of days) {
       const p = r.quotaPerUnit;
       out += csvRecord([

@@ -157,13 +157,16 @@ export function parseAnswer(answer: SiteAnswer): unknown {
  */
 export async function fetchUserSelf(
   req: Omit<SiteCall, "path" | "query">,
-  gate: { siteId: number; perMinute: number },
+  gate: { siteId: number; perMinute: number; lane?: string | undefined },
 ): Promise<unknown> {
   let answer: SiteAnswer;
+  // A sign-in goes first; a workspace's verification takes its turn in its lane (LoginDeps.lane).
+  const budget =
+    gate.lane === undefined
+      ? { perMinute: gate.perMinute, signIn: true, maxWaitMs: req.timeoutMs }
+      : { perMinute: gate.perMinute, account: gate.lane, maxWaitMs: req.timeoutMs };
   try {
-    answer = await throughGate(gate.siteId, { perMinute: gate.perMinute, signIn: true, maxWaitMs: req.timeoutMs }, () =>
-      callSite({ ...req, path: "/api/user/self" }),
-    );
+    answer = await throughGate(gate.siteId, budget, () => callSite({ ...req, path: "/api/user/self" }));
   } catch (error) {
     if (error instanceof SiteBusy) throw new GatewayError(REASON.busy);
     throw error;

@@ -5,7 +5,7 @@
  * a whole number of hours from UTC split exactly; others at the hour).
  */
 import type { Db } from "../db/client";
-import { ledgerStore, type Hourly, type Owner, type Sums } from "./store";
+import { boundOf, ledgerStore, ownerWhere, type Hourly, type Owner, type Sums } from "./store";
 import { UNPROBED, type Money } from "../gateway/families";
 import type { LiveSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
@@ -48,6 +48,8 @@ export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader
     readers.push({
       siteId: session.siteId,
       siteUserId: session.siteUserId,
+      // A reader that no longer holds the account reads what it held, nothing after (design.md 24).
+      ...(session.heldUntil === undefined ? {} : { until: session.heldUntil }),
       key: account.key,
       sessionId: session.id,
       site: account.site ? { id: account.site.id, name: account.site.name } : null,
@@ -68,7 +70,7 @@ export async function lastBalanceOf(
   const [reader] = await readersOf(db, [session]);
   if (!reader) return null;
   const last = await db.balanceSnapshot.findFirst({
-    where: { siteId: reader.siteId, siteUserId: BigInt(reader.siteUserId) },
+    where: ownerWhere(reader),
     orderBy: { at: "desc" },
     select: { at: true, quota: true },
   });
@@ -84,13 +86,15 @@ export async function coverageOf(db: Db, readers: Reader[]): Promise<LedgerCover
   });
   return readers.map((r) => {
     const state = states.find((s) => s.siteId === r.siteId && Number(s.siteUserId) === r.siteUserId);
+    const last = boundOf(r) - 1;
+    const clamp = (at: number | null | undefined) => (at === null || at === undefined ? at : Math.min(at, last));
     return {
       key: r.key,
       site: r.site,
       userId: r.userId,
       username: r.username,
-      oldest: iso(state?.oldest),
-      newest: iso(state?.newest),
+      oldest: iso(clamp(state?.oldest)),
+      newest: iso(clamp(state?.newest)),
       syncedAt: state?.syncedAt?.toISOString() ?? null,
     };
   });
@@ -280,17 +284,16 @@ export async function usageBalance(
   const store = ledgerStore(db);
   const accounts = await Promise.all(
     readers.map(async (r, i): Promise<AccountBalance> => {
-      const who = { siteId: r.siteId, siteUserId: BigInt(r.siteUserId) };
       const usd = (quota: number) => round6(quota / r.quotaPerUnit);
       const [snapshots, latest, spent, reconciled] = await Promise.all([
         db.balanceSnapshot.findMany({
-          where: { ...who, at: { gte: from, lt: to } },
+          where: ownerWhere(r, { gte: from, lt: to }),
           orderBy: { at: "asc" },
           select: { at: true, quota: true },
         }),
-        db.balanceSnapshot.findFirst({ where: who, orderBy: { at: "desc" }, select: { quota: true } }),
+        db.balanceSnapshot.findFirst({ where: ownerWhere(r), orderBy: { at: "desc" }, select: { quota: true } }),
         store.hourly([r], { from: burnTo - BURN_DAYS * 86_400, to: burnTo, consumeOnly: true }),
-        reconcile(db, { siteId: r.siteId, siteUserId: r.siteUserId, quotaPerUnit: r.quotaPerUnit }, q),
+        reconcile(db, r, q),
       ]);
       // The days whose balance moved otherwise than the log says (对账), marked on the chart.
       const unmatched = new Map(reconciled.filter((d) => d.flagged).map((d) => [d.day, usd(d.difference ?? 0)]));
@@ -334,7 +337,7 @@ export async function usageBalance(
 /** The balance (quota units) the account's last sync noted; null before any. */
 export async function lastQuotaOf(db: Db, owner: Owner): Promise<number | null> {
   const last = await db.balanceSnapshot.findFirst({
-    where: { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) },
+    where: ownerWhere(owner),
     orderBy: { at: "desc" },
     select: { quota: true },
   });
@@ -351,11 +354,10 @@ export async function openingAndClosing(
   start: number,
   end: number,
 ): Promise<{ opening: BalanceAt | null; closing: BalanceAt | null }> {
-  const who = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
   const select = { at: true, quota: true } as const;
   const [before, last] = await Promise.all([
-    db.balanceSnapshot.findFirst({ where: { ...who, at: { lte: start } }, orderBy: { at: "desc" }, select }),
-    db.balanceSnapshot.findFirst({ where: { ...who, at: { gt: start, lt: end } }, orderBy: { at: "desc" }, select }),
+    db.balanceSnapshot.findFirst({ where: ownerWhere(owner, { lte: start }), orderBy: { at: "desc" }, select }),
+    db.balanceSnapshot.findFirst({ where: ownerWhere(owner, { gt: start, lt: end }), orderBy: { at: "desc" }, select }),
   ]);
   const of = (s: { at: number; quota: bigint } | null) => (s ? { at: s.at, quota: Number(s.quota) } : null);
   return { opening: of(before), closing: of(last) };
@@ -364,7 +366,7 @@ export async function openingAndClosing(
 /** The top-up entries in [start, end), oldest first, at most `take`. */
 export async function topupsIn(db: Db, owner: Owner, start: number, end: number, take: number) {
   const rows = await db.ledgerEntry.findMany({
-    where: { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId), type: "topup", at: { gte: start, lt: end } },
+    where: { ...ownerWhere(owner, { gte: start, lt: end }), type: "topup" },
     orderBy: { at: "asc" },
     select: { at: true, quota: true, content: true },
     take,

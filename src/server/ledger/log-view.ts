@@ -12,6 +12,7 @@ import type { LogsPage, LogTotals } from "../site-data/schemas";
 
 type SiteLogsPage = Pick<LogsPage, "page" | "pageSize" | "total" | "hasMore" | "fetchedAt" | "items">;
 import { readersOf } from "./analytics";
+import { ownerWhere } from "./store";
 
 /** The seconds the account's ledger holds (inclusive) and when it was last synced whole; null before a first sync. */
 export type LogCoverage = { oldest: number; newest: number; syncedAt: Date };
@@ -22,7 +23,9 @@ export async function logCoverage(db: Db, session: LiveSession): Promise<LogCove
     select: { oldest: true, newest: true, syncedAt: true },
   });
   if (!state?.syncedAt || state.oldest === null || state.newest === null) return null;
-  return { oldest: state.oldest, newest: state.newest, syncedAt: state.syncedAt };
+  // A reader that no longer holds the account sees it up to then (design.md 24).
+  const newest = session.heldUntil === undefined ? state.newest : Math.min(state.newest, session.heldUntil - 1);
+  return { oldest: state.oldest, newest, syncedAt: state.syncedAt };
 }
 
 /** Whether the ledger holds every entry of the query's range up to its last sync. */
@@ -83,15 +86,14 @@ export async function ledgerLogs(
   const insensitive = driverOf(db).kind === "postgres" ? { mode: "insensitive" as const } : {};
   const to = opts.through === undefined ? q.to : Math.min(q.to ?? opts.through, opts.through);
   const where = {
-    siteId: reader.siteId,
-    siteUserId: BigInt(reader.siteUserId),
+    ...ownerWhere(reader, {
+      ...(q.from !== undefined ? { gte: q.from } : {}),
+      ...(to !== undefined ? { lte: to } : {}),
+    }),
     ...(q.type ? { type: q.type } : {}),
     // SQLite's LIKE ignores the case of Latin letters by itself; PostgreSQL is told to.
     ...(q.model ? { model: { contains: q.model, ...insensitive } } : {}),
     ...(q.token ? { tokenName: { contains: q.token, ...insensitive } } : {}),
-    ...(q.from !== undefined || to !== undefined
-      ? { at: { ...(q.from !== undefined ? { gte: q.from } : {}), ...(to !== undefined ? { lte: to } : {}) } }
-      : {}),
   };
   const before = opts.before ?? [];
   const start = (q.page - 1) * q.pageSize;
@@ -162,7 +164,11 @@ export async function ledgerLogs(
 
 /** The model and token names the ledger knows for the account, most used first (at most 200 each). */
 export async function logNames(db: Db, session: LiveSession): Promise<{ models: string[]; tokens: string[] }> {
-  const owner = { siteId: session.siteId, siteUserId: BigInt(session.siteUserId) };
+  const owner = ownerWhere(
+    { siteId: session.siteId, siteUserId: session.siteUserId, until: session.heldUntil },
+    {},
+    "hour",
+  );
   const [models, tokens] = await Promise.all([
     db.ledgerHour.groupBy({
       by: ["model"],

@@ -5,7 +5,7 @@
  * site does not name to a token.
  */
 import type { Db } from "../db/client";
-import { ledgerStore, type Owner } from "./store";
+import { ledgerStore, ownerWhere, type Owner } from "./store";
 import type { ModelFitSums } from "./store-sql";
 
 export const FIT_DAYS = 7;
@@ -17,12 +17,7 @@ export function fitSumsOf(db: Db, owner: Owner, now = Date.now()): Promise<Model
 
 export async function loggedGroupRatio(db: Db, owner: Owner): Promise<number | null> {
   const newest = await db.ledgerEntry.findFirst({
-    where: {
-      siteId: owner.siteId,
-      siteUserId: BigInt(owner.siteUserId),
-      type: "consume",
-      detail: { contains: "group_ratio" },
-    },
+    where: { ...ownerWhere(owner), type: "consume", detail: { contains: "group_ratio" } },
     orderBy: { at: "desc" },
     select: { detail: true },
   });
@@ -50,9 +45,8 @@ export async function modelsUsedSince(
   const rows = await db.ledgerHour.groupBy({
     by: ["siteId", "siteUserId", "model"],
     where: {
-      OR: owners.map((o) => ({ siteId: o.siteId, siteUserId: BigInt(o.siteUserId) })),
+      OR: owners.map((o) => ownerWhere(o, { gte: Math.floor(sinceSec / 3600) * 3600 }, "hour")),
       type: "consume",
-      hour: { gte: Math.floor(sinceSec / 3600) * 3600 },
       model: { in: models },
     },
   });

@@ -9,7 +9,7 @@
 import type { Db } from "../db/client";
 import { dayStarts } from "../core/time";
 import { topupQuota } from "../../shared/log-types";
-import { ledgerStore } from "./store";
+import { ledgerStore, type Owner } from "./store";
 
 export type ReconciledDay = {
   day: string;
@@ -34,7 +34,7 @@ const toleranceOf = (quotaPerUnit: number, consumption: number) => Math.max(quot
 
 const REWARD = /签到/;
 
-export type ReconciledOwner = { siteId: number; siteUserId: number; quotaPerUnit: number };
+export type ReconciledOwner = Owner & { quotaPerUnit: number };
 
 /** Accounts read per query (two values each in its OR). */
 const OWNERS_PER_QUERY = 200;
@@ -97,6 +97,7 @@ async function reconcileBatch(
   const since = owners.map((o) => ({
     siteId: o.siteId,
     siteUserId: o.siteUserId,
+    ...(o.until === undefined ? {} : { until: o.until }),
     after: Math.min(opening.get(keyOf(o))?.at ?? rangeStart, rangeStart - 1),
   }));
   const [snapshots, moves, history] = await Promise.all([
@@ -120,7 +121,13 @@ async function reconcileBatch(
   // Each account's days, and the windows whose consumption is then summed in one go.
   const plans = owners.map((o) => planDays(days, opening.get(keyOf(o)) ?? null, snapsOf.get(keyOf(o)) ?? []));
   const windows = owners.flatMap((o, i) =>
-    plans[i]!.map((p) => ({ siteId: o.siteId, siteUserId: o.siteUserId, after: p.after, upTo: p.upTo })),
+    plans[i]!.map((p) => ({
+      siteId: o.siteId,
+      siteUserId: o.siteUserId,
+      until: o.until,
+      after: p.after,
+      upTo: p.upTo,
+    })),
   );
   const sums = await store.windowSums(windows);
   const out = new Map<string, ReconciledDay[]>();

@@ -1,7 +1,28 @@
 /** The ledger store's types and the SQL both databases share: columns, hourly totals, clauses, keyset pages. */
 import type { FitSums } from "../gateway/prices";
 
-export type Owner = { siteId: number; siteUserId: number };
+/**
+ * An account whose ledger is read. `until`: its reader no longer holds the account (design.md 24),
+ * so only entries, hours, snapshots and top-ups before that second are read.
+ */
+export type Owner = { siteId: number; siteUserId: number; until?: number };
+
+/** The bound of an owner read without one (past every second an INTEGER column holds). */
+const NO_BOUND = 2147483647;
+export const boundOf = (o: { until?: number }) => o.until ?? NO_BOUND;
+
+/** A Prisma filter of one owner's rows, in `column` (seconds) within `range` and before its bound. */
+export function ownerWhere<C extends "at" | "hour" = "at">(
+  o: Owner,
+  range: { gte?: number; gt?: number; lt?: number; lte?: number } = {},
+  column: C = "at" as C,
+) {
+  const within = { ...range, lt: Math.min(range.lt ?? NO_BOUND, boundOf(o)) };
+  return { siteId: o.siteId, siteUserId: BigInt(o.siteUserId), [column]: within } as {
+    siteId: number;
+    siteUserId: bigint;
+  } & Record<C, typeof within>;
+}
 
 export type EntryRow = {
   at: number;
@@ -98,7 +119,7 @@ export function modelFitQuery(owner: Owner, range: Window, p: (i: number) => str
     SUM(${f("quota")} * ${f("completion_tokens")}) AS qc
     FROM ledger_entries WHERE site_id = ${p(0)} AND site_user_id = ${p(1)} AND at >= ${p(2)} AND at < ${p(3)}
     AND type = 'consume' GROUP BY model`;
-  return { sql, values: [owner.siteId, owner.siteUserId, range.from, range.to] };
+  return { sql, values: [owner.siteId, owner.siteUserId, range.from, Math.min(range.to, boundOf(owner))] };
 }
 
 export const modelFitOf = (r: Record<string, unknown>): ModelFitSums => ({
@@ -130,61 +151,59 @@ export function valuesTable(rows: Array<Array<number>>, casts: string[] | null, 
 
 /** The statements of the bulk reads, for one driver's placeholders and casts. */
 export function bulkQueries(p: (i: number) => string, casts: boolean) {
-  const two = casts ? ["int", "bigint"] : null;
-  const three = casts ? ["int", "bigint", "int"] : null;
+  // Each owner's row: site, user, the bound of what it may read (boundOf), and a lower bound where asked.
+  const three = casts ? ["int", "bigint", "bigint"] : null;
+  const four = casts ? ["int", "bigint", "bigint", "int"] : null;
+  const owned = (owners: Owner[]) =>
+    valuesTable(
+      owners.map((o) => [o.siteId, o.siteUserId, boundOf(o)]),
+      three,
+      p,
+    );
+  const since = (list: Array<Owner & { after: number }>) =>
+    valuesTable(
+      list.map((o) => [o.siteId, o.siteUserId, boundOf(o), o.after]),
+      four,
+      p,
+    );
   return {
     lastSnapshots(owners: Owner[], atMost: number) {
-      const v = valuesTable(
-        owners.map((o) => [o.siteId, o.siteUserId]),
-        two,
-        p,
-      );
+      const v = owned(owners);
       const n = v.values.length;
       return {
         sql: `${v.sql} SELECT b.site_id, b.site_user_id, b.at, b.quota FROM v
           JOIN balance_snapshots b ON b.site_id = v.c0 AND b.site_user_id = v.c1
-          AND b.at = (SELECT MAX(at) FROM balance_snapshots WHERE site_id = v.c0 AND site_user_id = v.c1 AND at <= ${p(n)})`,
+          AND b.at = (SELECT MAX(at) FROM balance_snapshots WHERE site_id = v.c0 AND site_user_id = v.c1 AND at <= ${p(n)} AND at < v.c2)`,
         values: [...v.values, atMost],
       };
     },
     snapshotsBetween(owners: Owner[], after: number, before: number) {
-      const v = valuesTable(
-        owners.map((o) => [o.siteId, o.siteUserId]),
-        two,
-        p,
-      );
+      const v = owned(owners);
       const n = v.values.length;
       return {
         sql: `${v.sql} SELECT b.site_id, b.site_user_id, b.at, b.quota FROM v
           JOIN balance_snapshots b ON b.site_id = v.c0 AND b.site_user_id = v.c1 AND b.at > ${p(n)} AND b.at < ${p(n + 1)}
-          ORDER BY b.at`,
+          AND b.at < v.c2 ORDER BY b.at`,
         values: [...v.values, after, before],
       };
     },
-    movesSince(since: Array<Owner & { after: number }>, upTo: number) {
-      const v = valuesTable(
-        since.map((o) => [o.siteId, o.siteUserId, o.after]),
-        three,
-        p,
-      );
+    movesSince(list: Array<Owner & { after: number }>, upTo: number) {
+      const v = since(list);
       const n = v.values.length;
       return {
         sql: `${v.sql} SELECT e.site_id, e.site_user_id, e.at, e.quota, e.type, e.content FROM v
-          JOIN ledger_entries e ON e.site_id = v.c0 AND e.site_user_id = v.c1 AND e.at > v.c2 AND e.at <= ${p(n)}
-          WHERE e.type <> 'consume'`,
+          JOIN ledger_entries e ON e.site_id = v.c0 AND e.site_user_id = v.c1 AND e.at > v.c3 AND e.at <= ${p(n)}
+          AND e.at < v.c2 WHERE e.type <> 'consume'`,
         values: [...v.values, upTo],
       };
     },
-    topupsSince(since: Array<Owner & { after: number }>, upTo: number) {
-      const v = valuesTable(
-        since.map((o) => [o.siteId, o.siteUserId, o.after]),
-        three,
-        p,
-      );
+    topupsSince(list: Array<Owner & { after: number }>, upTo: number) {
+      const v = since(list);
       const n = v.values.length;
       return {
         sql: `${v.sql} SELECT t.site_id, t.site_user_id, t.at, t.quota FROM v
-          JOIN ledger_topups t ON t.site_id = v.c0 AND t.site_user_id = v.c1 AND t.at > v.c2 AND t.at <= ${p(n)}`,
+          JOIN ledger_topups t ON t.site_id = v.c0 AND t.site_user_id = v.c1 AND t.at > v.c3 AND t.at <= ${p(n)}
+          AND t.at < v.c2`,
         values: [...v.values, upTo],
       };
     },
@@ -222,8 +241,8 @@ export const WINDOWS_PER_STATEMENT = 400;
 /** ownerDays' statement and values, with placeholders from `p` (and casts on PostgreSQL). */
 export function ownerDaysQuery(owners: Owner[], days: DayWindow[], p: (i: number) => string, casts: boolean) {
   const v = valuesTable(
-    owners.map((o) => [o.siteId, o.siteUserId]),
-    casts ? ["int", "bigint"] : null,
+    owners.map((o) => [o.siteId, o.siteUserId, boundOf(o)]),
+    casts ? ["int", "bigint", "bigint"] : null,
     p,
   );
   const values: unknown[] = [...v.values];
@@ -235,7 +254,7 @@ export function ownerDaysQuery(owners: Owner[], days: DayWindow[], p: (i: number
   const early = days.map((d) => `(h.hour >= ${ph(d.start)} AND h.hour < ${ph(d.cutoff)})`).join(" OR ");
   const sql = `${v.sql} SELECT h.site_id, h.site_user_id, CASE ${which} END AS d, SUM(h.quota) AS quota,
     SUM(CASE WHEN ${early} THEN h.quota ELSE 0 END) AS early
-    FROM v JOIN ledger_hour_totals h ON h.site_id = v.c0 AND h.site_user_id = v.c1
+    FROM v JOIN ledger_hour_totals h ON h.site_id = v.c0 AND h.site_user_id = v.c1 AND h.hour < v.c2
     AND h.hour >= ${ph(days[0]?.start ?? 0)} AND h.hour < ${ph(days.at(-1)?.end ?? 0)} AND h.type = 'consume'
     GROUP BY h.site_id, h.site_user_id, d`;
   return { sql, values };
@@ -259,8 +278,8 @@ export const ownerDayOf = (r: RawDay): OwnerDay => ({
 /** windowSums' statement for one batch: one sum per window, its index as `i`. */
 export function windowSumsQuery(windows: OwnerWindow[], p: (i: number) => string, casts: boolean) {
   const v = valuesTable(
-    windows.map((w, i) => [i, w.siteId, w.siteUserId, w.after, w.upTo]),
-    casts ? ["int", "int", "bigint", "int", "int"] : null,
+    windows.map((w, i) => [i, w.siteId, w.siteUserId, w.after, Math.min(w.upTo, boundOf(w) - 1)]),
+    casts ? ["int", "int", "bigint", "int", "bigint"] : null,
     p,
   );
   const sql = `${v.sql} SELECT v.c0 AS i, SUM(e.quota) AS quota FROM v JOIN ledger_entries e
@@ -294,7 +313,7 @@ export function entrySumsQuery(
   by: GroupBy | null,
   p: (i: number) => string,
 ) {
-  const o = ownersClause(owners, p, 0);
+  const o = ownersClause(owners, p, 0, "at");
   const first = o.values.length;
   const inWindows = windows.map((_, i) => `(at >= ${p(first + 2 * i)} AND at < ${p(first + 2 * i + 1)})`).join(" OR ");
   const key = by === null ? "''" : COLUMN[by];
@@ -373,19 +392,30 @@ export const SUM_UPDATE = (
 export const TOTAL_UPSERT = `ON CONFLICT (site_id, site_user_id, hour, type) DO UPDATE SET ${SUM_UPDATE("ledger_hour_totals")}`;
 export const HOUR_UPSERT = `ON CONFLICT (site_id, site_user_id, hour, type, model, token_name) DO UPDATE SET ${SUM_UPDATE("ledger_hours")}`;
 
-/** `(site_id, site_user_id) IN (...)` for a list of owners, with its parameters from `first`. */
-export function ownersClause(owners: Owner[], placeholder: (i: number) => string, first: number) {
+/**
+ * `(site_id, site_user_id) IN (...)` for a list of owners, each only before its bound in `column`
+ * (`hour` of the hourly tables, `at` of the entries: bounds are whole hours), with its parameters
+ * from `first`.
+ */
+export function ownersClause(
+  owners: Owner[],
+  placeholder: (i: number) => string,
+  first: number,
+  column: "hour" | "at" = "hour",
+) {
+  const ph = (i: number, k: number) => placeholder(first + 3 * i + k);
   const parts = owners.map(
-    (_, i) => `(site_id = ${placeholder(first + 2 * i)} AND site_user_id = ${placeholder(first + 2 * i + 1)})`,
+    (_, i) => `(site_id = ${ph(i, 0)} AND site_user_id = ${ph(i, 1)} AND ${column} < ${ph(i, 2)})`,
   );
-  return { sql: `(${parts.join(" OR ")})`, values: owners.flatMap((o) => [o.siteId, o.siteUserId]) };
+  return { sql: `(${parts.join(" OR ")})`, values: owners.flatMap((o) => [o.siteId, o.siteUserId, boundOf(o)]) };
 }
 
 /** The WHERE of an export's entries, with placeholders from `p`. */
 export function filterClause(owner: Owner, f: EntryFilter, after: EntryKey | null, p: (i: number) => string) {
   // After a key, the range starts at its second: one lower bound, which SQLite starts the index
   // range at (with two, it kept the window's start and scanned from there on every page).
-  const values: unknown[] = [owner.siteId, owner.siteUserId, after ? Math.max(f.from, after.at) : f.from, f.to];
+  const to = Math.min(f.to, boundOf(owner));
+  const values: unknown[] = [owner.siteId, owner.siteUserId, after ? Math.max(f.from, after.at) : f.from, to];
   const parts = [`site_id = ${p(0)}`, `site_user_id = ${p(1)}`, `at >= ${p(2)}`, `at < ${p(3)}`];
   const add = (sql: (ph: string) => string, value: unknown) => {
     parts.push(sql(p(values.length)));

@@ -23,6 +23,7 @@ export type {
   Range,
   Sums,
 } from "./store-sql";
+export { boundOf, ownerWhere } from "./store-sql";
 
 const stores = new WeakMap<Db, LedgerStore>();
 

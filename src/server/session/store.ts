@@ -30,6 +30,8 @@ export type NewSession = {
   siteId: number;
   siteUrl: string;
   userInfo: Record<string, unknown>;
+  /** The access token's fingerprint (possession.ts): the session lives while it is the account's credential. */
+  credential: string;
 };
 
 export type StoredSession = {
@@ -42,6 +44,8 @@ export type StoredSession = {
   userInfo: string;
   createdAt: Date;
   expiresAt: Date;
+  /** Its access token's fingerprint (null: signed in before they were kept). */
+  credential: string | null;
 };
 
 /**
@@ -49,7 +53,15 @@ export type StoredSession = {
  * `key` is how a listing names its account when it is not the browser's key of the session (a
  * workspace names its saved accounts by their id).
  */
-export type LiveSession = StoredSession & { site: SiteRow | null; key?: string };
+export type LiveSession = StoredSession & {
+  site: SiteRow | null;
+  key?: string;
+  /**
+   * Set when the reader no longer holds the account (a saved account whose credential ended): its
+   * history is read up to this second and no further (design.md 24). Live sessions never have it.
+   */
+  heldUntil?: number;
+};
 
 const sessionSelect = {
   id: true,
@@ -60,6 +72,7 @@ const sessionSelect = {
   userInfo: true,
   createdAt: true,
   expiresAt: true,
+  credential: true,
 } as const;
 
 type Row = { userId: string; siteUserId: bigint } & Omit<StoredSession, "userId" | "siteUserId">;
@@ -91,6 +104,7 @@ export function sessionStore(db: Db) {
           userInfo: JSON.stringify(input.userInfo),
           createdAt: now,
           expiresAt,
+          credential: input.credential,
         },
         select: { id: true },
       });
@@ -107,7 +121,8 @@ export function sessionStore(db: Db) {
     async findLiveById(id: string, now = new Date()): Promise<LiveSession | null> {
       const row = await hotPath(db).sessionById(id);
       if (!row) return null;
-      if (row.expiresAt.getTime() <= now.getTime()) {
+      // Expired, or its credential ended (the site took a new token, or refused this one): gone.
+      if (row.expiresAt.getTime() <= now.getTime() || row.credentialEnded) {
         await db.session.deleteMany({ where: { id: row.id } });
         return null;
       }
@@ -127,6 +142,7 @@ export function sessionStore(db: Db) {
         userInfo: row.userInfo,
         createdAt: row.createdAt,
         expiresAt: row.expiresAt,
+        credential: row.credential,
         site: row.site,
       };
     },
@@ -159,10 +175,13 @@ export function sessionStore(db: Db) {
       await db.session.deleteMany({ where: { id } });
     },
 
-    /** Live sessions of the owner's account, newest first. */
+    /**
+     * Live sessions of the owner's account signed in with the owner's own credential, newest
+     * first: those of another credential ended with it (possession.ts), and are no one's to list.
+     */
     async listForAccount(owner: StoredSession, now = new Date()): Promise<StoredSession[]> {
       const rows = await db.session.findMany({
-        where: { ...ownedBy(owner), expiresAt: { gt: now } },
+        where: { ...ownedBy(owner), credential: owner.credential, expiresAt: { gt: now } },
         select: sessionSelect,
         orderBy: { createdAt: "desc" },
         take: 200,
@@ -173,7 +192,7 @@ export function sessionStore(db: Db) {
     /** Deletes one live session of the owner's account; false when there is none such. */
     async removeOwn(owner: StoredSession, id: string, now = new Date()): Promise<boolean> {
       const { count } = await db.session.deleteMany({
-        where: { id, ...ownedBy(owner), expiresAt: { gt: now } },
+        where: { id, ...ownedBy(owner), credential: owner.credential, expiresAt: { gt: now } },
       });
       return count > 0;
     },
@@ -181,7 +200,7 @@ export function sessionStore(db: Db) {
     /** Deletes the account's other sessions; returns how many ended. */
     async removeOthers(keep: StoredSession): Promise<number> {
       const { count } = await db.session.deleteMany({
-        where: { ...ownedBy(keep), id: { not: keep.id } },
+        where: { ...ownedBy(keep), credential: keep.credential, id: { not: keep.id } },
       });
       return count;
     },

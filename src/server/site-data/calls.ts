@@ -14,7 +14,10 @@ import { SiteBusy, pauseSite, throughGate } from "../gateway/gate";
 import { isRow, withoutCredentials, type SiteRequest } from "../gateway/reads";
 import { freshProfile } from "../sites/probe";
 import type { ProfiledSite } from "../sites/registry";
+import { credentialOf, possession } from "../session/possession";
 import { sessionStore } from "../session/store";
+import { logEvent } from "../core/log";
+import { processState, type StatePart } from "../core/process-state";
 import { accountShare, cached, callsThisMinute, chargeAccount, forget } from "./live-state";
 
 /** Why a site's data could not be read, as the overview shows it. */
@@ -141,7 +144,7 @@ async function exchange(
       throw new SiteDataError(MSG.siteBusy, "busy");
     }
     if (answer.status === 404 && missingOk) return null;
-    if (answer.status === 401) throw new SiteDataError(MSG.siteRefused, "refused");
+    if (answer.status === 401) throw await refusal(ctx, request);
     data = parseAnswer(answer);
   } catch (error) {
     if (live && !sent) chargeAccount(accountKey(account), -1);
@@ -151,6 +154,68 @@ async function exchange(
   }
   if (!isRow(data)) throw unexpected();
   return data;
+}
+
+/** Confirmations under way in this process, per credential: concurrent refusals ask the site once. */
+const CONFIRMING: StatePart<Map<string, Promise<boolean>>> = { name: "refusal-confirmations", create: () => new Map() };
+
+/**
+ * Whether the site refuses the token for the account, asked once with `GET /api/user/self` (the
+ * sign-in's own question): a 401, a refusal, or another user's object is a refusal; a site that
+ * cannot be asked now is not (the call fails, the credential stays).
+ */
+async function confirmRefusal(ctx: Ctx, accessToken: string): Promise<boolean> {
+  const { account, site, deps } = ctx;
+  try {
+    const budget = { ...deps, perMinute: site.requestsPerMinute ?? deps.perMinute, account: accountKey(account) };
+    const answer = await throughGate(site.id, budget, () =>
+      callSite({
+        siteUrl: site.url,
+        path: "/api/user/self",
+        query: {},
+        method: "GET",
+        accessToken,
+        userId: account.userId,
+        acceptLanguage: deps.acceptLanguage,
+        timeoutMs: deps.timeoutMs,
+      }),
+    );
+    if (answer.status === 401) return true;
+    const envelope = parseAnswer(answer);
+    if (!isRow(envelope)) return false;
+    if (envelope.success !== true) return REFUSAL.test(typeof envelope.message === "string" ? envelope.message : "");
+    return !isRow(envelope.data) || envelope.data.id !== account.siteUserId;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The site refused the account's token on a call: once the refusal is confirmed (the refused call
+ * was `GET /api/user/self` itself, or one more such call says so), the token is no longer the
+ * account's credential, and every session and saved account holding it loses its power at once
+ * (session/possession.ts). The call's answer either way is the refusal.
+ */
+async function refusal(ctx: Ctx, request: { path: string; method?: string }): Promise<SiteDataError> {
+  const refused = new SiteDataError(MSG.siteRefused, "refused");
+  const accessToken = await ctx.token();
+  if (accessToken === null) return refused;
+  const owner = { siteId: ctx.account.siteId, siteUserId: ctx.account.siteUserId };
+  const credential = credentialOf(owner, accessToken);
+  const self = request.path === "/api/user/self" && (request.method ?? "GET") === "GET";
+  const pending = processState().get(CONFIRMING);
+  let confirmed = pending.get(credential);
+  if (!confirmed) {
+    confirmed = (self ? Promise.resolve(true) : confirmRefusal(ctx, accessToken)).finally(() =>
+      pending.delete(credential),
+    );
+    pending.set(credential, confirmed);
+  }
+  if (await confirmed) {
+    await possession(ctx.deps.db).refused(owner, credential, ctx.account.sessionId);
+    logEvent("account.credential_refused", { site: owner.siteId, path: request.path });
+  }
+  return refused;
 }
 
 /**
@@ -167,7 +232,7 @@ export async function read(ctx: Ctx, request: SiteRequest, opts: { missingOk?: b
   if (data === null) return null;
   if (data.success !== true) {
     const message = typeof data.message === "string" ? data.message.trim() : "";
-    if (REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused, "refused");
+    if (REFUSAL.test(message)) throw await refusal(ctx, request);
     const accessToken = (await ctx.token()) ?? "";
     throw new SiteDataError(`${MSG.siteFailedPrefix}${redact(message, accessToken) || UNEXPECTED}`);
   }
@@ -188,7 +253,7 @@ export async function siteWrite(account: Account, request: WriteRequest, deps: S
   const data = await exchange(ctx, { ...request, query: request.query ?? {} });
   if (data === null) throw unexpected();
   const message = redact(typeof data.message === "string" ? data.message.trim() : "", (await ctx.token()) ?? "");
-  if (data.success !== true && WRITE_REFUSAL.test(message)) throw new SiteDataError(MSG.siteRefused, "refused");
+  if (data.success !== true && WRITE_REFUSAL.test(message)) throw await refusal(ctx, request);
   return { success: data.success === true, message, data: data.data ?? null };
 }
 
@@ -207,7 +272,7 @@ export async function siteCall(
   if (data === null) throw unexpected();
   const token = (await ctx.token()) ?? "";
   if (data.success !== true && typeof data.message === "string" && WRITE_REFUSAL.test(data.message)) {
-    throw new SiteDataError(MSG.siteRefused, "refused");
+    throw await refusal(ctx, request);
   }
   // What passes through is cleaned of credentials, API keys masked: a reveal is its own recorded call.
   return withoutCredentials(data, token, { keys: true });

@@ -7,11 +7,14 @@
  * sent to the address it was given for. Nothing of an account's ledger goes with its token.
  */
 import { login, type LoginDeps } from "../auth/login";
+import { loginRateLimiter } from "../auth/rate-limit";
+import { MSG } from "../core/messages";
 import { Refusal } from "../core/errors";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import type { Db } from "../db/client";
 import type { SiteRow } from "../db/hot-path";
+import { credentialOf, endingKey, heldUntilSecond, possession } from "../session/possession";
 import { hashToken, sessionStore, type LiveSession } from "../session/store";
 import { vaultOpen, vaultSeal } from "../session/vault";
 import { siteRegistry } from "../sites/registry";
@@ -33,6 +36,7 @@ export const SAVED_MSG = {
   reauth: "站点拒绝了保存的访问令牌，请重新授权",
   unsealable: "保存的访问令牌无法解密（密钥已更换），请重新授权",
   moved: "站点地址已变更，令牌不会发往新地址，请重新授权",
+  ended: "站点已不再接受保存的访问令牌（令牌已重置或被拒绝），请重新授权",
   removed: "站点已移除",
   aliasTooLong: `别名不能超过 ${MAX_ALIAS_CHARS} 个字符`,
   badTags: `标签最多 ${MAX_TAGS} 个，每个 1 到 ${MAX_TAG_CHARS} 个字符`,
@@ -68,7 +72,18 @@ export type SavedAccount = {
   autoCheckin: boolean;
   /** The last automatic check-in: the site day, its outcome and message, and when (null before the first). */
   checkin: { day: string; state: string; message: string; at: Date } | null;
+  /** The saved token's fingerprint (session/possession.ts); null when saved before they were kept. */
+  credential: string | null;
+  /**
+   * Set once the saved token is no longer the account's credential: the first second after the
+   * history this workspace may still read (design.md 24). null while it holds the account.
+   */
+  heldUntil: number | null;
 };
+
+/** The bound of the history a saved account's workspace reads (design.md 24): none while it holds the account. */
+export const heldOf = (a: Pick<SavedAccount, "heldUntil">): { until?: number } =>
+  a.heldUntil === null ? {} : { until: a.heldUntil };
 
 /** How a saved account is named in messages and lists: its alias, else the site's names, else its id. */
 export const savedName = (a: Pick<SavedAccount, "alias" | "displayName" | "username" | "siteUserId">): string =>
@@ -98,6 +113,7 @@ const accountSelect = {
   checkinState: true,
   checkinMessage: true,
   checkinAt: true,
+  credential: true,
 } as const;
 
 type Row = {
@@ -124,7 +140,16 @@ type Row = {
   checkinState: string | null;
   checkinMessage: string | null;
   checkinAt: Date | null;
+  credential: string | null;
 };
+
+/** When the credentials of saved accounts ended (possession.ts endings), by endingKey. */
+type Endings = Map<string, Date>;
+
+const endingOf = (row: Pick<Row, "siteId" | "siteUserId" | "credential">, endings: Endings) =>
+  row.credential === null
+    ? undefined
+    : endings.get(endingKey({ siteId: row.siteId, siteUserId: Number(row.siteUserId) }, row.credential));
 
 /** The registered sites by id (absent once removed): read once per request and handed around. */
 export type SiteIndex = Map<number, SiteRow>;
@@ -133,10 +158,12 @@ export async function siteIndex(db: Db): Promise<SiteIndex> {
   return new Map((await siteRegistry(db).list()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url }]));
 }
 
-function fromRow(row: Row, sites: SiteIndex): SavedAccount {
+function fromRow(row: Row, sites: SiteIndex, endings: Endings): SavedAccount {
   const url = sites.get(row.siteId)?.url;
+  // The saved token is no longer the account's credential: this workspace no longer holds it.
+  const ended = endingOf(row, endings);
   // The registry decides `site_removed`; an address change waits for renewal to say `reauth`.
-  const state: SavedState = url === undefined ? "site_removed" : row.state === "reauth" ? "reauth" : "ok";
+  const state: SavedState = url === undefined ? "site_removed" : row.state === "reauth" || ended ? "reauth" : "ok";
   const { position, siteUserId, userId, tags, checkinDay, checkinState, checkinMessage, checkinAt, ...rest } = row;
   return {
     ...rest,
@@ -149,7 +176,13 @@ function fromRow(row: Row, sites: SiteIndex): SavedAccount {
     tags: JSON.parse(tags) as string[],
     order: position,
     state,
-    stateMessage: state === "site_removed" ? SAVED_MSG.removed : row.stateMessage,
+    stateMessage:
+      state === "site_removed"
+        ? SAVED_MSG.removed
+        : ended && row.state !== "reauth"
+          ? SAVED_MSG.ended
+          : row.stateMessage,
+    heldUntil: ended ? heldUntilSecond(ended) : null,
   };
 }
 
@@ -172,9 +205,13 @@ export function checkTags(tags: string[]): string[] {
 }
 
 /** What a site's acceptance of the token sets on the account: its new session, its names, `ok`. */
-function verifiedFields(verified: { sessionId: string; userInfo: Record<string, unknown> }, now: Date) {
+function verifiedFields(
+  verified: { sessionId: string; userInfo: Record<string, unknown>; credential: string },
+  now: Date,
+) {
   return {
     sessionId: verified.sessionId,
+    credential: verified.credential,
     username: textOf(verified.userInfo, "username"),
     displayName: textOf(verified.userInfo, "display_name"),
     state: "ok",
@@ -192,15 +229,43 @@ type Renewal = { session: LiveSession } | { session: null; usable: boolean };
 /** Sorting of a workspace's list: pinned first, then the person's order, then oldest first. */
 const ORDER_BY = [{ pinned: "desc" as const }, { position: "asc" as const }, { id: "asc" as const }];
 
-export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
+/**
+ * What verifying a token a person gave is limited by, as a sign-in is (design.md 8): the client's
+ * address and the account, under LOGIN_RATE_LIMIT a minute.
+ */
+export type VerifyLimits = { clientAddress: string | null; loginRateLimit: number };
+
+export function savedAccounts(
+  db: Db,
+  loginDeps: Omit<LoginDeps, "db" | "lane">,
+  limits: VerifyLimits = { clientAddress: null, loginRateLimit: 0 },
+) {
   const deps: LoginDeps = { ...loginDeps, db };
 
   /** Verifies a token with its site (the sign-in itself) and returns the new account session. */
-  async function verify(siteId: number, userId: number | string, accessToken: string) {
-    const outcome = await login({ siteId, userId, accessToken }, deps);
+  async function verify(siteId: number, userId: number | string, accessToken: string, lane?: string) {
+    const outcome = await login({ siteId, userId, accessToken }, lane === undefined ? deps : { ...deps, lane });
     if (!outcome.result.success) return { ok: false as const, message: outcome.result.message, kind: outcome.kind };
     const { sessionToken, userInfo, site } = outcome.result.data;
-    return { ok: true as const, sessionId: hashToken(sessionToken), userInfo, site };
+    const credential = credentialOf({ siteId, siteUserId: Number(userId) }, accessToken);
+    return { ok: true as const, sessionId: hashToken(sessionToken), userInfo, site, credential };
+  }
+
+  /** The saved accounts with their credentials' endings: those newly found ended are stored as `reauth`. */
+  async function fromRows(rows: Row[], sites: SiteIndex): Promise<SavedAccount[]> {
+    const held = rows.flatMap((r) =>
+      r.credential === null ? [] : [{ siteId: r.siteId, siteUserId: Number(r.siteUserId), fingerprint: r.credential }],
+    );
+    const endings = await possession(db).endings(held);
+    const now = rows.filter((r) => r.state === "ok" && endingOf(r, endings) !== undefined);
+    if (now.length > 0) {
+      await db.workspaceAccount.updateMany({
+        where: { id: { in: now.map((r) => r.id) }, state: "ok" },
+        data: { state: "reauth", stateMessage: SAVED_MSG.ended, sessionId: null },
+      });
+      for (const r of now) logEvent("workspace.reauth", { account: r.id, site: r.siteId, reason: "credential_ended" });
+    }
+    return rows.map((r) => fromRow(r, sites, endings));
   }
 
   async function setState(id: number, state: "ok" | "reauth", message: string | null, now = new Date()) {
@@ -264,13 +329,14 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
         db.workspaceAccount.findMany({ where: { workspaceId }, select: accountSelect, orderBy: ORDER_BY }),
         known ?? siteIndex(db),
       ]);
-      return rows.map((r) => fromRow(r, sites));
+      return fromRows(rows, sites);
     },
 
     async get(workspaceId: number, id: number, known?: SiteIndex): Promise<SavedAccount> {
       const row = await db.workspaceAccount.findFirst({ where: { id, workspaceId }, select: accountSelect });
       if (!row) throw new Refusal(SAVED_MSG.notFound, "NOT_FOUND");
-      return fromRow(row, known ?? (await siteIndex(db)));
+      const [account] = await fromRows([row], known ?? (await siteIndex(db)));
+      return account as SavedAccount;
     },
 
     /**
@@ -295,7 +361,10 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
       if (!existing && (await db.workspaceAccount.count({ where: { workspaceId } })) >= MAX_WORKSPACE_ACCOUNTS) {
         throw new Refusal(SAVED_MSG.tooMany, "BAD_REQUEST");
       }
-      const verified = await verify(input.siteId, input.userId, input.accessToken);
+      // A token a person gives is a sign-in: its limits, and a turn among the site's live calls.
+      const limit = await loginRateLimiter(db, limits.loginRateLimit).hit(limits.clientAddress, input);
+      if (!limit.allowed) throw new Refusal(MSG.rateLimited, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
+      const verified = await verify(input.siteId, input.userId, input.accessToken, `workspace:${workspaceId}`);
       if (!verified.ok) return { ok: false, message: verified.message };
       const sealed = vaultSeal(input.accessToken, vaultContext(workspaceId, input.siteId, siteUserId));
       const fields = {
@@ -412,11 +481,11 @@ export function savedAccounts(db: Db, loginDeps: Omit<LoginDeps, "db">) {
       const ends = await sessionStore(db).expiries(rows.flatMap((r) => (r.sessionId ? [r.sessionId] : [])));
       const horizon = now.getTime() + RUNNER_RENEW_BEFORE_MS;
       const endOf = (r: Row) => (r.sessionId ? (ends.get(r.sessionId)?.getTime() ?? 0) : 0);
-      return rows
+      const due = rows
         .filter((r) => sites.has(r.siteId) && endOf(r) < horizon)
         .sort((a, b) => endOf(a) - endOf(b))
-        .slice(0, limit)
-        .map((r) => fromRow(r, sites));
+        .slice(0, limit);
+      return (await fromRows(due, sites)).filter((a) => a.state === "ok");
     },
 
     /** Renews one account's session now (the background renewal); false when it could not be. */

@@ -23,7 +23,9 @@ export function ledgerOnlySession(saved: SavedAccount, site: { id: number; name:
     userInfo: JSON.stringify({ id: saved.siteUserId, username: saved.username, display_name: saved.displayName }),
     createdAt: saved.createdAt,
     expiresAt: saved.stateAt,
+    credential: saved.credential,
     site,
+    ...(saved.heldUntil === null ? {} : { heldUntil: saved.heldUntil }),
   } satisfies LiveSession;
 }
 

@@ -61,21 +61,25 @@ export function signup(db: Db) {
         state: r.usedAt ? ("used" as const) : r.expiresAt <= now ? ("expired" as const) : ("open" as const),
       }));
     },
-
-    /**
-     * Spends an invite code for a creation about to happen, or refuses: one conditional update, so
-     * two creations cannot spend one code. Without `invite` mode nothing is asked.
-     */
-    async admit(code: string | undefined, now = new Date()): Promise<void> {
-      if ((await this.mode()) === "open") return;
-      if (!code?.trim()) throw new Refusal(SIGNUP_MSG.inviteRequired, "BAD_REQUEST");
-      const { count } = await db.workspaceInvite.updateMany({
-        where: { id: hashCode(code), usedAt: null, expiresAt: { gt: now } },
-        data: { usedAt: now },
-      });
-      if (count === 0) throw new Refusal(SIGNUP_MSG.inviteInvalid, "BAD_REQUEST");
-    },
   };
+}
+
+/**
+ * Spends an invite code for a creation under way, or refuses: one conditional update, so two
+ * creations cannot spend one code. Called inside the creation's transaction, so a creation refused
+ * after it (a name taken, too many from one address) gives the code back.
+ */
+export async function spendInvite(
+  tx: Pick<Db, "workspaceInvite">,
+  code: string | undefined,
+  now = new Date(),
+): Promise<void> {
+  if (!code?.trim()) throw new Refusal(SIGNUP_MSG.inviteRequired, "BAD_REQUEST");
+  const { count } = await tx.workspaceInvite.updateMany({
+    where: { id: hashCode(code), usedAt: null, expiresAt: { gt: now } },
+    data: { usedAt: now },
+  });
+  if (count === 0) throw new Refusal(SIGNUP_MSG.inviteInvalid, "BAD_REQUEST");
 }
 
 /** What the operator sees of the workspaces: how many, their accounts, and those needing the person. */

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { generateSecret, generateURI, verify } from "otplib";
 import QRCode from "qrcode";
-import { Refusal } from "../core/errors";
+import { Refusal, WrongSecret } from "../core/errors";
 import { verifyPassword } from "../core/password";
 import type { Db } from "../db/client";
 import { vaultOpen, vaultSeal } from "../session/vault";
@@ -56,7 +56,7 @@ export function totp(db: Db) {
   }
 
   async function checkPassword(hash: string, password: string) {
-    if (!(await verifyPassword(password, hash))) throw new Refusal(TOTP_MSG.wrongPassword, "BAD_REQUEST");
+    if (!(await verifyPassword(password, hash))) throw new WrongSecret(TOTP_MSG.wrongPassword, "BAD_REQUEST");
   }
 
   return {
@@ -129,16 +129,16 @@ export function totp(db: Db) {
           data: { totpLastStep: step },
         });
         if (count === 1) return;
-        throw new Refusal(TOTP_MSG.wrong, "UNAUTHORIZED");
+        throw new WrongSecret(TOTP_MSG.wrong, "UNAUTHORIZED");
       }
       const hashes = JSON.parse(current.recoveryCodes ?? "[]") as string[];
       const hash = hashCode(given);
-      if (!hashes.includes(hash)) throw new Refusal(TOTP_MSG.wrong, "UNAUTHORIZED");
+      if (!hashes.includes(hash)) throw new WrongSecret(TOTP_MSG.wrong, "UNAUTHORIZED");
       const { count } = await db.workspace.updateMany({
         where: { id: workspaceId, recoveryCodes: current.recoveryCodes },
         data: { recoveryCodes: JSON.stringify(hashes.filter((h) => h !== hash)) },
       });
-      if (count !== 1) throw new Refusal(TOTP_MSG.wrong, "UNAUTHORIZED");
+      if (count !== 1) throw new WrongSecret(TOTP_MSG.wrong, "UNAUTHORIZED");
     },
 
     /** How many recovery codes are left. */

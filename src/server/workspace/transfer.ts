@@ -12,6 +12,7 @@ import pLimit from "p-limit";
 import { csvRecord, neutralize } from "../core/csv";
 import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
+import { credentialOf } from "../session/possession";
 import { siteRegistry } from "../sites/registry";
 import { MAX_WORKSPACE_ACCOUNTS, type SavedAccount, type SavedAccounts } from "./saved-accounts";
 
@@ -49,6 +50,8 @@ export const TRANSFER_MSG = {
   noUserId: "备份中缺少该账户的用户 ID",
   noToken: "备份中缺少该账户的访问令牌",
   cookie: "该账户在原工具中以 Cookie 方式登录，请改用系统访问令牌手动添加",
+  duplicate: "备份文件中该账户重复出现，只导入了第一个",
+  unchanged: "令牌与工作区保存的相同，无需重新验证",
 } as const;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -185,8 +188,10 @@ export async function importAccounts(
     const key = normalizeSiteUrl(site.url);
     if (key !== null) sites.set(key, site.id);
   }
-  const before = new Set((await accounts.list(workspaceId)).map((a) => `${a.siteId}:${a.siteUserId}`));
+  const before = new Map((await accounts.list(workspaceId)).map((a) => [`${a.siteId}:${a.siteUserId}`, a]));
   const limit = pLimit(4);
+  // One verification per site account of the file: a file is not a way to try many tokens on one.
+  const seen = new Set<string>();
   return Promise.all(
     candidates.map((c) =>
       limit(async (): Promise<ImportOutcome> => {
@@ -197,7 +202,15 @@ export async function importAccounts(
         if (c.accessToken === "") return skip(TRANSFER_MSG.noToken);
         const siteId = sites.get(normalizeSiteUrl(c.siteUrl) ?? "");
         if (siteId === undefined) return { ...base, result: "unregistered", message: TRANSFER_MSG.unregistered };
-        const existed = before.has(`${siteId}:${c.userId}`);
+        const key = `${siteId}:${c.userId}`;
+        if (seen.has(key)) return skip(TRANSFER_MSG.duplicate);
+        seen.add(key);
+        const held = before.get(key);
+        // The token the workspace holds already, still the account's credential: nothing to ask the site.
+        if (held?.state === "ok" && held.credential === credentialOf({ siteId, siteUserId: c.userId }, c.accessToken)) {
+          return { ...base, result: "updated", message: TRANSFER_MSG.unchanged, accountId: held.id };
+        }
+        const existed = held !== undefined;
         try {
           const outcome = await accounts.add(workspaceId, {
             siteId,

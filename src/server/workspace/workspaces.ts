@@ -5,9 +5,11 @@
  * for other programs are sessions too, named, read-only or read-write, with no idle end.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { Refusal } from "../core/errors";
+import { Refusal, WrongSecret } from "../core/errors";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "../core/password";
 import type { Db } from "../db/client";
+import { driverOf } from "../db/driver";
+import { spendInvite } from "./signup";
 import { addressBucket } from "../net/client-address";
 
 export const WORKSPACE_IDLE_MS = 30 * 24 * 60 * 60_000;
@@ -33,7 +35,14 @@ export const WS_MSG = {
   tokenNameInvalid: "令牌名称需为 1 到 40 个字符",
   tooManyTokens: `API 令牌最多 ${API_TOKENS_MAX} 个，请先撤销不用的令牌`,
   readOnly: "该 API 令牌只读，不能修改工作区",
+  tooManyWrong: "密码或验证码错误次数过多，此设备已退出登录，请重新登录",
 } as const;
+
+/**
+ * Wrong passwords or codes one signed-in device may give (changing the password, turning the second
+ * factor on or off) before it is signed out: a stolen device cookie is not a way to guess them.
+ */
+export const MAX_WRONG_SECRETS = 5;
 
 export type SessionKind = "device" | "api-read" | "api-write";
 
@@ -149,27 +158,44 @@ export function workspaceStore(db: Db) {
       return db.workspaceAccount.count();
     },
 
-    /** Creates a workspace and signs its creator in. The caller checked who may create one. */
-    async register(input: { name: string; password: string }, from: Opener, now = new Date()): Promise<OpenedSession> {
+    /**
+     * Creates a workspace and signs its creator in. The count of the address's creations, the
+     * name's check, the invite code's spending (`invite` given: the site asks for one) and the
+     * insert are one transaction, serialised per address (PostgreSQL: an advisory lock; SQLite
+     * runs one transaction at a time), so parallel creations cannot pass the limit together and a
+     * refused one spends no code.
+     */
+    async register(
+      input: { name: string; password: string },
+      from: Opener,
+      invite: { required: boolean; code?: string },
+      now = new Date(),
+    ): Promise<OpenedSession> {
       const name = checkName(input.name);
       checkPassword(input.password);
       const createdFrom = addressKey(from.address);
-      if (createdFrom !== null) {
-        const recent = await db.workspace.count({
-          where: { createdFrom, createdAt: { gt: new Date(now.getTime() - 60 * 60_000) } },
-        });
-        if (recent >= CREATIONS_PER_HOUR) throw new Refusal(WS_MSG.tooManyCreations, "TOO_MANY_REQUESTS", 3600);
-      }
       const nameKey = nameKeyOf(name);
-      if (await db.workspace.findUnique({ where: { nameKey }, select: { id: true } })) {
-        throw new Refusal(WS_MSG.nameTaken, "BAD_REQUEST");
-      }
       const passwordHash = await hashPassword(input.password);
       let created: { id: number; name: string };
       try {
-        created = await db.workspace.create({
-          data: { name, nameKey, passwordHash, createdFrom, createdAt: now, passwordChangedAt: now },
-          select: { id: true, name: true },
+        created = await db.$transaction(async (tx) => {
+          if (driverOf(db).kind === "postgres") {
+            await tx.$queryRawUnsafe("SELECT pg_advisory_xact_lock(hashtext($1))::text", `ws-create:${createdFrom}`);
+          }
+          if (createdFrom !== null) {
+            const recent = await tx.workspace.count({
+              where: { createdFrom, createdAt: { gt: new Date(now.getTime() - 60 * 60_000) } },
+            });
+            if (recent >= CREATIONS_PER_HOUR) throw new Refusal(WS_MSG.tooManyCreations, "TOO_MANY_REQUESTS", 3600);
+          }
+          if (await tx.workspace.findUnique({ where: { nameKey }, select: { id: true } })) {
+            throw new Refusal(WS_MSG.nameTaken, "BAD_REQUEST");
+          }
+          if (invite.required) await spendInvite(tx, invite.code, now);
+          return tx.workspace.create({
+            data: { name, nameKey, passwordHash, createdFrom, createdAt: now, passwordChangedAt: now },
+            select: { id: true, name: true },
+          });
         });
       } catch (error) {
         // Two creations of one name at once: the unique key keeps one.
@@ -266,22 +292,48 @@ export function workspaceStore(db: Db) {
       return count > 0;
     },
 
-    /** Ends every device of the workspace but `keep` (null: all of them); returns how many ended. */
-    async endDevicesExcept(workspaceId: number, keep: string | null): Promise<number> {
+    /**
+     * Ends every credential the workspace issued but `keep` (null: all of them), its devices and its
+     * API tokens alike: recovery leaves nothing an intruder minted. Returns how many ended.
+     */
+    async endAllExcept(workspaceId: number, keep: string | null): Promise<number> {
       const { count } = await db.workspaceSession.deleteMany({
-        where: { workspaceId, kind: "device", ...(keep === null ? {} : { id: { not: keep } }) },
+        where: { workspaceId, ...(keep === null ? {} : { id: { not: keep } }) },
       });
       return count;
     },
 
-    /** Changes the password; every other device is signed out (API tokens stay). */
+    /**
+     * Runs a step that checks a secret on a signed-in session: a wrong one is counted on the
+     * session, the count said in the answer, and at MAX_WRONG_SECRETS the session ends.
+     */
+    async guessing<T>(session: WorkspaceSession, step: () => Promise<T>): Promise<T> {
+      try {
+        return await step();
+      } catch (error) {
+        if (!(error instanceof WrongSecret)) throw error;
+        const { failedChecks } = await db.workspaceSession.update({
+          where: { id: session.id },
+          data: { failedChecks: { increment: 1 } },
+          select: { failedChecks: true },
+        });
+        if (failedChecks >= MAX_WRONG_SECRETS) {
+          await this.end(session.id);
+          throw new Refusal(WS_MSG.tooManyWrong, "UNAUTHORIZED");
+        }
+        const left = MAX_WRONG_SECRETS - failedChecks;
+        throw new Refusal(`${error.message}（再错 ${left} 次此设备将退出登录）`, error.code);
+      }
+    },
+
+    /** Changes the password; every other device is signed out and every API token revoked. */
     async changePassword(session: WorkspaceSession, current: string, next: string, now = new Date()) {
       const row = await db.workspace.findUnique({
         where: { id: session.workspaceId },
         select: { passwordHash: true },
       });
       if (!row || !(await verifyPassword(current, row.passwordHash))) {
-        throw new Refusal(WS_MSG.wrongPassword, "BAD_REQUEST");
+        throw new WrongSecret(WS_MSG.wrongPassword, "BAD_REQUEST");
       }
       checkPassword(next);
       await db.workspace.update({
@@ -289,7 +341,7 @@ export function workspaceStore(db: Db) {
         data: { passwordHash: await hashPassword(next), passwordChangedAt: now },
         select: { id: true },
       });
-      return this.endDevicesExcept(session.workspaceId, session.id);
+      return this.endAllExcept(session.workspaceId, session.id);
     },
 
     async setActiveAccount(sessionId: string, accountId: number | null): Promise<void> {

@@ -31,7 +31,7 @@ import {
   timeZoneSuccess,
 } from "../schemas/alerts";
 import { publicProcedure, router, savedAccountsOf, workspaceProcedure } from "../trpc";
-import { savedName } from "../../workspace/saved-accounts";
+import { heldOf, savedName } from "../../workspace/saved-accounts";
 import { daysBetween } from "../../core/time";
 import { reconcile } from "../../ledger/reconcile";
 import { siteRegistry } from "../../sites/registry";
@@ -184,7 +184,7 @@ export const alertsRouter = router({
       const usd = (n: number) => Math.round((n / q) * 1e6) / 1e6;
       const days = await reconcile(
         ctx.db,
-        { siteId: account.siteId, siteUserId: account.siteUserId, quotaPerUnit: q },
+        { siteId: account.siteId, siteUserId: account.siteUserId, ...heldOf(account), quotaPerUnit: q },
         input,
       );
       return {

@@ -2,15 +2,27 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { sessionStore } from "../../session/store";
 import { doneSchema } from "../../core/messages";
+import { isLedgerOnly } from "../../workspace/scope";
 import { authedProcedure, router } from "../trpc";
 
 const sessionListSchema = z.array(
   z.object({ id: z.string(), createdAt: z.iso.datetime(), expiresAt: z.iso.datetime(), current: z.boolean() }),
 );
 
-/** The sessions of the signed-in account (its site and user id). Tokens are never listed. */
+/**
+ * Only a holder the site accepts now lists or ends an account's sessions (design.md 24): a saved
+ * account that needs re-authorisation reads its kept history and nothing more.
+ */
+const holderProcedure = authedProcedure.use(({ ctx, next }) => {
+  if (isLedgerOnly(ctx.session)) {
+    throw new TRPCError({ code: "FORBIDDEN", message: ctx.saved?.problem ?? "需要重新授权后才能管理会话" });
+  }
+  return next();
+});
+
+/** The sessions of the signed-in account (its site and user id) held with the same token. Tokens are never listed. */
 export const sessionRouter = router({
-  list: authedProcedure.output(sessionListSchema).query(async ({ ctx }) => {
+  list: holderProcedure.output(sessionListSchema).query(async ({ ctx }) => {
     const rows = await sessionStore(ctx.db).listForAccount(ctx.session);
     return rows.map((row) => ({
       id: row.id,
@@ -20,7 +32,7 @@ export const sessionRouter = router({
     }));
   }),
 
-  revoke: authedProcedure
+  revoke: holderProcedure
     .output(doneSchema)
     .input(z.object({ id: z.string().regex(/^[0-9a-f]{64}$/, "会话编号无效") }))
     .mutation(async ({ ctx, input }) => {
@@ -31,7 +43,7 @@ export const sessionRouter = router({
       return { success: true as const };
     }),
 
-  revokeOthers: authedProcedure.output(doneSchema.extend({ ended: z.number().int() })).mutation(async ({ ctx }) => {
+  revokeOthers: holderProcedure.output(doneSchema.extend({ ended: z.number().int() })).mutation(async ({ ctx }) => {
     const ended = await sessionStore(ctx.db).removeOthers(ctx.session);
     return { success: true as const, ended };
   }),

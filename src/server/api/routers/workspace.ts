@@ -24,11 +24,10 @@ import { signup } from "../../workspace/signup";
 import { totp } from "../../workspace/totp";
 import {
   WS_MSG,
-  checkName,
-  checkPassword,
   nameKeyOf,
   workspaceStore,
   type OpenedSession,
+  type WorkspaceSession,
 } from "../../workspace/workspaces";
 import { logEvent } from "../../core/log";
 import { exportCsv, exportRows, importAccounts, parseBackup } from "../../workspace/transfer";
@@ -71,12 +70,8 @@ async function register(ctx: Context, input: z.infer<typeof registerInput>): Pro
     null,
   );
   if (!limit.allowed) throw new Refusal(MSG.rateLimited, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
-  const store = workspaceStore(ctx.db);
-  // Everything that can be refused is checked before an invite code is spent.
-  checkName(input.name);
-  checkPassword(input.password);
-  await signup(ctx.db).admit(input.invite);
-  return store.register(input, opener(ctx));
+  const required = (await signup(ctx.db).mode()) === "invite";
+  return workspaceStore(ctx.db).register(input, opener(ctx), { required, code: input.invite });
 }
 
 async function login(ctx: Context, input: z.infer<typeof workspaceLoginInput>): Promise<OpenedSession> {
@@ -129,6 +124,17 @@ function shown(account: SavedAccount, sites: SiteIndex) {
     autoCheckin: account.autoCheckin,
     checkin: checkinShown(account.checkin),
   };
+}
+
+/** A step that checks the workspace's password or code: too many wrong ones sign this device out. */
+async function guessing<T>(ctx: Context & { workspace: WorkspaceSession }, step: () => Promise<T>): Promise<T> {
+  try {
+    return await workspaceStore(ctx.db).guessing(ctx.workspace, step);
+  } catch (error) {
+    if (error instanceof Refusal && error.message === WS_MSG.tooManyWrong)
+      workspaceCookie.clear(ctx.resHeaders, ctx.secure);
+    throw error;
+  }
 }
 
 /** What only a person signed in on a device may do (not a program with an API token). */
@@ -256,6 +262,11 @@ export const workspaceRouter = router({
       // Its open alerts end with it (no message: nothing is watched any more).
       await endAccountAlerts(ctx.db, ctx.workspace.workspaceId, input.id);
       if (!input.ledger) return { success: true as const, data: { ledgerDeleted: false, entries: 0, note: null } };
+      // Kept history is deleted only by a holder the site accepts now (design.md 24).
+      if (removed.state !== "ok") {
+        const note = "本工作区已不再持有该账户（保存的令牌已失效），账本已保留";
+        return { success: true as const, data: { ledgerDeleted: false, entries: 0, note } };
+      }
       if (await accounts.savedElsewhere(ctx.workspace.workspaceId, removed.siteId, removed.siteUserId)) {
         const note = "该账户的账本仍被其他工作区使用，已保留";
         return { success: true as const, data: { ledgerDeleted: false, entries: 0, note } };
@@ -350,22 +361,23 @@ export const workspaceRouter = router({
       return { success: true as const };
     }),
 
-  /** Signs out every device, this one included. */
+  /** Signs out every device, this one included, and revokes every API token (recovery). */
   signOutEverywhere: workspaceProcedure
     .output(doneSchema.extend({ ended: z.number().int() }))
     .mutation(async ({ ctx }) => {
-      const ended = await workspaceStore(ctx.db).endDevicesExcept(ctx.workspace.workspaceId, null);
+      const ended = await workspaceStore(ctx.db).endAllExcept(ctx.workspace.workspaceId, null);
       if (ctx.workspaceVia === "cookie") workspaceCookie.clear(ctx.resHeaders, ctx.secure);
       return { success: true as const, ended };
     }),
 
-  /** Changes the password; the other devices are signed out. */
+  /** Changes the password; the other devices are signed out and the API tokens revoked. */
   changePassword: workspaceProcedure
     .input(changePasswordInput)
     .output(doneSchema.extend({ ended: z.number().int() }))
     .mutation(async ({ ctx, input }) => {
       deviceOnly(ctx.workspace.kind);
-      const ended = await workspaceStore(ctx.db).changePassword(ctx.workspace, input.current, input.next);
+      const store = workspaceStore(ctx.db);
+      const ended = await guessing(ctx, () => store.changePassword(ctx.workspace, input.current, input.next));
       return { success: true as const, ended };
     }),
 
@@ -393,7 +405,7 @@ export const workspaceRouter = router({
     .output(successOf(z.object({ recoveryCodes: z.array(z.string()) })))
     .mutation(async ({ ctx, input }) => {
       deviceOnly(ctx.workspace.kind);
-      const recoveryCodes = await totp(ctx.db).enable(ctx.workspace.workspaceId, input);
+      const recoveryCodes = await guessing(ctx, () => totp(ctx.db).enable(ctx.workspace.workspaceId, input));
       return { success: true as const, data: { recoveryCodes } };
     }),
 
@@ -402,7 +414,7 @@ export const workspaceRouter = router({
     .output(doneSchema)
     .mutation(async ({ ctx, input }) => {
       deviceOnly(ctx.workspace.kind);
-      await totp(ctx.db).disable(ctx.workspace.workspaceId, input);
+      await guessing(ctx, () => totp(ctx.db).disable(ctx.workspace.workspaceId, input));
       return { success: true as const };
     }),
 

@@ -278,7 +278,7 @@ export function workspacePaths(): Record<string, object> {
       delete: operation(
         "workspaceSignOutEverywhere",
         "在所有设备上退出",
-        "结束工作区的所有设备会话（包括本设备）。",
+        "结束工作区的所有设备会话（包括本设备），并撤销全部 API 令牌。",
         success(),
         {
           write: true,
@@ -296,7 +296,7 @@ export function workspacePaths(): Record<string, object> {
       post: operation(
         "workspaceChangePassword",
         "修改密码",
-        "需要当前密码；其他设备随即退出（API 令牌保留）。",
+        "需要当前密码；其他设备随即退出，全部 API 令牌撤销。当前密码错 5 次，本设备退出登录。",
         success(),
         {
           write: true,
