@@ -30,11 +30,20 @@ export default async function Home({ searchParams }: { searchParams: Promise<Rec
     if (add !== undefined) {
       return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} initial={initial} />;
     }
-    const me = accounts > 0 ? (await api.auth.me()).data : null;
-    return <Dashboard me={me} sessions={[]} tab={requested} workspace={{ name }} />;
+    const [me, current] = accounts > 0 ? await Promise.all([api.auth.me(), api.account.current()]) : [null, null];
+    return (
+      <Dashboard
+        me={me?.data ?? null}
+        account={current?.key ?? null}
+        sessions={[]}
+        tab={requested}
+        workspace={{ name }}
+      />
+    );
   }
   const me = await api.auth.me().catch(orNull);
   if (!me) return <SignInPage sites={await api.site.list()} />;
   if (add !== undefined) return <SignInPage sites={await api.site.list()} adding initial={initial} />;
-  return <Dashboard me={me.data} sessions={await api.session.list()} tab={requested} />;
+  const [current, sessions] = await Promise.all([api.account.current(), api.session.list()]);
+  return <Dashboard me={me.data} account={current.key} sessions={sessions} tab={requested} />;
 }

@@ -1,6 +1,7 @@
 /**
  * Ends `npm test`: reads every server log the suites kept (artifacts/server-logs) and fails when
- * one holds a session token, a sealed cookie or access token, or a test account's access token.
+ * one holds a session token, a sealed cookie or access token, a test account's access token, a
+ * workspace token or a statement link's secret.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
@@ -11,6 +12,8 @@ const PATTERNS: [string, RegExp][] = [
   ["sealed value (iron)", /Fe26\.2\*/],
   ["test access token", /sk-(alice|bob|banned)-|demo-access-token|fault-[a-z-]+/],
   ["cookie header", /gd_session=/],
+  ["statement link secret", /\/statement\/[A-Za-z0-9_-]{43}/],
+  ["workspace token", /gd[wk]_[A-Za-z0-9_-]{43}/],
 ];
 
 const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".log")) : [];

@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { errorMessage } from "@/src/trpc/client";
+import { usePageAccountHref } from "@/src/trpc/page-account";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney } from "@/src/shared/money";
 import { formatLocal } from "./format";
@@ -139,6 +140,7 @@ function Redeem() {
 
 function Records() {
   const records = trpc.actions.records.useQuery({ page: 1, pageSize: 10 });
+  const csv = usePageAccountHref("/api/account/actions.csv");
   const items = records.data?.data.items ?? [];
   return (
     <div aria-labelledby="records-title">
@@ -165,7 +167,7 @@ function Records() {
       {records.data && records.data.data.total > 0 && (
         <p className="muted">
           {records.data.data.total > items.length ? `共 ${records.data.data.total} 条，显示最近 10 条。` : ""}
-          <a href="/api/account/actions.csv" download>
+          <a href={csv} download>
             下载全部操作记录（CSV）
           </a>
         </p>

@@ -47,13 +47,15 @@ function Row({ label, children }: { label: string; children: React.ReactNode }) 
 type Props = {
   /** The active account (null: a workspace without accounts yet, on its own tab). */
   me: RouterOutputs["auth"]["me"]["data"] | null;
+  /** The key of the account the page is rendered for: every call it makes names it (null: none yet). */
+  account: string | null;
   sessions: RouterOutputs["session"]["list"];
   tab: string;
   /** Set when the page is a workspace's: its accounts, on any device. */
   workspace?: { name: string };
 };
 
-export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
+export function Dashboard({ me, account, sessions, tab: requested, workspace }: Props) {
   // The page a signed-in user lands on is every account at once; an account without its site has
   // nothing live to show on its own tabs, and its 概览 says why.
   // 工作区 and 提醒 are a workspace's (its server watches its saved accounts).
@@ -98,7 +100,7 @@ export function Dashboard({ me, sessions, tab: requested, workspace }: Props) {
         <SignOutButton workspace={workspace !== undefined} account={accountName} />
       </header>
 
-      <QueryProvider>
+      <QueryProvider key={account ?? ""} account={account}>
         {me && <AccountSwitcher />}
 
         <nav className="tabs" aria-label="账户页面">

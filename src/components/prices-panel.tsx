@@ -2,6 +2,7 @@
 
 import dynamic from "next/dynamic";
 import { useMemo, useState } from "react";
+import { usePageAccountHref } from "@/src/trpc/page-account";
 import { trpc } from "@/src/trpc/react";
 import type { RouterOutputs } from "@/src/trpc/client";
 import { formatUsd } from "@/src/shared/money";
@@ -71,6 +72,7 @@ function PriceCell({ cell }: { cell: Cell }) {
 /** 模型价格: every model across the person's accounts, the price for each account's own group. */
 export function PricesPanel() {
   const query = trpc.prices.table.useQuery();
+  const csv = usePageAccountHref("/api/prices/table.csv");
   const table = useAnswer(query);
   const [search, setSearch] = useState("");
   const [vendor, setVendor] = useState("");
@@ -91,7 +93,7 @@ export function PricesPanel() {
           灰色为该账户不可用。站点不公开价格时，由该账户近 7 天的消费日志推算。每小时读取一次。
         </p>
         <p>
-          <a className="button secondary" href="/api/prices/table.csv" download>
+          <a className="button secondary" href={csv} download>
             下载价格对比 CSV
           </a>
         </p>

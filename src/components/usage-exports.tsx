@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { usePageAccountHref } from "@/src/trpc/page-account";
 import { trpc } from "@/src/trpc/react";
 import { formatNumber } from "./format";
 import { useAnswer } from "./site-data";
@@ -11,9 +12,11 @@ export function Exports({ range, tz, accounts }: { range: Range; tz: string; acc
   const [month, setMonth] = useState(() => range.to.slice(0, 7));
   const countQuery = trpc.export.count.useQuery({ ...range, tz, accounts });
   const count = useAnswer(countQuery);
-  const csv = `/api/export/usage.csv?${new URLSearchParams({ ...range, tz, accounts })}`;
-  const pdf = `/api/export/statement.pdf?${new URLSearchParams({ month, tz, accounts })}`;
-  const reconciliation = `/api/export/reconciliation.csv?${new URLSearchParams({ ...range, tz, accounts })}`;
+  const csv = usePageAccountHref(`/api/export/usage.csv?${new URLSearchParams({ ...range, tz, accounts })}`);
+  const pdf = usePageAccountHref(`/api/export/statement.pdf?${new URLSearchParams({ month, tz, accounts })}`);
+  const reconciliation = usePageAccountHref(
+    `/api/export/reconciliation.csv?${new URLSearchParams({ ...range, tz, accounts })}`,
+  );
   return (
     <div className="exports" aria-label="导出">
       <span className="exports-line">

@@ -189,6 +189,7 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
         requests,
         throttled: () => throttled,
         peakInFlight: () => peak,
+        inFlight: () => inFlight,
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections();

@@ -5,6 +5,7 @@
 import { TRPCClientError, createTRPCClient, httpBatchLink } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/src/server/api/root";
+import { pageAccountHeaders } from "./page-account";
 
 /** What each procedure answers, for the components' props. */
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
@@ -13,7 +14,7 @@ export type RouterInputs = inferRouterInputs<AppRouter>;
 
 export const api = createTRPCClient<AppRouter>({
   // The server refuses batches of more than 10 calls.
-  links: [httpBatchLink({ url: "/api/trpc", maxItems: 10 })],
+  links: [httpBatchLink({ url: "/api/trpc", maxItems: 10, headers: pageAccountHeaders })],
 });
 
 /** The service's own message for a failed call, or a general one for network trouble. */

@@ -9,10 +9,16 @@ import { httpBatchLink, httpBatchStreamLink, splitLink } from "@trpc/client";
 import { createTRPCReact } from "@trpc/react-query";
 import { useState } from "react";
 import type { AppRouter } from "@/src/server/api/root";
+import { PageAccount, pageAccountHeaders, setPageAccount } from "./page-account";
 
 export const trpc = createTRPCReact<AppRouter>();
 
-export function QueryProvider({ children }: { children: React.ReactNode }) {
+/**
+ * `account`: the key of the account the page shows; every call names it. The provider is keyed by
+ * it where it is used, so another account's page starts with an empty cache.
+ */
+export function QueryProvider({ children, account = null }: { children: React.ReactNode; account?: string | null }) {
+  setPageAccount(account);
   const [queryClient] = useState(
     () =>
       new QueryClient({
@@ -29,15 +35,17 @@ export function QueryProvider({ children }: { children: React.ReactNode }) {
           // The overview's rows stream in as each site answers; every other call (some set the
           // cookie, which a streamed answer cannot) is an ordinary batch.
           condition: (op) => op.path === "account.overviewRow",
-          true: httpBatchStreamLink({ url: "/api/trpc", maxItems: 10 }),
-          false: httpBatchLink({ url: "/api/trpc", maxItems: 10 }),
+          true: httpBatchStreamLink({ url: "/api/trpc", maxItems: 10, headers: pageAccountHeaders }),
+          false: httpBatchLink({ url: "/api/trpc", maxItems: 10, headers: pageAccountHeaders }),
         }),
       ],
     }),
   );
   return (
     <trpc.Provider client={client} queryClient={queryClient}>
-      <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
+      <QueryClientProvider client={queryClient}>
+        <PageAccount.Provider value={account}>{children}</PageAccount.Provider>
+      </QueryClientProvider>
     </trpc.Provider>
   );
 }

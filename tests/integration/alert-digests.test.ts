@@ -279,14 +279,20 @@ describe("digests", () => {
     const first = addDays(`${month}-28`, 5).slice(0, 8) + "01";
     const then = new Date(dayStart(tz, first) + 60_000);
     expect(await queueDueDigests(store.db, then)).toBe(1);
+    // The queued message holds no link yet: it is made as the message goes.
+    const stored = async () => JSON.stringify(await store.db.alertDelivery.findMany({ select: { payload: true } }));
+    expect(await stored()).not.toMatch(/statement\/[A-Za-z0-9_-]{43}/);
     expect(await deliverDue(store.db, then)).toBe(2);
 
     const sent = JSON.parse(hook.received[0]!.body) as DigestBody;
+    expect(sent).not.toHaveProperty("link");
     expect(sent.digest.figures.period).toEqual({ from: `${month}-01`, to: addDays(first, -1) });
     const url = sent.digest.figures.statement?.url ?? "";
     expect(url).toMatch(/^https:\/\/dash\.example\.com\/statement\/[A-Za-z0-9_-]{43}$/);
     expect(sent.digest.text).toContain(`${month} 的对账单：${url}（7 天内有效，只能下载一次）`);
     const token = url.split("/").pop() ?? "";
+    // Sent, and still only its SHA-256 is kept here.
+    expect(await stored()).not.toContain(token);
     const anon = callerFor(store.db).api;
     expect((await anon.alerts.statementLink({ token })).data).toMatchObject({ state: "ready", month });
     const file = await anon.alerts.statementByLink({ token });

@@ -431,8 +431,11 @@ describe("the outbox", () => {
     expect(list.data.alerts[0]?.deliveries.map((d) => d.status)).toEqual(["sent", "sent"]);
   });
 
-  it("tests a channel on request, and says why one cannot be reached", async () => {
+  it("tests a channel on request: delivered or not, a few times a minute, never why a connection failed", async () => {
     const { api } = await workspace();
+    // The tests below are counted in one minute: begin with most of a minute ahead.
+    const into = Date.now() % 60_000;
+    if (into > 40_000) await new Promise((r) => setTimeout(r, 60_000 - into));
     const hook = await receiver();
     closers.push(hook.close);
     const ok = await api.alerts.createChannel({ type: "webhook", name: "测试", url: hook.url, secret: "s".repeat(20) });
@@ -446,7 +449,24 @@ describe("the outbox", () => {
     await hook.close();
     closers.pop();
     const gone = await api.alerts.testChannel({ id: ok.data.channel.id });
-    expect(gone).toEqual({ success: false, message: "连接被拒绝" });
+    expect(gone).toEqual({ success: false, message: "测试消息未送达" });
+    // A receiver that answers: its status, nothing more.
+    const teapot = await receiver(() => 418);
+    closers.push(teapot.close);
+    const refusing = await api.alerts.createChannel({ type: "webhook", name: "茶壶", url: teapot.url });
+    if (!refusing.success) throw new Error(refusing.message);
+    expect(await api.alerts.testChannel({ id: refusing.data.channel.id })).toEqual({
+      success: false,
+      message: "测试消息未送达（对方答复 HTTP 418）",
+    });
+    // Ten tests a minute per workspace (three sent above); then told to wait, nothing sent.
+    for (let i = 0; i < 7; i++) {
+      expect((await api.alerts.testChannel({ id: refusing.data.channel.id })).success).toBe(false);
+    }
+    await expect(api.alerts.testChannel({ id: refusing.data.channel.id })).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: "测试过于频繁：每分钟最多 10 次，请稍后再试",
+    });
     const bad = await api.alerts.createChannel({ type: "webhook", name: "坏的", url: "ftp://example.com/x" });
     expect(bad).toEqual({ success: false, message: "地址不能用：地址须以 http:// 或 https:// 开头" });
     const channels = await api.alerts.channels();

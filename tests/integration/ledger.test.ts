@@ -310,13 +310,13 @@ describe("automatic syncs and retention", () => {
   const JOB = { syncMinutes: 10, keepDays: 400, backfillDays: 40, perMinute: 100_000, timeoutMs: 5000 };
 
   it("syncs at sign-in when automatic syncs are on, and not when they are off", async () => {
-    const site = await startFamilySite("new-api", 0, {}, { days: 10, now: NOW - 60 });
-    open.push(site);
-    const { id } = await siteRegistry(store.db).add({ name: "new-api", url: site.gateway.url });
-    await signInWith(store.db, id, site.user, { ledgerSyncMinutes: 0 });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await store.db.ledgerSync.count()).toBe(0);
-    const { token } = await signInWith(store.db, id, site.user, {
+    const off = await startFamilySite("new-api", 0, {}, { days: 10, now: NOW - 60 });
+    const on = await startFamilySite("new-api", 1, {}, { days: 10, now: NOW - 60 });
+    open.push(off, on);
+    const offId = (await siteRegistry(store.db).add({ name: "off", url: off.gateway.url })).id;
+    const onId = (await siteRegistry(store.db).add({ name: "on", url: on.gateway.url })).id;
+    await signInWith(store.db, offId, off.user, { ledgerSyncMinutes: 0 });
+    const { token } = await signInWith(store.db, onId, on.user, {
       ledgerSyncMinutes: 10,
       siteRequestsPerMinute: 100_000,
     });
@@ -326,7 +326,10 @@ describe("automatic syncs and retention", () => {
       await new Promise((r) => setTimeout(r, 100));
       status = await ledgerStatus(store.db, accountOf(session));
     }
-    expect(status.entries).toBe(site.history.logs.length);
+    expect(status.entries).toBe(on.history.logs.length);
+    // By the time the other sign-in's whole sync is done, this one has not begun one: no log read, no sync.
+    expect(off.gateway.requests.filter((r) => r.path === "/api/log/self")).toEqual([]);
+    expect(await store.db.ledgerSync.count({ where: { siteId: offId } })).toBe(0);
   });
 
   it("waits longer after each failure in a row, so a failing site is not hammered, and back to the interval once it answers", async () => {

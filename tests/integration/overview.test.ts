@@ -144,8 +144,9 @@ describe("GET /api/accounts/overview", () => {
     const byName = (name: string) => rows.find((r) => r.site?.name === name)!;
     const seen = { balance: { quota: 3_000_000, usd: 6 }, at: new Date(at * 1000).toISOString() };
     expect(byName("挂起站")).toMatchObject({ state: "unreachable", summary: null, lastKnown: seen });
-    // A refused token with no sync on record has nothing to show, and is not counted.
-    expect(byName("拒绝站")).toMatchObject({ state: "refused", lastKnown: null });
+    // A token the site refused ended its session at once (design.md 24): an expired row now, with
+    // nothing to show, not counted.
+    expect(rows.find((r) => r.userId === refusing.user.id)).toMatchObject({ state: "expired", lastKnown: null });
     expect(byName("人民币站").lastKnown).toBeNull();
     const okUsd = byName("人民币站").summary!.balance.usd;
     expect(totals).toMatchObject({

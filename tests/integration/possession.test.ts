@@ -221,3 +221,49 @@ describe("a workspace's verifications", () => {
     expect((await countOf()) - waitsBefore).toBe(4);
   });
 });
+
+describe("two tabs of one browser", () => {
+  it("acts on the account each page was rendered for, and says so when that account is gone", async () => {
+    const xavier = owner(611, "sk-xavier-0123456789abcdef");
+    const yvonne = owner(612, "sk-yvonne-0123456789abcdef");
+    USERS.push(xavier, yvonne);
+    const signIn = async (cookie: string, id: number, token: string) => {
+      const { api, ctx } = caller(cookie ? { cookie } : {});
+      const answer = await api.auth.signIn({ siteId, userId: id, accessToken: token });
+      if (!answer.success) throw new Error(answer.message);
+      return (ctx.resHeaders.get("set-cookie") ?? "").split(";")[0]!;
+    };
+    let cookie = await signIn("", 611, xavier.accessToken);
+    // Tab A renders X's 令牌 page: the key it names on every call.
+    const keyX = (await caller({ cookie }).api.account.current()).key;
+    // Tab B adds Y and opens it: Y is the cookie's active account now.
+    cookie = await signIn(cookie, 612, yvonne.accessToken);
+    const tabA = caller({ cookie, "x-gd-account": keyX }).api;
+    const tabB = caller({ cookie }).api;
+    expect((await tabB.auth.me()).data.userInfo.id).toBe(612);
+
+    // Back in tab A, without a reload: the write lands on X, the read shows X.
+    expect((await tabA.auth.me()).data.userInfo.id).toBe(611);
+    const made = await tabA.tokens.create({ name: "tab-a-token" });
+    expect(made.success).toBe(true);
+    const last = site.requests.filter((r) => r.method === "POST" && r.path === "/api/token/").at(-1)!;
+    expect(last.headers["new-api-user"]).toBe("611");
+    const proxied = await tabA.actions.proxyRead({ method: "GET", path: "user/self", query: "" });
+    expect(proxied).toMatchObject({ success: true, data: { id: 611 } });
+
+    // Tab B signs X out: tab A is told, and acts on nobody else.
+    const keys = (await tabB.account.list()).accounts;
+    const next = await caller({ cookie }).api.account.signOut({ key: keys.find((a) => a.userId === 611)!.key });
+    expect(next.remaining).toBe(1);
+    // Tab A still sends the cookie it had (X's session in it, now ended).
+    const stale = caller({ cookie, "x-gd-account": keyX }).api;
+    const gone = {
+      code: "PRECONDITION_FAILED",
+      message: "此页面所属的账户已不在本浏览器中（已退出或已过期），请刷新页面",
+    };
+    await expect(stale.tokens.create({ name: "must-not-land" })).rejects.toMatchObject(gone);
+    await expect(stale.actions.checkin()).rejects.toMatchObject(gone);
+    await expect(stale.auth.me()).rejects.toMatchObject(gone);
+    expect(site.requests.some((r) => JSON.stringify(r).includes("must-not-land"))).toBe(false);
+  });
+});

@@ -202,7 +202,7 @@ describe("sign-ins and the accounts waiting for one site", () => {
   }
 
   it("serves the accounts waiting for one site in turn: one account's burst does not go first", async () => {
-    const { as } = await twoAccounts({ latencyMs: 120 });
+    const { as, gateway } = await twoAccounts({ latencyMs: 120 });
     await as(0).account.summary({}); // the status probe, out of the way
     const done: string[] = [];
     const burst = Array.from({ length: 16 }, (_, i) =>
@@ -210,7 +210,8 @@ describe("sign-ins and the accounts waiting for one site", () => {
         .account.logs({ page: i + 1, pageSize: 5 })
         .then(() => done.push("a")),
     );
-    await new Promise((r) => setTimeout(r, 20));
+    // The burst fills the site's places first (four calls in flight), then the other account asks.
+    while (gateway.inFlight() < 4) await new Promise((r) => setImmediate(r));
     const single = as(1)
       .account.logs({ page: 1, pageSize: 5 })
       .then(() => done.push("b"));

@@ -110,5 +110,7 @@ export type RunningGateway = {
   throttled: () => number;
   /** Most requests in flight at once so far. */
   peakInFlight: () => number;
+  /** Requests in flight now (arrived, not yet answered). */
+  inFlight: () => number;
   close: () => Promise<void>;
 };

@@ -4,13 +4,15 @@
  * place without its secrets. A robot's webhook address may be pasted whole: its token is taken
  * from it, and the message goes to the robot service's own address (an operator's setting).
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
+import { hotPath } from "../db/hot-path";
 import { env } from "../core/env";
 import { OutboundRefused, checkOutboundUrl } from "../net/outbound";
 import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
 import type { AlertChannelView } from "./schemas";
-import type { DigestPayload } from "./digest-report";
+import { STATEMENT_LINK_MARK, type DigestPayload } from "./digest-report";
 import {
   CHANNEL_TYPES,
   SendRefused,
@@ -19,7 +21,7 @@ import {
   type ChannelSettings,
   type ChannelType,
 } from "./senders";
-import { workspaceStatement } from "./statement-links";
+import { createStatementLink, workspaceStatement } from "./statement-links";
 
 export { CHANNEL_TYPES, type ChannelType };
 
@@ -204,6 +206,45 @@ export function alertChannels(db: Db) {
   };
 }
 
+/** Tests a workspace may send to its channels a minute (the 测试 button is not a way to probe addresses). */
+export const CHANNEL_TESTS_PER_MINUTE = 10;
+
+/** Channels sent to an address the person gave (the others go to the services' own hosts). */
+const OWN_ADDRESS = new Set(["webhook", "ntfy"]);
+
+/**
+ * Sends the 测试 message to a workspace's channel, within CHANNEL_TESTS_PER_MINUTE. For a channel
+ * at an address the person gave, the answer says only whether it was delivered and the HTTP status
+ * the receiver answered, never why a connection failed (refused, timed out, reset): that would
+ * tell which addresses and ports answer. A chat service's or the mail server's refusal is told.
+ */
+export async function testChannel(db: Db, workspaceId: number, channelId: number, now = Date.now()): Promise<string> {
+  const start = now - (now % 60_000);
+  const key = createHash("sha256").update(`channel-test:${workspaceId}`).digest("hex");
+  if ((await hotPath(db).chargeAttempt(key, new Date(start))) > CHANNEL_TESTS_PER_MINUTE) {
+    throw new Refusal(
+      `测试过于频繁：每分钟最多 ${CHANNEL_TESTS_PER_MINUTE} 次，请稍后再试`,
+      "TOO_MANY_REQUESTS",
+      Math.max(1, Math.ceil((start + 60_000 - now) / 1000)),
+    );
+  }
+  const payload = JSON.stringify({
+    event: "test",
+    at: new Date(now).toISOString(),
+    message: "这是一条测试消息：通知渠道可以收到提醒",
+  });
+  try {
+    await sendToChannel(db, channelId, payload, now);
+    return "测试消息已送达";
+  } catch (error) {
+    if (!(error instanceof AlertRefused)) throw error;
+    const row = await db.alertChannel.findUnique({ where: { id: channelId }, select: { type: true } });
+    if (!row || !OWN_ADDRESS.has(row.type)) throw error;
+    const status = /HTTP (\d{3})/.exec(error.message)?.[1];
+    throw new AlertRefused(status ? `测试消息未送达（对方答复 HTTP ${status}）` : "测试消息未送达");
+  }
+}
+
 /** Sends one message to a channel; throws AlertRefused with the reason in words when it was not taken. */
 export async function sendToChannel(db: Db, channelId: number, payload: string, now = Date.now()): Promise<void> {
   const row = await db.alertChannel.findUnique({
@@ -215,11 +256,22 @@ export async function sendToChannel(db: Db, channelId: number, payload: string, 
   if (opened === null) throw new AlertRefused("渠道设置无法解密（密钥已更换），请重新添加");
   const settings = JSON.parse(opened) as ChannelSettings;
   try {
-    await sendWith(settings, payload, now, await attachmentsOf(db, settings, payload, now));
+    const message = await withStatementLink(db, payload, now);
+    await sendWith(settings, message, now, await attachmentsOf(db, settings, payload, now));
   } catch (error) {
     if (error instanceof SendRefused) throw new AlertRefused(error.message);
     throw error;
   }
+}
+
+/** A monthly digest to a chat or webhook carries a one-time link to the statement, made now (only its hash is kept). */
+async function withStatementLink(db: Db, payload: string, now: number): Promise<string> {
+  const { link } = JSON.parse(payload) as Partial<DigestPayload>;
+  if (!link) return payload;
+  const url = await createStatementLink(db, link.workspaceId, link, new Date(now));
+  const message = JSON.parse(payload.split(STATEMENT_LINK_MARK).join(url)) as DigestPayload;
+  delete message.link;
+  return JSON.stringify(message);
 }
 
 /** A monthly digest to email carries the month's statement, rendered when it is sent. */

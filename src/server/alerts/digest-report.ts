@@ -59,7 +59,15 @@ export type DigestPayload = {
   digest: { title: string; text: string; markdown: string; figures: DigestFigures };
   /** The monthly statement, made for email at send time. */
   statement?: { workspaceId: number; month: string; timeZone: string };
+  /**
+   * The monthly statement's one-time link for the other channels, made as the message is sent and
+   * put where STATEMENT_LINK_MARK stands: the stored message never holds the link's secret.
+   */
+  link?: { workspaceId: number; month: string; timeZone: string; origin: string };
 };
+
+/** Where a message's one-time statement link goes once it is made (DigestPayload.link). */
+export const STATEMENT_LINK_MARK = "{{statement-link}}";
 
 /** The period before one of the same length (a month: the calendar month before). */
 export function previousPeriod(cadence: Cadence, p: Period): Period {

@@ -15,12 +15,12 @@ import {
   digestMarkdown,
   digestText,
   digestTitle,
+  STATEMENT_LINK_MARK,
   type Cadence,
   type DigestPayload,
   type Period,
 } from "./digest-report";
 import { alertRules } from "./rules";
-import { createStatementLink } from "./statement-links";
 
 export const CADENCES = ["daily", "weekly", "monthly"] as const satisfies readonly Cadence[];
 
@@ -211,34 +211,34 @@ export async function queueDigest(
     where: { id: { in: channelIds }, workspaceId: row.workspaceId },
     select: { id: true, type: true },
   });
-  const payloads = await Promise.all(
-    channels.map(async (c) => {
-      let withStatement = figures;
-      let statement: DigestPayload["statement"];
-      if (cadence === "monthly") {
-        const month = due.period.from.slice(0, 7);
-        if (ATTACHING.has(c.type)) {
-          statement = { workspaceId: row.workspaceId, month, timeZone };
-          withStatement = { ...figures, statement: { month, url: null, attached: true } };
-        } else {
-          const url = await createStatementLink(db, row.workspaceId, { month, timeZone, origin: row.origin }, now);
-          withStatement = { ...figures, statement: { month, url, attached: false } };
-        }
+  const payloads = channels.map((c) => {
+    let withStatement = figures;
+    let statement: DigestPayload["statement"];
+    let link: DigestPayload["link"];
+    if (cadence === "monthly") {
+      const month = due.period.from.slice(0, 7);
+      if (ATTACHING.has(c.type)) {
+        statement = { workspaceId: row.workspaceId, month, timeZone };
+        withStatement = { ...figures, statement: { month, url: null, attached: true } };
+      } else {
+        link = { workspaceId: row.workspaceId, month, timeZone, origin: row.origin };
+        withStatement = { ...figures, statement: { month, url: STATEMENT_LINK_MARK, attached: false } };
       }
-      const payload: DigestPayload = {
-        event: "digest",
-        at: now.toISOString(),
-        digest: {
-          title: digestTitle(withStatement),
-          text: digestText(withStatement),
-          markdown: digestMarkdown(withStatement),
-          figures: withStatement,
-        },
-        ...(statement ? { statement } : {}),
-      };
-      return { channelId: c.id, payload: JSON.stringify(payload) };
-    }),
-  );
+    }
+    const payload: DigestPayload = {
+      event: "digest",
+      at: now.toISOString(),
+      digest: {
+        title: digestTitle(withStatement),
+        text: digestText(withStatement),
+        markdown: digestMarkdown(withStatement),
+        figures: withStatement,
+      },
+      ...(statement ? { statement } : {}),
+      ...(link ? { link } : {}),
+    };
+    return { channelId: c.id, payload: JSON.stringify(payload) };
+  });
   return db.$transaction(async (tx) => {
     if (opts.claim) {
       const { count } = await tx.alertDigest.updateMany({

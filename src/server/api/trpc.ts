@@ -141,9 +141,21 @@ export const workspaceProcedure = publicProcedure.use(async ({ ctx, type, next }
   return next({ ctx: { workspace: found.session, workspaceVia: found.via } });
 });
 
-/** The saved account a workspace request is about: `account` among its parameters, else the device's active one, else the first. */
+/**
+ * The account a request names (design.md 24): the dashboard sends the key of the account its page
+ * was rendered for in this header, so a page acts on its own account whatever another tab made
+ * active; REST clients may name one with `?account=`.
+ */
+export const PAGE_ACCOUNT_HEADER = "x-gd-account";
+
+const namedAccount = (ctx: Context): string | null => {
+  const named = ctx.headers.get(PAGE_ACCOUNT_HEADER) ?? ctx.accountParam;
+  return named === null || named === "" ? null : named.slice(0, 64);
+};
+
+/** The saved account a workspace request is about: the one it names, else the device's active one, else the first. */
 async function chosenAccount(ctx: Context, workspace: WorkspaceSession, rawInput: unknown): Promise<ScopedAccount> {
-  const named = ctx.accountParam ?? (rawInput as { account?: unknown } | undefined)?.account;
+  const named = namedAccount(ctx) ?? (rawInput as { account?: unknown } | undefined)?.account;
   const accounts = savedAccountsOf(ctx);
   const sites = await siteIndex(ctx.db);
   const list = await accounts.list(workspace.workspaceId, sites);
@@ -160,10 +172,17 @@ async function chosenAccount(ctx: Context, workspace: WorkspaceSession, rawInput
   return scoped(accounts, chosen, sites);
 }
 
-/** A gateway account's session from the request (Bearer, or the cookie's active account); 401 without. */
+/**
+ * A gateway account's session from the request (Bearer, or the cookie's account the request names,
+ * else its active one); 401 without. A page whose account left the browser is told so (412).
+ */
 async function accountSessionOf(ctx: Context, type: string) {
-  const found = await resolveSession(ctx.db, ctx.headers, ctx.secure);
+  const named = namedAccount(ctx);
+  const found = await resolveSession(ctx.db, ctx.headers, ctx.secure, named);
   if (found?.via === "cookie" && type === "mutation") refuseForeign(ctx);
+  if (found?.via === "cookie" && !found.session && named !== null && found.browser.a.length > 0) {
+    throw new TRPCError({ code: "PRECONDITION_FAILED", message: MSG.pageAccountGone });
+  }
   if (!found?.session) {
     if (found?.via === "cookie") clearSessionCookie(ctx.resHeaders, ctx.secure);
     throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });

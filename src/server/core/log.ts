@@ -23,7 +23,10 @@ export function logError(event: string, error: unknown): void {
   );
 }
 
-/** One line per request: no query string, no headers, so no token or cookie can reach the log. */
+/** Paths whose last part is a secret (a statement link's): logged without it. */
+const SECRET_PATH = /\/statement\/[^/]+/g;
+
+/** One line per request: no query string, no headers, no secret of a path, so no token or cookie can reach the log. */
 export function logRequest(fields: {
   method: string;
   path: string;
@@ -31,5 +34,5 @@ export function logRequest(fields: {
   ms: number;
   client: string | null;
 }): void {
-  logEvent("request", { ...fields, path: fields.path.split("?")[0] });
+  logEvent("request", { ...fields, path: (fields.path.split("?")[0] ?? "").replace(SECRET_PATH, "/statement/***") });
 }

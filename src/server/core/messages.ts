@@ -18,6 +18,7 @@ export const MSG = {
   batchTooLarge: "一次请求包含的调用过多",
   badParamPrefix: "请求参数无效: ",
   siteRefused: "站点拒绝了访问令牌，请重新登录",
+  pageAccountGone: "此页面所属的账户已不在本浏览器中（已退出或已过期），请刷新页面",
   siteFailedPrefix: "站点请求失败: ",
   siteBusy: "站点繁忙，请稍后再试",
   accountBusy: "该账户的站点请求过于频繁，请稍后再试",

@@ -67,6 +67,12 @@ function siteUrlOf(call: SiteCall): string {
   return url.toString();
 }
 
+/** The connection was reset or closed under the request (no answer came on it). */
+function wasReset(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } } | null)?.cause?.code ?? "";
+  return code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE";
+}
+
 function reasonFor(error: unknown, signal: AbortSignal): string {
   if (error instanceof GatewayError) return error.message;
   if (signal.aborted) return REASON.timeout;
@@ -75,7 +81,7 @@ function reasonFor(error: unknown, signal: AbortSignal): string {
   const text = `${cause?.message ?? ""} ${(error as Error | null)?.message ?? ""}`;
   if (code === "ECONNREFUSED") return REASON.refused;
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return REASON.dns;
-  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") return REASON.reset;
+  if (wasReset(error)) return REASON.reset;
   if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "ETIMEDOUT") {
     return REASON.timeout;
   }
@@ -104,13 +110,23 @@ export async function callSite(call: SiteCall): Promise<SiteAnswer> {
       for (const name of USER_ID_HEADERS) headers.set(name, String(call.userId));
     }
     if (call.body !== undefined) headers.set("Content-Type", "application/json");
-    const response = await fetch(siteUrlOf(call), {
-      method: call.method ?? "GET",
-      headers,
-      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-      redirect: "manual",
-      signal: controller.signal,
-    });
+    const send = () =>
+      fetch(siteUrlOf(call), {
+        method: call.method ?? "GET",
+        headers,
+        ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+        redirect: "manual",
+        signal: controller.signal,
+      });
+    let response: Response;
+    try {
+      response = await send();
+    } catch (error) {
+      // A kept-alive connection the site closed as it was reused: a read is sent once more, on a
+      // new one (a write is not: the site may have taken it).
+      if ((call.method ?? "GET") !== "GET" || controller.signal.aborted || !wasReset(error)) throw error;
+      response = await send();
+    }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       throw new GatewayError(REASON.redirect);

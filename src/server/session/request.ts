@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
-import { activeAccount } from "./browser";
+import { accountKey, activeAccount } from "./browser";
 import { accountsFromCookie, hasSessionCookie, type BrowserAccounts } from "./cookie";
-import { sessionStore, type LiveSession } from "./store";
+import { hashToken, sessionStore, type LiveSession } from "./store";
 
 /**
  * How a request names its session, and the live session it names (null: unknown, expired,
@@ -18,16 +18,28 @@ function bearerToken(headers: Headers): string | undefined {
 }
 
 /**
- * The session of a request: its Bearer token when it sends one, else its session cookie's active
- * account (over HTTPS only the `__Host-` cookie). null when the request names no session at all.
+ * The session of a request: its Bearer token when it sends one, else one account of its session
+ * cookie (over HTTPS only the `__Host-` cookie): the one `named` (the key a page was rendered for,
+ * design.md 24; null when that account is no longer in the browser), or the cookie's active one.
+ * null when the request names no session at all.
  */
-export async function resolveSession(db: Db, headers: Headers, secure: boolean): Promise<RequestSession | null> {
+export async function resolveSession(
+  db: Db,
+  headers: Headers,
+  secure: boolean,
+  named: string | null = null,
+): Promise<RequestSession | null> {
   const bearer = bearerToken(headers);
   if (bearer) return { via: "bearer", session: await sessionStore(db).findValid(bearer) };
   const cookieHeader = headers.get("cookie");
   if (!hasSessionCookie(cookieHeader, secure)) return null;
   const accounts = await accountsFromCookie(cookieHeader, secure);
   if (!accounts) return { via: "cookie", session: null, browser: { a: [], d: [] }, changed: false };
+  if (named !== null) {
+    const entry = accounts.a.find((x) => accountKey(hashToken(x.t)) === named);
+    const session = entry ? await sessionStore(db).findValid(entry.t) : null;
+    return { via: "cookie", session, browser: accounts, changed: false };
+  }
   const active = await activeAccount(db, accounts);
   return { via: "cookie", session: active.session, browser: active.accounts, changed: active.changed };
 }

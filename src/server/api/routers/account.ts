@@ -104,6 +104,11 @@ export const accountRouter = router({
     return { accounts, dropped };
   }),
 
+  /** The key of the account a request is about: a page is rendered for it and names it on every call. */
+  current: authedProcedure
+    .output(z.object({ key: z.string() }))
+    .query(({ ctx }) => ({ key: ctx.session.key ?? listed(ctx.session, true).key })),
+
   switch: viewerProcedure
     .input(keyInput)
     .output(doneSchema)

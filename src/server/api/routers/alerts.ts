@@ -1,4 +1,4 @@
-import { AlertRefused, alertChannels, sendToChannel } from "../../alerts/channels";
+import { AlertRefused, alertChannels, testChannel } from "../../alerts/channels";
 import { alertDigests, sendDigestNow } from "../../alerts/digests";
 import { alertHistory } from "../../alerts/history";
 import { statementLinkState, useStatementLink } from "../../alerts/statement-links";
@@ -100,15 +100,7 @@ export const alertsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const own = await alertChannels(ctx.db).ownIds(ctx.workspace.workspaceId, [input.id]);
       if (own.length === 0) return failure(NO_CHANNEL);
-      const payload = JSON.stringify({
-        event: "test",
-        at: new Date().toISOString(),
-        message: "这是一条测试消息：通知渠道可以收到提醒",
-      });
-      return answer(async () => {
-        await sendToChannel(ctx.db, input.id, payload);
-        return { message: "测试消息已送达" };
-      });
+      return answer(async () => ({ message: await testChannel(ctx.db, ctx.workspace.workspaceId, input.id) }));
     }),
 
   rules: workspaceProcedure.output(rulesSuccess).query(async ({ ctx }) => {
