@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { KEYS, URL_, activeAccount, expect, fillSignIn, shot, test } from "./fixtures";
+import { FAMILIES, KEYS, URL_, activeAccount, expect, fillSignIn, shot, test } from "./fixtures";
 
 /** The open dialog as axe checks it (WCAG 2.2 AA): no serious or critical finding. */
 async function axeClean(page: Page, name: string) {
@@ -109,4 +109,44 @@ test("creates, reveals, exports, disables, edits and deletes a token, at desktop
   await expect(page.getByRole("dialog", { name: "新建令牌" })).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
   await shot(page, "47-token-form-phone");
+});
+
+/** Two tabs of one browser: each acts on the account it shows, whatever the other made active. */
+test("a token made in a tab lands on the account that tab shows, after another tab switched accounts", async ({
+  page,
+  context,
+}) => {
+  const other = FAMILIES.find((x) => x.family === "one-hub")!;
+  await page.goto(URL_);
+  await fillSignIn(page, "令牌测试站点", KEYS.user.id, KEYS.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
+  // Tab A: this account's 令牌.
+  await page.goto(`${URL_}/?tab=tokens`);
+  const panel = page.getByRole("region", { name: "令牌", exact: true });
+  await expect(panel.locator("tbody tr").first()).toBeVisible();
+  const heading = await page.getByRole("heading", { level: 1 }).textContent();
+
+  // Tab B adds the one-hub account, which becomes the browser's active one.
+  const tabB = await context.newPage();
+  await tabB.goto(`${URL_}/?add=1`);
+  await fillSignIn(tabB, "one-hub 站点", other.user.id, other.user.token);
+  await tabB.getByRole("button", { name: "登录" }).click();
+  await expect(activeAccount(tabB)).toContainText("one-hub 用户");
+
+  // Back in tab A, without a reload: the new token is made on the account tab A shows.
+  await panel.getByRole("button", { name: "新建令牌" }).click();
+  const form = page.getByRole("dialog", { name: "新建令牌" });
+  await form.getByLabel("名称").fill("两个标签页");
+  await form.getByRole("button", { name: "创建" }).click();
+  await page.keyboard.press("Escape");
+  await expect(panel.locator("tbody tr", { hasText: "两个标签页" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading ?? "");
+
+  // Tab B's account (one-hub) has no such token.
+  await tabB.goto(`${URL_}/?tab=tokens`);
+  const otherPanel = tabB.getByRole("region", { name: "令牌", exact: true });
+  await expect(otherPanel.locator("tbody tr").first()).toBeVisible();
+  await expect(otherPanel.locator("tbody tr", { hasText: "两个标签页" })).toHaveCount(0);
+  await tabB.close();
 });

@@ -259,6 +259,41 @@ describe("trusted proxies", () => {
   });
 });
 
+describe("one request cannot stop everyone", () => {
+  it("answers the health check at once while the largest import a workspace may send is refused", async () => {
+    const made = await request(open.url, "/api/workspace/register", {
+      body: { name: "大文件导入", password: "correct horse battery" },
+    });
+    const token = (made.body.data as { token: string }).token;
+    // As many accounts as 4 MiB holds (an All API Hub file), ordered by a list as long.
+    const rows: unknown[] = [];
+    const ordered: string[] = [];
+    let size = 0;
+    for (let i = 0; size < 3.9 * 1024 * 1024; i++) {
+      const row = { id: `a${i}`, site_url: "https://x.example", account_info: { id: i + 1, access_token: "t" } };
+      size += JSON.stringify(row).length + 6 + String(i).length;
+      rows.push(row);
+      ordered.push(`a${(rows.length * 7919) % 100_003}`);
+    }
+    const body = JSON.stringify({ accounts: { accounts: rows, orderedAccountIds: ordered.reverse() } });
+    expect(body.length).toBeLessThan(4 * 1024 * 1024);
+    const importing = request(open.url, "/api/workspace/import", {
+      body,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const waits: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      expect((await fetch(`${open.url}/api/health`)).status).toBe(200);
+      waits.push(performance.now() - started);
+    }
+    const answer = await importing;
+    expect(answer.body).toEqual({ success: false, message: "一次最多导入 200 个账户" });
+    // Every health check answered within a second (one import took 40 s of the event loop before).
+    expect(Math.max(...waits)).toBeLessThan(1000);
+  });
+});
+
 describe("tRPC batches", () => {
   it("answers more than 10 calls in one request with a clear 400, and serves 10", async () => {
     const batch = (n: number) => request(open.url, `/api/trpc/${Array(n).fill("site.list").join(",")}?batch=1`);
