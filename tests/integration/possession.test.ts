@@ -72,6 +72,7 @@ describe("after the owner resets the token", () => {
     const range = { from: new Date((HOUR - 6 * 86_400) * 1000).toISOString().slice(0, 10), tz: "UTC" };
     const before = await former.api.usage.summary({ ...range, groupBy: "day" });
     const rowsBefore = await former.api.export.count(range);
+    const statusBefore = await former.api.usage.status();
 
     // The owner resets the token on the site and signs in here with the new one.
     ALEX.accessToken = "sk-new-601-0123456789abcdef";
@@ -132,6 +133,7 @@ describe("after the owner resets the token", () => {
     const logs = await former.api.account.logs({ pageSize: 100 });
     expect(JSON.stringify(logs)).not.toContain("after-reset");
     expect((await former.api.export.count(range)).data.rows).toBe(rowsBefore.data.rows);
+    expect((await former.api.usage.status()).entries).toBe(statusBefore.entries);
     expect((await ownerApi.export.count(range)).data.rows).toBe(rowsBefore.data.rows + 1);
 
     // Removing its account with the history: the history stays (the owner's, synced with the new token).

@@ -18,7 +18,7 @@ import { env } from "../core/env";
 import { MSG } from "../core/messages";
 import { metrics } from "../core/metrics";
 import type { Db } from "../db/client";
-import { ledgerStore, type EntryRow } from "./store";
+import { ledgerStore, ownerWhere, type EntryRow } from "./store";
 import { LedgerBusy, lease, letGoOf, owner, progress } from "./sync-leases";
 import { noteTopupHistory } from "./topup-history";
 import type { LedgerStatus } from "./schemas";
@@ -349,7 +349,12 @@ async function covered(sync: Sync, from: number, to: number): Promise<{ oldest: 
   return range;
 }
 
-export async function ledgerStatus(db: Db, account: Account): Promise<LedgerStatus> {
+/**
+ * Where the account's ledger stands. `until`: the reader no longer holds the account (design.md
+ * 24); it is told what the ledger held of it up to then, and nothing of the syncs since.
+ */
+export async function ledgerStatus(db: Db, account: Account, until?: number): Promise<LedgerStatus> {
+  if (until !== undefined) return heldStatus(db, account, until);
   const [state, entries] = await Promise.all([
     db.ledgerSync.findUnique({
       where: { siteId_siteUserId: owner(account) },
@@ -383,6 +388,26 @@ export async function ledgerStatus(db: Db, account: Account): Promise<LedgerStat
       running && state?.cursor != null && span > 0 ? Math.min(1, ((state.windowTo ?? 0) - state.cursor) / span) : null,
     lastError: state?.lastError ?? null,
     skipped: { count: state?.skipped ?? 0, reason: state?.skipReason ?? null },
+  };
+}
+
+async function heldStatus(db: Db, account: Account, until: number): Promise<LedgerStatus> {
+  const where = ownerWhere({ siteId: account.siteId, siteUserId: account.siteUserId, until });
+  const [entries, first, last] = await Promise.all([
+    db.ledgerEntry.count({ where }),
+    db.ledgerEntry.findFirst({ where, orderBy: { at: "asc" }, select: { at: true } }),
+    db.ledgerEntry.findFirst({ where, orderBy: { at: "desc" }, select: { at: true } }),
+  ]);
+  const iso = (s: number | undefined) => (s === undefined ? null : new Date(s * 1000).toISOString());
+  return {
+    running: false,
+    entries,
+    oldest: iso(first?.at),
+    newest: iso(last?.at),
+    syncedAt: null,
+    progress: null,
+    lastError: null,
+    skipped: { count: 0, reason: null },
   };
 }
 

@@ -10,7 +10,9 @@ import { authedProcedure, router } from "../trpc";
 /** The usage ledger of the signed-in account(s) (design.md 13). */
 export const usageRouter = router({
   /** Where the account's ledger stands: entries, the range covered, a sync under way, the last error. */
-  status: authedProcedure.output(ledgerStatusSchema).query(({ ctx }) => ledgerStatus(ctx.db, accountOf(ctx.session))),
+  status: authedProcedure
+    .output(ledgerStatusSchema)
+    .query(({ ctx }) => ledgerStatus(ctx.db, accountOf(ctx.session), ctx.session.heldUntil)),
 
   /**
    * The balance the account's last sync noted, with when: what 概览 shows while its site cannot

@@ -1,9 +1,8 @@
 import { checkinShown } from "../../workspace/scope";
 import { endAccountAlerts } from "../../alerts/history";
 import { z } from "zod";
-import { loginRateLimiter } from "../../auth/rate-limit";
 import { Refusal } from "../../core/errors";
-import { doneSchema, failure, failureSchema, MSG, orFailure, successOf, type Failure } from "../../core/messages";
+import { doneSchema, failureSchema, orFailure, successOf } from "../../core/messages";
 import { deleteAccountLedger } from "../../ledger/sites";
 import { syncStates } from "../../ledger/sync-status";
 import { workspaceCookie } from "../../workspace/cookie";
@@ -22,16 +21,9 @@ import {
 } from "../../workspace/schemas";
 import { signup } from "../../workspace/signup";
 import { totp } from "../../workspace/totp";
-import {
-  WS_MSG,
-  nameKeyOf,
-  workspaceStore,
-  type OpenedSession,
-  type WorkspaceSession,
-} from "../../workspace/workspaces";
+import { WS_MSG, workspaceStore } from "../../workspace/workspaces";
 import { logEvent } from "../../core/log";
 import { exportCsv, exportRows, importAccounts, parseBackup } from "../../workspace/transfer";
-import type { Context } from "../context";
 import { fileSuccess, type FileData } from "../schemas/accounts";
 import { choice } from "../schemas/params";
 import { startLedgerSync } from "../site-deps";
@@ -49,60 +41,7 @@ import {
   workspaceLoginInput,
 } from "../schemas/workspace";
 import { publicProcedure, router, savedAccountsOf, signInProcedure, workspaceProcedure } from "../trpc";
-
-const opener = (ctx: Context) => ({ userAgent: ctx.headers.get("user-agent"), address: ctx.clientAddress });
-
-/** The session just opened: its cookie for a browser, its token in the answer for REST clients. */
-function signedIn(ctx: Context, opened: OpenedSession) {
-  ctx.resHeaders.set("Cache-Control", "no-store");
-  workspaceCookie.set(ctx.resHeaders, opened.token, ctx.secure);
-  return {
-    success: true as const,
-    data: { token: opened.token, expiresAt: opened.expiresAt.toISOString(), workspace: opened.workspace },
-  };
-}
-
-async function register(ctx: Context, input: z.infer<typeof registerInput>): Promise<OpenedSession> {
-  // Attempts count per address like sign-ins (a name taken is an answer too, not to be farmed).
-  const limit = await loginRateLimiter(ctx.db, ctx.loginRateLimit).hitNamed(
-    "workspace-create",
-    ctx.clientAddress,
-    null,
-  );
-  if (!limit.allowed) throw new Refusal(MSG.rateLimited, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
-  const required = (await signup(ctx.db).mode()) === "invite";
-  return workspaceStore(ctx.db).register(input, opener(ctx), { required, code: input.invite });
-}
-
-async function login(ctx: Context, input: z.infer<typeof workspaceLoginInput>): Promise<OpenedSession> {
-  const limit = await loginRateLimiter(ctx.db, ctx.loginRateLimit).hitNamed(
-    "workspace",
-    ctx.clientAddress,
-    nameKeyOf(input.name),
-  );
-  if (!limit.allowed) throw new Refusal(MSG.rateLimited, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
-  const store = workspaceStore(ctx.db);
-  const workspace = await store.verify(input.name, input.password);
-  if (!workspace) throw new Refusal(WS_MSG.wrongCredentials, "UNAUTHORIZED");
-  await totp(ctx.db).check(workspace.id, input.totp);
-  return store.open(workspace, opener(ctx));
-}
-
-/**
- * The dashboard's own sign-in and creation answer a refusal (wrong password, a second factor
- * needed, a name taken) as `{success:false,message}`, as the account sign-in does; too many
- * attempts stay HTTP 429 with Retry-After.
- */
-async function inWords(
-  open: () => Promise<{ id: number; name: string }>,
-): Promise<{ success: true; data: { workspace: { id: number; name: string } } } | Failure> {
-  try {
-    return { success: true, data: { workspace: await open() } };
-  } catch (error) {
-    if (error instanceof Refusal && error.code !== "TOO_MANY_REQUESTS") return failure(error.message);
-    throw error;
-  }
-}
+import { guessing, inWords, login, register, signedIn } from "../workspace-access";
 
 /** The account as the workspace's REST answers show it. */
 function shown(account: SavedAccount, sites: SiteIndex) {
@@ -124,17 +63,6 @@ function shown(account: SavedAccount, sites: SiteIndex) {
     autoCheckin: account.autoCheckin,
     checkin: checkinShown(account.checkin),
   };
-}
-
-/** A step that checks the workspace's password or code: too many wrong ones sign this device out. */
-async function guessing<T>(ctx: Context & { workspace: WorkspaceSession }, step: () => Promise<T>): Promise<T> {
-  try {
-    return await workspaceStore(ctx.db).guessing(ctx.workspace, step);
-  } catch (error) {
-    if (error instanceof Refusal && error.message === WS_MSG.tooManyWrong)
-      workspaceCookie.clear(ctx.resHeaders, ctx.secure);
-    throw error;
-  }
 }
 
 /** What only a person signed in on a device may do (not a program with an API token). */
