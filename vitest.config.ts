@@ -51,6 +51,7 @@ export default defineConfig({
                   "tests/integration/actions.test.ts",
                   "tests/integration/exports.test.ts",
                   "tests/integration/workspaces.test.ts",
+                  "tests/integration/possession.test.ts",
                   "tests/integration/operator.test.ts",
                   "tests/integration/hostile-sites.test.ts",
                   "tests/integration/site-moves.test.ts",

@@ -35,6 +35,12 @@ type HotPath = {
   chargeAttempt(key: string, windowStart: Date): Promise<number>;
   /** A key's count for the window, charging nothing. */
   attemptCount(key: string, windowStart: Date): Promise<number>;
+  /**
+   * A sign-in's credential (session/possession.ts accepted): `fingerprint` is the account's from
+   * `at`, every other one ends then, and the sessions of any other (or none) are deleted. One
+   * transaction (SQLite) or statement (PostgreSQL).
+   */
+  acceptCredential(siteId: number, siteUserId: number, fingerprint: string, at: Date): Promise<void>;
 };
 
 type RawSession = {
@@ -65,6 +71,21 @@ const SQLITE_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count)
 const COUNT_SQL = "SELECT count FROM login_attempts WHERE key = ";
 const PG_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count) VALUES ($1, $2::timestamp, 1)
   ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
+
+const SQLITE_ACCEPT_SQL = [
+  `INSERT INTO account_credentials (site_id, site_user_id, fingerprint, accepted_at, ended_at) VALUES (?, ?, ?, ?, NULL)
+    ON CONFLICT (site_id, site_user_id, fingerprint) DO UPDATE SET accepted_at = excluded.accepted_at, ended_at = NULL`,
+  `UPDATE account_credentials SET ended_at = ? WHERE site_id = ? AND site_user_id = ? AND fingerprint <> ? AND ended_at IS NULL`,
+  `DELETE FROM sessions WHERE site_id = ? AND site_user_id = ? AND (credential IS NULL OR credential <> ?)`,
+];
+const PG_ACCEPT_SQL = `WITH accepted AS (
+    INSERT INTO account_credentials (site_id, site_user_id, fingerprint, accepted_at, ended_at) VALUES ($1, $2, $3, $4::timestamp, NULL)
+    ON CONFLICT (site_id, site_user_id, fingerprint) DO UPDATE SET accepted_at = excluded.accepted_at, ended_at = NULL RETURNING 1
+  ), ended AS (
+    UPDATE account_credentials SET ended_at = $4::timestamp
+    WHERE site_id = $1 AND site_user_id = $2 AND fingerprint <> $3 AND ended_at IS NULL RETURNING 1
+  )
+  DELETE FROM sessions WHERE site_id = $1 AND site_user_id = $2 AND (credential IS NULL OR credential <> $3)`;
 
 const asDate = (v: string | Date) => (v instanceof Date ? v : new Date(v));
 
@@ -115,6 +136,10 @@ function create(db: Db): HotPath {
         });
         return res.rows[0]?.count ?? 0;
       },
+      async acceptCredential(siteId, siteUserId, fingerprint, at) {
+        const values = [siteId, siteUserId, fingerprint, at.toISOString().replace("Z", "")];
+        await pool.query({ name: "gd-accept", text: PG_ACCEPT_SQL, values });
+      },
     };
   }
   let statements:
@@ -123,6 +148,7 @@ function create(db: Db): HotPath {
         site: Database.Statement<[number], SiteRecord>;
         charge: Database.Statement<[string, string], { count: number }>;
         count: Database.Statement<[string, string], { count: number }>;
+        accept: (siteId: number, siteUserId: number, fingerprint: string, at: string) => void;
       }
     | undefined;
   const prepared = () => {
@@ -133,6 +159,7 @@ function create(db: Db): HotPath {
         site: conn.prepare<[number], SiteRecord>(`${SITE_SQL}?`),
         charge: conn.prepare<[string, string], { count: number }>(SQLITE_CHARGE_SQL),
         count: conn.prepare<[string, string], { count: number }>(`${COUNT_SQL}? AND window_start = ?`),
+        accept: acceptOn(conn),
       };
     }
     return statements;
@@ -149,7 +176,25 @@ function create(db: Db): HotPath {
       const at = windowStart.toISOString().replace("Z", "+00:00");
       return Promise.resolve(prepared().count.get(key, at)?.count ?? 0);
     },
+    acceptCredential(siteId, siteUserId, fingerprint, at) {
+      prepared().accept(siteId, siteUserId, fingerprint, at.toISOString().replace("Z", "+00:00"));
+      return Promise.resolve();
+    },
   };
+}
+
+/** SQLite's acceptCredential: three prepared statements in one transaction. */
+function acceptOn(conn: Database.Database) {
+  const [upsert, end, drop] = SQLITE_ACCEPT_SQL.map((sql) => conn.prepare(sql)) as [
+    Database.Statement,
+    Database.Statement,
+    Database.Statement,
+  ];
+  return conn.transaction((siteId: number, siteUserId: number, fingerprint: string, at: string) => {
+    upsert.run(siteId, siteUserId, fingerprint, at);
+    end.run(at, siteId, siteUserId, fingerprint);
+    drop.run(siteId, siteUserId, fingerprint);
+  });
 }
 
 const paths = new WeakMap<Db, HotPath>();
