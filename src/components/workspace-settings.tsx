@@ -215,7 +215,7 @@ function ChangePassword() {
         <div className="field">
           <label htmlFor={ids.next}>新密码</label>
           <input id={ids.next} ref={next} type="password" autoComplete="new-password" minLength={12} required />
-          <p className="hint">至少 12 个字符；修改后其他设备需要重新登录。</p>
+          <p className="hint">至少 12 个字符；修改后其他设备需要重新登录，全部 API 令牌失效。</p>
         </div>
         <div className="field">
           <label htmlFor={ids.repeat}>再输入一次新密码</label>

@@ -32,7 +32,9 @@ function json(stdout: string): unknown {
 }
 
 describe("npm run sites", () => {
-  it("adds, lists, updates and removes sites, one line of JSON each", () => {
+  // Seven runs of the CLI, each a process of its own that loads the store's client (about 2 s
+  // each on an idle two-core machine, twice that while the other suites run): the time is theirs.
+  it("adds, lists, updates and removes sites, one line of JSON each", { timeout: 120_000 }, () => {
     const added = sites("add", "--name", "主站", "--url", "https://api.example.com/");
     expect(added.code).toBe(0);
     expect(json(added.stdout)).toEqual({ id: 1, name: "主站", url: "https://api.example.com" });
