@@ -23,7 +23,7 @@ export type {
   Range,
   Sums,
 } from "./store-sql";
-export { boundOf, ownerWhere } from "./store-sql";
+export { boundOf, ownerWhere } from "./owner";
 
 const stores = new WeakMap<Db, LedgerStore>();
 
