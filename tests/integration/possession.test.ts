@@ -37,7 +37,10 @@ async function workspaceHolding(name: string, user: GatewayUser, id: number) {
   const api = caller(bearer(token)).api;
   const saved = await api.workspace.addAccount({ siteId, userId: id, accessToken: user.accessToken });
   if (!saved.success) throw new Error(saved.message);
-  return { api, token, accountId: saved.data.account.id };
+  const accountId = saved.data.account.id;
+  const row = await store.db.workspaceAccount.findUnique({ where: { id: accountId }, select: { sessionId: true } });
+  // The account session its verification opened (the one its syncs read through).
+  return { api, token, accountId, sessionId: row!.sessionId! };
 }
 
 const sync = (id: number, sessionId: string) =>
@@ -64,11 +67,7 @@ beforeEach(() => {
 describe("after the owner resets the token", () => {
   it("a workspace holding the old one lists no sessions, deletes no history and sees none of the owner's later usage", async () => {
     const former = await workspaceHolding("旧令牌", ALEX, 601);
-    const formerSession = (await store.db.workspaceAccount.findUnique({
-      where: { id: former.accountId },
-      select: { sessionId: true },
-    }))!.sessionId!;
-    await sync(601, formerSession);
+    await sync(601, former.sessionId);
     const range = { from: new Date((HOUR - 6 * 86_400) * 1000).toISOString().slice(0, 10), tz: "UTC" };
     const before = await former.api.usage.summary({ ...range, groupBy: "day" });
     const rowsBefore = await former.api.export.count(range);
@@ -147,10 +146,7 @@ describe("after the owner resets the token", () => {
 describe("a refusal on any call", () => {
   it("moves the saved account to 需要重新授权 at the first refused sync, confirmed once with /api/user/self", async () => {
     const holder = await workspaceHolding("被拒绝", BEA, 602);
-    const sessionId = (await store.db.workspaceAccount.findUnique({
-      where: { id: holder.accountId },
-      select: { sessionId: true },
-    }))!.sessionId!;
+    const { sessionId } = holder;
     // The site stops accepting the token (reset on the site, nobody signs in here).
     BEA.accessToken = "sk-other-602-0123456789abcdef";
     const from = site.requests.length;
