@@ -4,10 +4,10 @@
  * place without its secrets. A robot's webhook address may be pasted whole: its token is taken
  * from it, and the message goes to the robot service's own address (an operator's setting).
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
-import { hotPath } from "../db/hot-path";
+import { hitPerMinute } from "../auth/rate-limit";
 import { env } from "../core/env";
 import { OutboundRefused, checkOutboundUrl } from "../net/outbound";
 import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
@@ -219,14 +219,10 @@ const OWN_ADDRESS = new Set(["webhook", "ntfy"]);
  * tell which addresses and ports answer. A chat service's or the mail server's refusal is told.
  */
 export async function testChannel(db: Db, workspaceId: number, channelId: number, now = Date.now()): Promise<string> {
-  const start = now - (now % 60_000);
-  const key = createHash("sha256").update(`channel-test:${workspaceId}`).digest("hex");
-  if ((await hotPath(db).chargeAttempt(key, new Date(start))) > CHANNEL_TESTS_PER_MINUTE) {
-    throw new Refusal(
-      `测试过于频繁：每分钟最多 ${CHANNEL_TESTS_PER_MINUTE} 次，请稍后再试`,
-      "TOO_MANY_REQUESTS",
-      Math.max(1, Math.ceil((start + 60_000 - now) / 1000)),
-    );
+  const limit = await hitPerMinute(db, `channel-test:${workspaceId}`, CHANNEL_TESTS_PER_MINUTE, now);
+  if (!limit.allowed) {
+    const message = `测试过于频繁：每分钟最多 ${CHANNEL_TESTS_PER_MINUTE} 次，请稍后再试`;
+    throw new Refusal(message, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
   }
   const payload = JSON.stringify({
     event: "test",

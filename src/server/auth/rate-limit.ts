@@ -72,6 +72,17 @@ async function charge(
   return refused;
 }
 
+/**
+ * One counter of something else than sign-ins (a workspace's channel tests): `perMinute` hits of
+ * `key` in a fixed one-minute window, counted in the store like the sign-ins (every instance shares it).
+ */
+export async function hitPerMinute(db: Db, key: string, perMinute: number, now = Date.now()): Promise<RateDecision> {
+  const start = now - (now % WINDOW_MS);
+  const count = await hotPath(db).chargeAttempt(counterKey("counter", key), new Date(start));
+  if (count <= perMinute) return { allowed: true };
+  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000)) };
+}
+
 /** Deletes the counters of finished windows; returns how many went. */
 export async function purgeLoginAttempts(db: Db, now = Date.now()): Promise<number> {
   const { count } = await db.loginAttempt.deleteMany({
