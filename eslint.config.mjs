@@ -59,7 +59,7 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
 
 /**
  * One owner per table: only ledger/ reads or writes the ledger tables, only session/ the sessions,
- * only admin/ the operator's rows, only workspace/ the workspaces, their sessions, accounts and
+ * with the accounts' due times of the runner, only admin/ the operator's rows, only workspace/ the workspaces, their sessions, accounts and
  * invites and the run-time settings, only jobs/ the job leases, only actions/ the 操作记录, only alerts/ the alerts
  * and digests, only prices/ the prices; the others ask the owner. (Prisma delegates by name, on `db`,
  * `tx` or `….db`.)
@@ -74,7 +74,7 @@ const OWNERS = {
     "ledgerArchive",
     "ledgerTopup",
   ],
-  session: ["session", "accountCredential"],
+  session: ["session", "accountCredential", "ledgerDue"],
   admin: ["operator", "operatorSession", "auditEntry"],
   workspace: ["workspace", "workspaceSession", "workspaceAccount", "workspaceInvite", "setting"],
   jobs: ["jobLease"],

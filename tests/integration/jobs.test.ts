@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, createDb } from "../../src/server/db/client";
 import { jobLeases, releaseHeldJobLeases, runLeased } from "../../src/server/jobs/leases";
+import { syncDueLedgers } from "../../src/server/jobs/ledger";
+import { ledgerDue } from "../../src/server/session/due";
+import { sealAccessToken, sessionStore } from "../../src/server/session/store";
+import { siteRegistry } from "../../src/server/sites/registry";
 import { tempStore, type TempDb } from "../support/db";
+import { freePort } from "../support/server";
 
 /**
  * The job leases on a real store; on PostgreSQL a second client plays a second instance (a SQLite
@@ -81,4 +86,81 @@ describe("job leases", () => {
     // The stopped run's own release touches nothing it no longer holds.
     expect(await jobLeases(store.db).renew("alerts:3", "other", 60_000)).toBe(true);
   });
+});
+
+describe("the runner's due accounts", () => {
+  it("two instances claiming at once never take one account twice; a claim holds until it runs out", async () => {
+    const other = secondInstance();
+    try {
+      const t0 = Date.now();
+      await store.db.ledgerDue.createMany({
+        data: Array.from({ length: 300 }, (_, i) => ({
+          siteId: 900,
+          siteUserId: BigInt(i + 1),
+          dueAt: new Date(t0 - 60_000 + i),
+        })),
+      });
+      const hold = new Date(t0 + 30_000);
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => ledgerDue(i % 2 ? other : store.db).claim(50, new Date(t0), hold)),
+      );
+      const ids = claims.flat().map((a) => a.siteUserId);
+      expect(claims.every((c) => c.length === 50)).toBe(true);
+      expect(new Set(ids).size).toBe(300);
+      // Held: nothing is due again before the hold ends; after it, every one is.
+      expect(await ledgerDue(store.db).claim(50, new Date(t0 + 29_000), new Date(t0 + 60_000))).toEqual([]);
+      const again = await ledgerDue(other).claim(500, new Date(t0 + 31_000), new Date(t0 + 90_000));
+      expect(again).toHaveLength(300);
+    } finally {
+      await closeSecond(other);
+      await store.db.ledgerDue.deleteMany({ where: { siteId: 900 } });
+    }
+  });
+
+  it("a pass claims a bounded batch, one row per account however many sessions it has, and parks accounts no one is signed in to", async () => {
+    // A site nobody answers at: each sync fails at once.
+    const { id: siteId, url } = await siteRegistry(store.db).add({
+      name: "无人应答",
+      url: `http://127.0.0.1:${await freePort()}`,
+    });
+    const sessions = sessionStore(store.db);
+    const sealed = await sealAccessToken("due-test-access-token");
+    const signIn = (siteUserId: number) =>
+      sessions.create({
+        userId: siteUserId,
+        siteUserId,
+        sealedAccessToken: sealed,
+        siteId,
+        siteUrl: url,
+        userInfo: { id: siteUserId, username: `u${siteUserId}` },
+        credential: `fingerprint-${siteUserId}`,
+      });
+    // 40 accounts, each signed in three times; 10 more whose sessions are gone.
+    for (let u = 1; u <= 50; u++) for (let k = 0; k < (u <= 40 ? 3 : 1); k++) await signIn(u);
+    await store.db.session.deleteMany({ where: { siteId, siteUserId: { gt: 40 } } });
+    expect(await store.db.ledgerDue.count({ where: { siteId } })).toBe(50);
+    const opts = { syncMinutes: 10, keepDays: 400, backfillDays: 5, perMinute: 100_000, timeoutMs: 2000 };
+    const t0 = Date.now() + 1000;
+    // Passes a look apart: each claims at most 8 accounts of one site (the rest go back for the next look).
+    const passes = async (from: number, n: number) => {
+      const started: number[] = [];
+      for (let pass = 0; pass < n; pass++) started.push(await syncDueLedgers(store.db, opts, from + pass * 16_000));
+      return started;
+    };
+    const first = await passes(t0, 8);
+    expect(Math.max(...first)).toBe(8);
+    expect(first.reduce((a, b) => a + b)).toBe(40);
+    const parked = await store.db.ledgerDue.findMany({
+      where: { siteId, dueAt: null },
+      select: { siteUserId: true },
+      orderBy: { siteUserId: "asc" },
+    });
+    expect(parked.map((p) => Number(p.siteUserId))).toEqual([41, 42, 43, 44, 45, 46, 47, 48, 49, 50]);
+    // Each failed once and waits twice the interval; the parked ones are not looked at again.
+    expect(await passes(t0 + 15 * 60_000, 3)).toEqual([0, 0, 0]);
+    expect((await passes(t0 + 23 * 60_000, 8)).reduce((a, b) => a + b)).toBe(40);
+    // A sign-in makes a parked account due again.
+    await signIn(45);
+    expect(await syncDueLedgers(store.db, opts, t0 + 26 * 60_000)).toBe(1);
+  }, 60_000);
 });

@@ -371,6 +371,8 @@ describe("automatic syncs and retention", () => {
         cursor: now - 86_400,
       },
     });
+    // Its hold on the account ran out with it.
+    await store.db.ledgerDue.updateMany({ data: { dueAt: new Date(t0 - 1000) } });
     // A minute later on this instance (a fresh process state: it never tried the account), whose
     // next moment for the account is at least half an interval away: taken up again at once.
     freshProcessState();

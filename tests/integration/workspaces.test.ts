@@ -621,17 +621,19 @@ describe("around the clock", () => {
       (await store.db.workspaceAccount.findUniqueOrThrow({ where: { id }, select: { sessionId: true } })).sessionId ??
       "";
     const before = await sessionOf();
-    // Fresh sessions wait; one that ends within the hour is renewed.
+    // Fresh sessions wait; one that ends within three hours is renewed.
     await renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 });
+    await renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 }, new Date(Date.now() + 20 * 3600_000));
     expect(await sessionOf()).toBe(before);
-    await store.db.session.update({
-      where: { id: before },
-      data: { expiresAt: new Date(Date.now() + 30 * 60_000) },
-      select: { id: true },
+    // 21 hours on, its session ends within three: renewed (the other tests' accounts are not looked at).
+    await store.db.workspaceAccount.updateMany({
+      where: { id: { not: id } },
+      data: { renewAt: new Date(Date.now() + 48 * 3600_000) },
     });
+    const later = new Date(Date.now() + 21 * 60 * 60_000 + 60_000);
     const [a, b] = await Promise.all([
-      renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 }),
-      renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 }),
+      renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 }, later),
+      renewSavedSessions(store.db, { timeoutMs: 2000, perMinute: 100_000 }, later),
     ]);
     expect(a + b).toBe(1);
     const after = await sessionOf();

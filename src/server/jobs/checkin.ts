@@ -16,11 +16,12 @@ import { db as defaultDb, type Db } from "../db/client";
 import type { Family } from "../gateway/families";
 import { SiteDataError, type Account } from "../site-data/calls";
 import { freshProfile } from "../sites/probe";
-import { checkinCandidates, noteCheckin, type CheckinCandidate } from "../workspace/background";
+import { checkinCandidates, checkinLater, noteCheckin, type CheckinCandidate } from "../workspace/background";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 export const CHECKIN_RETRY_MS = HOUR_MS;
 export const CHECKIN_MAX_TRIES = 3;
 const PER_TICK = 40;
@@ -45,19 +46,39 @@ export function isDue(c: CheckinCandidate, family: Family | null, now: number): 
   );
 }
 
+/**
+ * When the account is next due (now when it is due): its moment of today when it has not come and
+ * today is not settled; a failed try's retry; else its moment of the next site day.
+ */
+export function nextCheckin(c: CheckinCandidate, family: Family | null, now: number): number {
+  if (isDue(c, family, now)) return now;
+  const { day, start } = siteDay(family, now);
+  const moment = start + checkinMoment(c.id);
+  if (c.checkinDay !== day && now < moment) return moment;
+  if (c.checkinDay === day && c.checkinState === "failed" && c.checkinTries < CHECKIN_MAX_TRIES) {
+    return (c.checkinAt?.getTime() ?? 0) + CHECKIN_RETRY_MS;
+  }
+  return moment + DAY_MS;
+}
+
 export type CheckinJobOptions = { timeoutMs: number; perMinute: number };
 
 /** Checks in the opted-in accounts that are due; returns how many were tried. */
 export async function runAutoCheckins(db: Db, opts: CheckinJobOptions, now = Date.now()): Promise<number> {
-  const candidates = await checkinCandidates(db);
+  // The accounts whose next look has come (an indexed time), a bounded batch.
+  const candidates = await checkinCandidates(db, new Date(now), PER_TICK);
   // The family decides the site's day: each site's profile as the probe knows it (probed once an hour).
   const deps = { db, timeoutMs: opts.timeoutMs, perMinute: opts.perMinute, background: true };
   const siteIds = [...new Set(candidates.map((c) => c.siteId))];
   const profiles = await Promise.all(siteIds.map((id) => freshProfile(db, id, deps)));
   const familyOf = new Map(profiles.flatMap((p) => (p ? [[p.id, p.family] as const] : [])));
-  const due = candidates
-    .filter((c) => familyOf.has(c.siteId) && isDue(c, familyOf.get(c.siteId) ?? null, now))
-    .slice(0, PER_TICK);
+  const due: CheckinCandidate[] = [];
+  for (const c of candidates) {
+    // A site not known now (gone, or not probed yet) is looked at again in an hour.
+    if (!familyOf.has(c.siteId)) await checkinLater(db, c.id, new Date(now + HOUR_MS));
+    else if (isDue(c, familyOf.get(c.siteId) ?? null, now)) due.push(c);
+    else await checkinLater(db, c.id, new Date(nextCheckin(c, familyOf.get(c.siteId) ?? null, now)));
+  }
   const limit = pLimit(AT_ONCE);
   await Promise.all(
     due.map((c) =>
@@ -88,7 +109,9 @@ export async function runAutoCheckins(db: Db, opts: CheckinJobOptions, now = Dat
           message = error.message;
         }
         const tries = state === "failed" ? (c.checkinDay === day ? c.checkinTries : 0) + 1 : 0;
-        await noteCheckin(db, c.id, { day, state, message, at: new Date(now), tries });
+        const settled = { ...c, checkinDay: day, checkinState: state, checkinAt: new Date(now), checkinTries: tries };
+        const next = new Date(nextCheckin(settled, familyOf.get(c.siteId) ?? null, now + 1));
+        await noteCheckin(db, c.id, { day, state, message, at: new Date(now), tries, next });
       }),
     ),
   );

@@ -9,18 +9,21 @@ import pLimit from "p-limit";
 import { LedgerBusy, pruneLedgers, syncLedger } from "../ledger/sync";
 import { pruneActionRecords } from "../actions/records";
 import { SiteDataError } from "../site-data/site-data";
-import { syncDue } from "../ledger/schedule";
-import { lastSyncs } from "../ledger/sync-status";
+import { nextSync, syncDue } from "../ledger/schedule";
+import { lastSyncsOf } from "../ledger/sync-status";
+import { ledgerDue, type DueAccount } from "../session/due";
+import { sessionStore } from "../session/store";
+import { siteRegistry } from "../sites/registry";
 import { env } from "../core/env";
-import { logEvent } from "../core/log";
+import { logError, logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import { releaseLeftLeases, runLeased } from "./leases";
 import { startJob, trackJobWork } from "./registry";
 import { db as defaultDb, type Db } from "../db/client";
-import { sessionStore } from "../session/store";
-import { siteRegistry } from "../sites/registry";
 
 const PRUNE_EVERY_MS = 60 * 60_000;
+/** The longest between two looks for due syncs. */
+const LOOK_MS = 15_000;
 /**
  * Syncs under way at once from this process, and per site: a site's gate lets background work
  * send one call at a time within half its budget, so more than two syncs of one site only wait
@@ -29,6 +32,13 @@ const PRUNE_EVERY_MS = 60 * 60_000;
  */
 const SYNCS_AT_ONCE = 16;
 const SYNCS_PER_SITE = 2;
+/**
+ * Accounts claimed and not yet ended in this process, in all and per site: a pass claims no more
+ * than the places free, so what a pass reads is bounded whatever the deployment's size, and a
+ * site's accounts beyond its share go back to wait for the next look instead of holding places.
+ */
+const QUEUED = 4 * SYNCS_AT_ONCE;
+const QUEUED_PER_SITE = 4 * SYNCS_PER_SITE;
 
 export type LedgerJobOptions = {
   syncMinutes: number;
@@ -36,29 +46,25 @@ export type LedgerJobOptions = {
   backfillDays: number;
   perMinute: number;
   timeoutMs: number;
+  /**
+   * How long a claimed account is held for this process (renewed at every look while its sync
+   * runs): another instance takes it after, when this one died. JOB_LEASE_SECONDS, as the leases.
+   */
+  holdMs?: number;
 };
 
 /**
- * When this process last started a sync of each account, and how many in a row failed: a failing
- * account waits a full interval, then twice, four, eight times as long (its site is not hammered).
- */
-const ATTEMPTED: StatePart<Map<string, { at: number; failures: number }>> = {
-  name: "ledger-attempts",
-  create: () => new Map(),
-};
-
-/**
- * The syncs this process has started or queued, and the places they take: every look of the
- * runner starts what became due without waiting for the syncs of earlier looks (a site whose
- * budget makes its syncs wait holds up no other site's).
+ * The syncs this process has started, and the places they take: every look of the runner starts
+ * what became due without waiting for the syncs of earlier looks (a site whose budget makes its
+ * syncs wait holds up no other site's).
  */
 const RUNNER: StatePart<{
-  inFlight: Set<string>;
+  inFlight: Map<string, { siteId: number; siteUserId: number }>;
   limit: ReturnType<typeof pLimit>;
   perSite: Map<number, ReturnType<typeof pLimit>>;
 }> = {
   name: "ledger-runner",
-  create: () => ({ inFlight: new Set(), limit: pLimit(SYNCS_AT_ONCE), perSite: new Map() }),
+  create: () => ({ inFlight: new Map(), limit: pLimit(SYNCS_AT_ONCE), perSite: new Map() }),
 };
 
 /** How long after a start the next one may come: the interval, doubled per failure in a row (at most 8×). */
@@ -66,12 +72,31 @@ export function retryWaitMs(intervalMs: number, failures: number): number {
   return intervalMs * 2 ** Math.min(Math.max(failures, 0), 3);
 }
 
+type Claimed = DueAccount & { key: string };
+
 /**
- * Syncs every account that has a live session on a site that still exists and that is due (its
- * moment of the interval came since its last sync; not tried within its retry wait; not under
- * way or queued here already); the newest session's token is used. Resolves, with how many it
- * started, when those syncs have ended. `signal` ends the run (the process stops): no sync starts
- * after it, and those under way end after their slice.
+ * The newest live session of each claimed account signed in at its site's address now (a session
+ * signed in at an address the site has since left is no way to it, design.md 10), and when each
+ * last synced.
+ */
+async function sessionsOf(db: Db, accounts: Claimed[], now: Date) {
+  const sites = await siteRegistry(db).urls([...new Set(accounts.map((a) => a.siteId))]);
+  const sessions = await Promise.all(
+    accounts.map((a) => {
+      const url = sites.get(a.siteId);
+      return url === undefined ? Promise.resolve(null) : sessionStore(db).newestLive(a, url, now);
+    }),
+  );
+  return { sessions, syncedAt: await lastSyncsOf(db, accounts) };
+}
+
+/**
+ * Claims the accounts due now, up to the places this process has free (ledger/due.ts), and syncs
+ * each that has a live session on a site that still exists and whose moment of the interval came
+ * since its last sync; the newest session's token is used. An account without a live session is
+ * parked until its next sign-in. Resolves, with how many it started, when those syncs have
+ * ended. `signal` ends the run (the process stops): no sync starts after it, and those under way
+ * end after their slice.
  */
 export async function syncDueLedgers(
   db: Db,
@@ -79,21 +104,34 @@ export async function syncDueLedgers(
   now = Date.now(),
   signal?: AbortSignal,
 ): Promise<number> {
-  const attempted = processState().get(ATTEMPTED);
   const runner = processState().get(RUNNER);
-  const sessions = await sessionStore(db).listLive(new Date(now));
-  const sites = new Map((await siteRegistry(db).list()).map((s) => [s.id, s.url]));
-  const syncedAt = await lastSyncs(db);
-  const due = new Map<string, (typeof sessions)[number]>();
+  const due = ledgerDue(db);
   const interval = opts.syncMinutes * 60_000;
-  for (const s of sessions) {
-    const key = `${s.siteId}:${s.siteUserId}`;
-    // A session signed in at an address the site has since left is no way to it (design.md 10).
-    if (due.has(key) || runner.inFlight.has(key) || sites.get(s.siteId) !== s.siteUrl) continue;
-    const tried = attempted.get(key);
-    if (!syncDue(key, syncedAt.get(key) ?? 0, interval, now)) continue;
-    if (tried && now - tried.at < retryWaitMs(interval, tried.failures)) continue;
-    due.set(key, s);
+  const holdUntil = new Date(now + (opts.holdMs ?? 30_000));
+  // The accounts this process syncs now stay held: no other instance takes them meanwhile.
+  await due.hold([...runner.inFlight.values()], holdUntil);
+  const claimed = (await due.claim(QUEUED - runner.inFlight.size, new Date(now), holdUntil))
+    .map((a) => ({ ...a, key: `${a.siteId}:${a.siteUserId}` }))
+    .filter((a) => !runner.inFlight.has(a.key));
+  if (claimed.length === 0) return 0;
+  const { sessions, syncedAt } = await sessionsOf(db, claimed, new Date(now));
+  const start: Array<{ account: Claimed; session: NonNullable<(typeof sessions)[number]> }> = [];
+  const queuedAt = new Map<number, number>();
+  for (const [i, account] of claimed.entries()) {
+    const session = sessions[i];
+    const last = syncedAt.get(account.key) ?? 0;
+    if (!session) {
+      await due.next(account, null, 0);
+    } else if (!syncDue(account.key, last, interval, now) && account.failures === 0) {
+      // Synced meanwhile (at sign-in, on demand): due at its next moment.
+      await due.next(account, new Date(nextSync(account.key, last, interval, now)));
+    } else if ((queuedAt.get(account.siteId) ?? 0) + siteQueued(runner, account.siteId) >= QUEUED_PER_SITE) {
+      // Its site has syncs enough waiting here: the account goes back, due at the next look.
+      await due.next(account, new Date(now + LOOK_MS));
+    } else {
+      queuedAt.set(account.siteId, (queuedAt.get(account.siteId) ?? 0) + 1);
+      start.push({ account, session });
+    }
   }
   const siteLimit = (siteId: number) => {
     let l = runner.perSite.get(siteId);
@@ -101,56 +139,69 @@ export async function syncDueLedgers(
     return l;
   };
   const deps = { db, timeoutMs: opts.timeoutMs, perMinute: opts.perMinute };
-  for (const key of due.keys()) runner.inFlight.add(key);
+  for (const { account } of start) runner.inFlight.set(account.key, account);
   await Promise.all(
-    [...due].map(([key, s]) =>
+    start.map(({ account, session: s }) =>
       siteLimit(s.siteId)(() =>
         runner.limit(async () => {
-          if (signal?.aborted) return;
-          const failures = attempted.get(key)?.failures ?? 0;
-          attempted.set(key, { at: now, failures });
-          const account = {
+          if (signal?.aborted) return due.next(account, new Date(now));
+          const ledgerAccount = {
             sessionId: s.id,
             siteId: s.siteId,
             siteUrl: s.siteUrl,
             siteUserId: s.siteUserId,
             userId: s.userId,
           };
-          try {
-            const result = await syncLedger(db, account, deps, { backfillDays: opts.backfillDays, signal });
-            // A backfill that stopped at its run limit goes on at the next tick, not an interval later.
-            if (result.complete) attempted.set(key, { at: now, failures: 0 });
-            else attempted.delete(key);
-          } catch (error) {
-            // A busy lease is another instance's: this one looks again at its next tick, so it takes
-            // over as soon as that lease ends (its holder died). Other reasons are on the account's
-            // sync state (usage.status).
-            if (error instanceof LedgerBusy) {
-              attempted.delete(key);
-              return;
-            }
-            // The site's budget here was spent, or the site asked for quiet: its gate decides when
-            // calls go again, so the account is not failing; it queues again at the next look
-            // (its cursor kept: nothing is read twice).
-            if (error instanceof SiteDataError && error.kind === "busy") {
-              attempted.delete(key);
-              logEvent("ledger.sync_deferred", { site: s.siteId });
-              return;
-            }
-            attempted.set(key, { at: now, failures: failures + 1 });
-            const reason = error instanceof Error ? error.message : String(error);
-            logEvent("ledger.sync_failed", { site: s.siteId, failures: failures + 1, reason });
-          }
+          const ended = await syncLedger(db, ledgerAccount, deps, { backfillDays: opts.backfillDays, signal }).then(
+            (result) => ({ result }),
+            (error: unknown) => ({ error }),
+          );
+          await due
+            .next(account, ...nextAfter(account, ended, interval, now))
+            .catch((error: unknown) => logError("ledger.due", error));
         }),
-      ).finally(() => runner.inFlight.delete(key)),
+      ).finally(() => runner.inFlight.delete(account.key)),
     ),
   );
-  for (const [key, tried] of attempted) if (now - tried.at > 2 * retryWaitMs(interval, 3)) attempted.delete(key);
-  return due.size;
+  return start.length;
 }
 
-/** The longest between two looks for due syncs. */
-const LEDGER_LOOK_SECONDS = 15;
+/** The syncs of a site this process has under way or waiting. */
+function siteQueued(runner: { inFlight: Map<string, { siteId: number }> }, siteId: number): number {
+  let n = 0;
+  for (const a of runner.inFlight.values()) if (a.siteId === siteId) n++;
+  return n;
+}
+
+/** When an account is next due after its sync ended so, and its failures in a row. */
+function nextAfter(
+  account: Claimed,
+  ended: { result: { complete: boolean } } | { error: unknown },
+  interval: number,
+  now: number,
+): [Date, number] {
+  if ("result" in ended) {
+    // A backfill that stopped at its run limit goes on at the next look, not an interval later.
+    if (!ended.result.complete) return [new Date(now), 0];
+    return [new Date(nextSync(account.key, now, interval, now)), 0];
+  }
+  const { error } = ended;
+  // A busy lease is another's (a sign-in's sync, another instance's): looked at again at the next
+  // look, so this one takes over as soon as that lease ends (its holder died).
+  if (error instanceof LedgerBusy) return [new Date(now + LOOK_MS), account.failures];
+  // The site's budget here was spent, or the site asked for quiet: its gate decides when calls go
+  // again, so the account is not failing; due again at the next look (its cursor kept: nothing
+  // is read twice).
+  if (error instanceof SiteDataError && error.kind === "busy") {
+    logEvent("ledger.sync_deferred", { site: account.siteId });
+    return [new Date(now), account.failures];
+  }
+  // Other reasons are on the account's sync state (usage.status); each failure doubles the wait.
+  const failures = account.failures + 1;
+  const reason = error instanceof Error ? error.message : String(error);
+  logEvent("ledger.sync_failed", { site: account.siteId, failures, reason });
+  return [new Date(now + retryWaitMs(interval, failures)), failures];
+}
 
 /**
  * Every JOB_TICK_SECONDS (15 s at most) the due syncs; every hour the retention, by one instance
@@ -165,9 +216,10 @@ export function startLedgerJobs(): void {
     backfillDays: e.LEDGER_BACKFILL_DAYS,
     perMinute: e.SITE_REQUESTS_PER_MINUTE,
     timeoutMs: e.SITE_TIMEOUT_MS,
+    holdMs: leaseMs,
   };
   // Looked at every 15 s at most: a backfill whose holder died goes on within a minute.
-  startJob("ledger.jobs", Math.min(e.JOB_TICK_SECONDS, LEDGER_LOOK_SECONDS) * 1000, async (signal) => {
+  startJob("ledger.jobs", Math.min(e.JOB_TICK_SECONDS * 1000, LOOK_MS), async (signal) => {
     const db = defaultDb();
     // What an outage of the store cut short is let go of first, so it goes on at this look.
     await releaseLeftLeases();

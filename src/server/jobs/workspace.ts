@@ -17,6 +17,8 @@ import { startJob } from "./registry";
 /** Renewals per tick from this process (a tick a minute by default: 200 accounts are all renewed within a day many times over). */
 const RENEWALS_PER_TICK = 20;
 const RENEWALS_AT_ONCE = 4;
+/** A renewal that could not be done waits this long before its next try. */
+const RETRY_MS = 5 * 60_000;
 
 export type RenewalOptions = { timeoutMs: number; perMinute: number };
 
@@ -25,7 +27,16 @@ export async function renewSavedSessions(db: Db, opts: RenewalOptions, now = new
   const accounts = savedAccounts(db, { timeoutMs: opts.timeoutMs, perMinute: opts.perMinute });
   const due = await accounts.dueForRenewal(RENEWALS_PER_TICK, now);
   const limit = pLimit(RENEWALS_AT_ONCE);
-  const renewed = await Promise.all(due.map((account) => limit(() => accounts.renewNow(account))));
+  const renewed = await Promise.all(
+    due.map((account) =>
+      limit(async () => {
+        if (account.state === "ok" && (await accounts.renewNow(account))) return true;
+        // Its site could not be asked (or is gone): looked at again later, and the others meanwhile.
+        await accounts.renewLater(account.id, new Date(now.getTime() + RETRY_MS));
+        return false;
+      }),
+    ),
+  );
   const count = renewed.filter(Boolean).length;
   if (due.length > 0) logEvent("workspace.renewals", { due: due.length, renewed: count });
   return count;

@@ -4,13 +4,20 @@
  */
 import type { Db } from "../db/client";
 
-/** When each account's ledger was last synced (ms; 0 for never), by `siteId:siteUserId`. */
-export async function lastSyncs(db: Db): Promise<Map<string, number>> {
+/**
+ * When each of these accounts' ledgers was last synced (ms; 0 for never), by `siteId:siteUserId`.
+ * A window left half read (its sync stopped at a run limit, or its holder died) counts as never:
+ * the next look goes on from its cursor instead of waiting for the account's next moment.
+ */
+export async function lastSyncsOf(
+  db: Db,
+  owners: { siteId: number; siteUserId: number }[],
+): Promise<Map<string, number>> {
+  if (owners.length === 0) return new Map();
   const states = await db.ledgerSync.findMany({
+    where: { OR: owners.map((o) => ({ siteId: o.siteId, siteUserId: BigInt(o.siteUserId) })) },
     select: { siteId: true, siteUserId: true, syncedAt: true, cursor: true },
   });
-  // A window left half read (its sync stopped at a run limit, or its holder died) is due at once:
-  // the next look goes on from its cursor instead of waiting for the account's next moment.
   return new Map(
     states.map((s) => [`${s.siteId}:${s.siteUserId}`, s.cursor !== null ? 0 : (s.syncedAt?.getTime() ?? 0)]),
   );

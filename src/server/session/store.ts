@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { hotPath, type SiteRow } from "../db/hot-path";
 import { seal, sealedWithKnownPassword, unseal } from "./seal";
 
-const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
+export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -87,6 +87,27 @@ const ownedBy = (owner: { siteId: number; siteUserId: number }) => ({
   siteUserId: owner.siteUserId,
 });
 
+/**
+ * An account with a live session is owed ledger syncs (ledger/due.ts): its due row is made, due at
+ * once, or a parked one (no live session at its last look) is due again; a set due time is kept.
+ */
+async function owedSyncs(db: Db, owner: { siteId: number; siteUserId: number }, now: Date): Promise<void> {
+  const key = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
+  const { count } = await db.ledgerDue.updateMany({ where: { ...key, dueAt: null }, data: { dueAt: now } });
+  if (count > 0) return;
+  try {
+    await db.ledgerDue.upsert({
+      where: { siteId_siteUserId: key },
+      create: { ...key, dueAt: now },
+      update: {},
+      select: { siteId: true },
+    });
+  } catch (error) {
+    // Two first sign-ins at once: the other one made the row.
+    if ((error as { code?: string }).code !== "P2002") throw error;
+  }
+}
+
 export function sessionStore(db: Db) {
   return {
     /** Stores a new session and returns its token; only the token's hash is kept. */
@@ -108,6 +129,7 @@ export function sessionStore(db: Db) {
         },
         select: { id: true },
       });
+      await owedSyncs(db, input, now);
       return { token, expiresAt };
     },
 
@@ -205,14 +227,17 @@ export function sessionStore(db: Db) {
       return count;
     },
 
-    /** Every live session, the latest to expire first (the background syncs pick one per account). */
-    async listLive(now = new Date()): Promise<StoredSession[]> {
-      const rows = await db.session.findMany({
-        where: { expiresAt: { gt: now } },
-        select: sessionSelect,
+    /**
+     * The account's live session that lasts longest, signed in at `siteUrl` (the site's address
+     * now): the background syncs use its token.
+     */
+    async newestLive(owner: { siteId: number; siteUserId: number }, siteUrl: string, now = new Date()) {
+      const row = await db.session.findFirst({
+        where: { ...ownedBy(owner), siteUrl, expiresAt: { gt: now } },
         orderBy: { expiresAt: "desc" },
+        select: sessionSelect,
       });
-      return rows.map(fromRow);
+      return row ? fromRow(row) : null;
     },
 
     /** Live sessions of the whole deployment (the metrics). */

@@ -111,6 +111,13 @@ export function siteRegistry(db: Db) {
       return db.site.findMany({ select: siteSelect, orderBy: { id: "asc" } });
     },
 
+    /** The address of each of these sites (absent: no such site). */
+    async urls(ids: number[]): Promise<Map<number, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.site.findMany({ where: { id: { in: ids } }, select: { id: true, url: true } });
+      return new Map(rows.map((r) => [r.id, r.url]));
+    },
+
     find(id: number): Promise<Site | null> {
       return db.site.findUnique({ where: { id }, select: siteSelect });
     },

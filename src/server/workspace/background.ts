@@ -19,10 +19,13 @@ export type CheckinCandidate = {
   checkinTries: number;
 };
 
-/** The saved accounts opted in whose saved token works now (a live session to act with). */
-export function checkinCandidates(db: Db): Promise<CheckinCandidate[]> {
+/**
+ * The saved accounts opted in whose saved token works now (a live session to act with) and whose
+ * next look has come, the earliest first, at most `limit`.
+ */
+export function checkinCandidates(db: Db, now: Date, limit: number): Promise<CheckinCandidate[]> {
   return db.workspaceAccount.findMany({
-    where: { autoCheckin: true, state: "ok", sessionId: { not: null } },
+    where: { autoCheckin: true, checkinNext: { lte: now }, state: "ok", sessionId: { not: null } },
     select: {
       id: true,
       workspaceId: true,
@@ -36,15 +39,21 @@ export function checkinCandidates(db: Db): Promise<CheckinCandidate[]> {
       checkinAt: true,
       checkinTries: true,
     },
-    orderBy: { id: "asc" },
+    orderBy: { checkinNext: "asc" },
+    take: limit,
   });
 }
 
-/** Keeps a day's outcome on the account (failed tries counted for the retries of that day). */
+/** The account's 自动签到 is looked at next at `at`. */
+export async function checkinLater(db: Db, id: number, at: Date): Promise<void> {
+  await db.workspaceAccount.updateMany({ where: { id }, data: { checkinNext: at } });
+}
+
+/** Keeps a day's outcome on the account (failed tries counted for the retries of that day), and its next look. */
 export async function noteCheckin(
   db: Db,
   id: number,
-  outcome: { day: string; state: string; message: string; at: Date; tries: number },
+  outcome: { day: string; state: string; message: string; at: Date; tries: number; next: Date },
 ): Promise<void> {
   await db.workspaceAccount.updateMany({
     where: { id },
@@ -54,6 +63,7 @@ export async function noteCheckin(
       checkinMessage: outcome.message.slice(0, 500),
       checkinAt: outcome.at,
       checkinTries: outcome.tries,
+      checkinNext: outcome.next,
     },
   });
 }

@@ -31,6 +31,7 @@ import {
   type SavedAccount,
   type SiteIndex,
 } from "./saved-rows";
+export { RUNNER_RENEW_BEFORE_MS } from "./saved-rows";
 
 export {
   MAX_WORKSPACE_ACCOUNTS,
@@ -48,8 +49,6 @@ export {
 
 /** A session this close to its end is renewed before it is used (the runner renews earlier). */
 export const RENEW_BEFORE_MS = 60 * 60_000;
-/** The background renewal starts this long before a session ends, so a read rarely waits for one. */
-export const RUNNER_RENEW_BEFORE_MS = 3 * 60 * 60_000;
 /** How long a renewal holds its account against renewals on other instances. */
 const RENEW_LEASE_MS = 2 * 60_000;
 /** Renewals under way in this process, per saved account: two requests share one call to the site. */
@@ -263,7 +262,10 @@ export function savedAccounts(
           ...(change.pinned !== undefined ? { pinned: change.pinned } : {}),
           ...(change.excluded !== undefined ? { excluded: change.excluded } : {}),
           ...(change.order !== undefined ? { position: change.order } : {}),
-          ...(change.autoCheckin !== undefined ? { autoCheckin: change.autoCheckin } : {}),
+          // Turned on: the runner looks at it first thing (and finds its moment of the day).
+          ...(change.autoCheckin !== undefined
+            ? { autoCheckin: change.autoCheckin, ...(change.autoCheckin ? { checkinNext: new Date(0) } : {}) }
+            : {}),
         },
       });
       return this.get(workspaceId, id);
@@ -305,19 +307,17 @@ export function savedAccounts(
      */
     async dueForRenewal(limit: number, now = new Date()): Promise<SavedAccount[]> {
       const rows = await db.workspaceAccount.findMany({
-        where: { state: "ok", OR: [{ renewUntil: null }, { renewUntil: { lt: now } }] },
+        where: { state: "ok", renewAt: { lte: now }, OR: [{ renewUntil: null }, { renewUntil: { lt: now } }] },
         select: accountSelect,
-        orderBy: { id: "asc" },
+        orderBy: { renewAt: "asc" },
+        take: limit,
       });
-      const sites = await siteIndex(db);
-      const ends = await sessionStore(db).expiries(rows.flatMap((r) => (r.sessionId ? [r.sessionId] : [])));
-      const horizon = now.getTime() + RUNNER_RENEW_BEFORE_MS;
-      const endOf = (r: Row) => (r.sessionId ? (ends.get(r.sessionId)?.getTime() ?? 0) : 0);
-      const due = rows
-        .filter((r) => sites.has(r.siteId) && endOf(r) < horizon)
-        .sort((a, b) => endOf(a) - endOf(b))
-        .slice(0, limit);
-      return (await fromRows(due, sites)).filter((a) => a.state === "ok");
+      return fromRows(rows, await siteIndex(db));
+    },
+
+    /** The background renewal could not renew it now: it is looked at again at `at`. */
+    async renewLater(id: number, at: Date): Promise<void> {
+      await db.workspaceAccount.updateMany({ where: { id, state: "ok" }, data: { renewAt: at } });
     },
 
     /** Renews one account's session now (the background renewal); false when it could not be. */

@@ -6,6 +6,7 @@ import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
 import type { SiteRow } from "../db/hot-path";
 import { endingKey, heldUntilSecond } from "../session/possession";
+import { SESSION_LIFETIME_MS } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 
 export const MAX_WORKSPACE_ACCOUNTS = 200;
@@ -187,7 +188,13 @@ export function checkTags(tags: string[]): string[] {
   return cleaned;
 }
 
-/** What a site's acceptance of the token sets on the account: its new session, its names, `ok`. */
+/** The background renewal starts this long before a session ends, so a read rarely waits for one. */
+export const RUNNER_RENEW_BEFORE_MS = 3 * 60 * 60_000;
+
+/**
+ * What a site's acceptance of the token sets on the account: its new session, its names, `ok`,
+ * and when the runner renews that session (RUNNER_RENEW_BEFORE_MS before it ends).
+ */
 export function verifiedFields(
   verified: { sessionId: string; userInfo: Record<string, unknown>; credential: string },
   now: Date,
@@ -200,5 +207,6 @@ export function verifiedFields(
     state: "ok",
     stateMessage: null,
     stateAt: now,
+    renewAt: new Date(now.getTime() + SESSION_LIFETIME_MS - RUNNER_RENEW_BEFORE_MS),
   };
 }
