@@ -11,6 +11,7 @@
  *   BENCH_ALERTS=0 npm run bench  # without the alerts' 1,000-account evaluation
  *   BENCH_PRICES=0 npm run bench  # without the price comparison over 20 sites × 300 models
  *   BENCH_INSTANCES=0 npm run bench  # without the many-instance runs (PostgreSQL; about 8 minutes)
+ *   BENCH_SCALE=0 npm run bench   # without the runner's claims from 1,000,000 accounts
  */
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
@@ -23,6 +24,7 @@ import { benchInstances, instanceLines } from "./instances";
 import { benchOverview } from "./overview";
 import { benchWorkspace, workspaceLines } from "./workspace";
 import { bench } from "./sessions";
+import { benchClaims, claimLines, type ClaimFigures } from "./claims";
 import { SECONDS, ROUNDS } from "./common";
 
 async function postgresReachable(): Promise<boolean> {
@@ -75,6 +77,14 @@ if (process.env.BENCH_PRICES !== "0") {
   for (const kind of results.map((r) => r.kind)) {
     console.error(`[bench] prices, ${kind} …`);
     priceResults.push(await benchPrices(kind));
+  }
+}
+
+const claimResults: ClaimFigures[] = [];
+if (process.env.BENCH_SCALE !== "0") {
+  for (const kind of results.map((r) => r.kind)) {
+    console.error(`[bench] the runner's claims from 1,000,000 accounts, ${kind} …`);
+    claimResults.push(await benchClaims(kind));
   }
 }
 
@@ -135,4 +145,5 @@ if (workspace) lines.push(...workspaceLines(workspace));
 if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
 if (alertResults.length > 0) lines.push(...alertLines(alertResults));
 if (priceResults.length > 0) lines.push(...priceLines(priceResults));
+if (claimResults.length > 0) lines.push(...claimLines(claimResults));
 console.log(lines.join("\n"));

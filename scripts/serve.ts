@@ -1,5 +1,5 @@
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 /** scripts/server.ts bundled by `npm run build`: production runs plain Node, no TS loader. */
@@ -28,15 +28,82 @@ export function buildIfNeeded(root = process.cwd()): void {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-/** Serves the production build in a child process; this process exits with it. */
+/** A server that dies this soon after it started is not restarted (a bad setting, a refused store). */
+const START_GRACE_MS = 15_000;
+
+/**
+ * Serves the production build in a child process. A signal to this process (a supervisor's
+ * SIGTERM, Ctrl-C to the process group) is passed on once: the server drains and exits, and this
+ * process with it. A server that dies by itself after it served (out of memory, a crash) is
+ * started again; one that fails at start ends this process with its code. The server watches
+ * this process through an IPC channel and drains when it goes away, however it went.
+ */
 export function serveProduction(onExit: () => void = () => undefined): void {
-  const server = spawn(process.execPath, serverArgs(), {
-    stdio: "inherit",
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
-  server.on("exit", (code, signal) => {
-    onExit();
-    process.exit(code ?? (signal ? 1 : 0));
-  });
+  let stopping: NodeJS.Signals | null = null;
+  let server: ChildProcess;
+  const start = () => {
+    const started = Date.now();
+    server = spawn(process.execPath, serverArgs(), {
+      stdio: ["inherit", "inherit", "inherit", "ipc"],
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    server.on("exit", (code, signal) => {
+      if (!stopping && Date.now() - started > START_GRACE_MS) {
+        console.error(
+          JSON.stringify({ time: new Date().toISOString(), event: "server.restarted", pid: server.pid, code, signal }),
+        );
+        start();
+        return;
+      }
+      onExit();
+      process.exit(code ?? (signal ? 1 : 0));
+    });
+  };
+  start();
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = signal;
+    server.kill(signal === "SIGHUP" ? "SIGTERM" : signal);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => stop(signal));
+  // npm passes no SIGTERM on to the script it runs: when it (or anything that started this
+  // process) is gone, the server is stopped as if it had been signalled.
+  watchAncestors(() => stop("SIGTERM"));
+}
+
+/** Whether a process runs (a zombie waiting to be reaped does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** The processes that started this one, nearest first, up to init (none where /proc is not there). */
+function ancestors(): number[] {
+  const chain: number[] = [];
+  for (let pid = process.ppid; pid > 1 && chain.length < 16;) {
+    chain.push(pid);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      break;
+    }
+  }
+  return chain;
+}
+
+/** Calls `gone` once when a process that started this one is no longer running (looked at every second). */
+function watchAncestors(gone: () => void): void {
+  const chain = ancestors().filter(running);
+  if (chain.length === 0) return;
+  const timer = setInterval(() => {
+    if (chain.every(running)) return;
+    clearInterval(timer);
+    gone();
+  }, 1000);
+  timer.unref();
 }

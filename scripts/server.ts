@@ -124,8 +124,12 @@ export async function startServer(): Promise<void> {
       process.exit(0);
     })();
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // One drain, whatever the signals: a second one (Ctrl-C to the process group reaches this
+  // process and the one that started it, which passes it on) does not cut the drain short.
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  // Started by `npm start` (scripts/serve.ts): when that process goes away, this one drains too.
+  if (process.send) process.on("disconnect", stop);
 }
 
 /** How long a stopping server lets the requests in flight finish. */
@@ -194,8 +198,9 @@ function runPrimary(count: number): void {
     for (const worker of workers()) worker.process.kill(name);
     setTimeout(() => process.exit(0), DRAIN_MS + 8_000).unref();
   };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  if (process.send) process.on("disconnect", () => stop("SIGTERM"));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

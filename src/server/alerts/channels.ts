@@ -288,22 +288,36 @@ async function attachmentsOf(db: Db, settings: ChannelSettings, payload: string,
 /** Moves the channels' sealed settings to the vault's current key (with the saved tokens, by `vault-reseal`). */
 export async function resealAlertChannels(db: Db): Promise<{ resealed: number; current: number; unopenable: number }> {
   const counts = { resealed: 0, current: 0, unopenable: 0 };
-  const rows = await db.alertChannel.findMany({ select: { id: true, workspaceId: true, settings: true } });
-  for (const row of rows) {
-    if (!sealedWithOlderKey(row.settings)) {
-      counts.current++;
-      continue;
-    }
-    const next = reseal(row.settings, sealContext(row.workspaceId));
-    if (next === null) {
-      counts.unopenable++;
-      continue;
-    }
-    const { count } = await db.alertChannel.updateMany({
-      where: { id: row.id, settings: row.settings },
-      data: { settings: next },
+  for (let after = 0; ;) {
+    const rows = await db.alertChannel.findMany({
+      where: { id: { gt: after } },
+      orderBy: { id: "asc" },
+      take: 500,
+      select: { id: true, workspaceId: true, settings: true },
     });
-    counts.resealed += count;
+    for (const row of rows) await resealOne(db, row, counts);
+    if (rows.length < 500) return counts;
+    after = rows[rows.length - 1]!.id;
   }
-  return counts;
+}
+
+async function resealOne(
+  db: Db,
+  row: { id: number; workspaceId: number; settings: string },
+  counts: { resealed: number; current: number; unopenable: number },
+): Promise<void> {
+  if (!sealedWithOlderKey(row.settings)) {
+    counts.current++;
+    return;
+  }
+  const next = reseal(row.settings, sealContext(row.workspaceId));
+  if (next === null) {
+    counts.unopenable++;
+    return;
+  }
+  const { count } = await db.alertChannel.updateMany({
+    where: { id: row.id, settings: row.settings },
+    data: { settings: next },
+  });
+  counts.resealed += count;
 }

@@ -269,20 +269,34 @@ export async function queueDigest(
 
 /** Queues every digest whose moment has come and whose period is not sent yet; returns how many. */
 export async function queueDueDigests(db: Db, now = new Date()): Promise<number> {
-  const rows = await db.alertDigest.findMany({ select });
   const zones = new Map<number, string>();
   let queued = 0;
-  for (const row of rows) {
-    let tz = zones.get(row.workspaceId);
-    if (!tz) {
-      tz = (await alertRules(db).settings(row.workspaceId, now)).timeZone;
-      zones.set(row.workspaceId, tz);
-    }
-    const due = lastOccurrence({ cadence: row.cadence as Cadence, minute: row.minute, weekday: row.weekday }, tz, now);
-    if (row.lastPeriod === due.key) continue;
-    if (await queueDigest(db, row, due, tz, now, { claim: true })) queued++;
+  // A batch at a time, in id order: what a pass holds does not grow with the deployment.
+  for (let after = 0; ;) {
+    const rows = await db.alertDigest.findMany({
+      where: { id: { gt: after } },
+      orderBy: { id: "asc" },
+      take: 500,
+      select,
+    });
+    for (const row of rows) if (await queueIfDue(db, row, zones, now)) queued++;
+    if (rows.length < 500) break;
+    after = rows[rows.length - 1]!.id;
+    zones.clear();
   }
   return queued;
+}
+
+/** Queues the digest when its moment has come and its period is not sent yet. */
+async function queueIfDue(db: Db, row: DigestRow, zones: Map<number, string>, now: Date): Promise<boolean> {
+  let tz = zones.get(row.workspaceId);
+  if (!tz) {
+    tz = (await alertRules(db).settings(row.workspaceId, now)).timeZone;
+    zones.set(row.workspaceId, tz);
+  }
+  const due = lastOccurrence({ cadence: row.cadence as Cadence, minute: row.minute, weekday: row.weekday }, tz, now);
+  if (row.lastPeriod === due.key) return false;
+  return queueDigest(db, row, due, tz, now, { claim: true });
 }
 
 /** 立即发送: the digest of the period last due, now, without marking it sent (a preview). */

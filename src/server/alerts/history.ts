@@ -36,9 +36,11 @@ export async function alertHistory(
       },
     }),
   ]);
+  // A page's alerts, each sent to at most 20 channels at its opening and its end.
   const deliveries = await db.alertDelivery.findMany({
     where: { alertId: { in: rows.map((r) => r.id) } },
     orderBy: { id: "asc" },
+    take: rows.length * 40,
     select: {
       alertId: true,
       channelId: true,

@@ -110,6 +110,17 @@ function checkedStep(kind: RuleKind, step: number | null | undefined): number | 
 
 export function alertRules(db: Db) {
   return {
+    /** Up to `limit` workspaces with an unmuted rule whose id is above `after`, in id order (a pass's batch). */
+    async workspacesWithRules(after: number, limit: number): Promise<number[]> {
+      const rows = await db.alertRule.groupBy({
+        by: ["workspaceId"],
+        where: { workspaceId: { gt: after }, muted: false },
+        orderBy: { workspaceId: "asc" },
+        take: limit,
+      });
+      return rows.map((r) => r.workspaceId);
+    },
+
     async list(workspaceId: number): Promise<StoredRule[]> {
       const rows = await db.alertRule.findMany({ where: { workspaceId }, orderBy: { id: "asc" }, select: ruleSelect });
       return rows.map(stored);

@@ -13,15 +13,21 @@ import { pruneStatementLinks } from "../alerts/statement-links";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { db as defaultDb, type Db } from "../db/client";
-import { workspacesWithAccounts } from "../workspace/background";
+import { alertRules } from "../alerts/rules";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
 
-/** Evaluates every workspace's rules; returns the events written. */
-export async function evaluateAlerts(db: Db, now = new Date()): Promise<number> {
+/** Workspaces read per batch of an evaluation pass (what a pass holds, whatever the deployment's size). */
+const BATCH = 200;
+
+/** Evaluates every workspace's rules, a batch of workspaces at a time; returns the events written. */
+export async function evaluateAlerts(db: Db, now = new Date(), signal?: AbortSignal): Promise<number> {
   let events = 0;
-  for (const workspaceId of await workspacesWithAccounts(db)) {
-    events += await evaluateWorkspace(db, workspaceId, now);
+  for (let after = 0; !signal?.aborted;) {
+    const batch = await alertRules(db).workspacesWithRules(after, BATCH);
+    for (const workspaceId of batch) events += await evaluateWorkspace(db, workspaceId, now);
+    if (batch.length < BATCH) break;
+    after = batch[batch.length - 1]!;
   }
   if (events > 0) logEvent("alerts.events", { events });
   return events;
@@ -29,10 +35,10 @@ export async function evaluateAlerts(db: Db, now = new Date()): Promise<number> 
 
 export function startAlertJobs(): void {
   const tickMs = env().JOB_TICK_SECONDS * 1000;
-  startJob("alerts.evaluate", tickMs, async () => {
+  startJob("alerts.evaluate", tickMs, async (signal) => {
     const db = defaultDb();
     await runLeased(db, "alerts.evaluate", { leaseMs: 5 * 60_000 }, async () => {
-      await evaluateAlerts(db);
+      await evaluateAlerts(db, new Date(), signal);
       const digests = await queueDueDigests(db);
       if (digests > 0) logEvent("alerts.digests", { digests });
       const pruned = (await pruneAlertHistory(db)) + (await pruneStatementLinks(db));

@@ -15,7 +15,15 @@ import { startJob } from "./registry";
 export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: number; accounts: number }> {
   const e = env();
   const deps = { db, timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE, background: true };
-  const read = await refreshPrices(db, await workingAccounts(db), deps, now);
+  const read = { sites: 0, accounts: 0 };
+  // A batch of accounts at a time: what a pass holds does not grow with the deployment.
+  for (let after: number | null = 0; after !== null;) {
+    const batch = await workingAccounts(db, after, 500);
+    const done = await refreshPrices(db, batch.accounts, deps, now);
+    read.sites += done.sites;
+    read.accounts += done.accounts;
+    after = batch.last;
+  }
   if (read.sites + read.accounts > 0) logEvent("prices.read", read);
   return read;
 }

@@ -1,7 +1,7 @@
 /**
  * What the background jobs read and keep of the saved accounts: the accounts opted in to the
  * automatic check-in and each day's outcome (design.md 20; jobs/checkin.ts decides when and
- * tries), and the workspaces whose rules the alert runner evaluates (design.md 21).
+ * tries), and the accounts the price reads use.
  */
 import type { Db } from "../db/client";
 
@@ -26,6 +26,8 @@ export type CheckinCandidate = {
 export function checkinCandidates(db: Db, now: Date, limit: number): Promise<CheckinCandidate[]> {
   return db.workspaceAccount.findMany({
     where: { autoCheckin: true, checkinNext: { lte: now }, state: "ok", sessionId: { not: null } },
+    orderBy: { checkinNext: "asc" },
+    take: limit,
     select: {
       id: true,
       workspaceId: true,
@@ -39,8 +41,6 @@ export function checkinCandidates(db: Db, now: Date, limit: number): Promise<Che
       checkinAt: true,
       checkinTries: true,
     },
-    orderBy: { checkinNext: "asc" },
-    take: limit,
   });
 }
 
@@ -68,28 +68,32 @@ export async function noteCheckin(
   });
 }
 
-/** The workspaces that have saved at least one account (the alert runner evaluates these). */
-export async function workspacesWithAccounts(db: Db): Promise<number[]> {
-  const rows = await db.workspaceAccount.findMany({ distinct: ["workspaceId"], select: { workspaceId: true } });
-  return rows.map((r) => r.workspaceId);
-}
-
-/** The saved accounts whose saved token works now, each site account once (the price reads use these). */
+/**
+ * A batch of the saved accounts whose saved token works now (the price reads use these), by id
+ * above `after`, each site account once within the batch; `last` is the id to go on after (null:
+ * none left).
+ */
 export async function workingAccounts(
   db: Db,
-): Promise<Array<{ siteId: number; siteUrl: string; siteUserId: number; userId: number | string; sessionId: string }>> {
+  after: number,
+  limit: number,
+): Promise<{
+  accounts: Array<{ siteId: number; siteUrl: string; siteUserId: number; userId: number | string; sessionId: string }>;
+  last: number | null;
+}> {
   const rows = await db.workspaceAccount.findMany({
-    where: { state: "ok", sessionId: { not: null } },
-    select: { siteId: true, siteUrl: true, siteUserId: true, userId: true, sessionId: true },
+    where: { id: { gt: after }, state: "ok", sessionId: { not: null } },
+    select: { id: true, siteId: true, siteUrl: true, siteUserId: true, userId: true, sessionId: true },
     orderBy: { id: "asc" },
+    take: limit,
   });
   const seen = new Set<string>();
-  const out = [];
+  const accounts = [];
   for (const r of rows) {
     const key = `${r.siteId}:${r.siteUserId}`;
     if (seen.has(key) || !r.sessionId) continue;
     seen.add(key);
-    out.push({
+    accounts.push({
       siteId: r.siteId,
       siteUrl: r.siteUrl,
       siteUserId: Number(r.siteUserId),
@@ -97,5 +101,5 @@ export async function workingAccounts(
       sessionId: r.sessionId,
     });
   }
-  return out;
+  return { accounts, last: rows.length < limit ? null : rows[rows.length - 1]!.id };
 }
