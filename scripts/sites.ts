@@ -16,6 +16,7 @@ import { OperatorError, setOperatorPassword } from "../src/server/admin/operator
 import { addSite, editSite, removeSite } from "../src/server/admin/sites";
 import { siteLedger } from "../src/server/ledger/sites";
 import { closeDb, db } from "../src/server/db/client";
+import { StoreRefused } from "../src/server/db/sqlite-guard";
 import { EnvError, env } from "../src/server/core/env";
 import { probeSite } from "../src/server/sites/probe";
 import { SiteError, parseSiteId, siteRegistry } from "../src/server/sites/registry";
@@ -173,8 +174,11 @@ async function run(argv: string[]): Promise<unknown> {
 }
 
 async function main(): Promise<number> {
+  // The database is opened only once its checks passed: a refused one is never made anew here.
+  let opened = false;
   try {
     await prepare();
+    opened = true;
     const result = await run(process.argv.slice(2));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
@@ -184,14 +188,19 @@ async function main(): Promise<number> {
       process.stderr.write(`${message ? `错误: ${message}\n` : ""}${USAGE}\n`);
       return 2;
     }
-    if (error instanceof SiteError || error instanceof EnvError || error instanceof OperatorError) {
+    if (
+      error instanceof SiteError ||
+      error instanceof EnvError ||
+      error instanceof OperatorError ||
+      error instanceof StoreRefused
+    ) {
       process.stderr.write(`错误: ${error.message}\n`);
       return 1;
     }
     process.stderr.write(`错误: ${(error as Error).message}\n`);
     return 1;
   } finally {
-    await closeDb(db()).catch(() => undefined);
+    if (opened) await closeDb(db()).catch(() => undefined);
   }
 }
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -86,7 +86,58 @@ describe("SQLite: one process", () => {
   });
 });
 
+/** The production server started on a store, to its exit (it is refused): its output and exit code. */
+function serverOnce(env: Record<string, string>): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [".next/gd-server.mjs"], {
+    cwd: ROOT,
+    env: { ...process.env, SESSION_PASSWORD, PORT: "0", NODE_ENV: "production", ...env },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+describe("SQLite: one file, however it is named", () => {
+  it("refuses a second server that opens the same file through a symlink or a second hard link", async () => {
+    const s = store();
+    const first = await app(s);
+    const linked = path.join(mkdtempSync(path.join(tmpdir(), "gd-link-")), "via-link.db");
+    symlinkSync(s.file, linked);
+    const bySymlink = serverOnce({ DATABASE_URL: `file:${linked}`, DATA_DIR: path.dirname(linked) });
+    expect(bySymlink.status).toBe(1);
+    expect(bySymlink.output).toContain(`正由另一个进程（pid ${first.pid}）使用`);
+    const hard = path.join(s.dir, "same-file.db");
+    linkSync(s.file, hard);
+    const byHardLink = serverOnce({ DATABASE_URL: `file:${hard}`, DATA_DIR: s.dir });
+    expect(byHardLink.status).toBe(1);
+    expect(byHardLink.output).toContain(`正由另一个进程（pid ${first.pid}）使用`);
+    expect((await request(first.url, "/api/ready")).status).toBe(200);
+  });
+});
+
 describe("SQLite: no silent loss", () => {
+  it("a sites command after the database was deleted makes no file, and the next start is still refused", async () => {
+    const s = store();
+    const ran = await app(s);
+    await ran.stop();
+    for (const f of [s.file, `${s.file}-wal`, `${s.file}-shm`]) rmSync(f, { force: true });
+    const listed = spawnSync(process.execPath, ["--import", "tsx", "scripts/sites.ts", "list"], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: s.url, DATA_DIR: s.dir, SESSION_PASSWORD },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(listed.status).toBe(1);
+    expect(listed.stderr).toContain(`数据库文件 ${s.file} 不存在，但 ${s.dir} 中记录着之前安装的这个数据库`);
+    expect(existsSync(s.file)).toBe(false);
+    // An empty file left where the database was (by any other tool) is refused the same way.
+    writeFileSync(s.file, "");
+    const started = serveOnce({ DATABASE_URL: s.url, DATA_DIR: s.dir });
+    expect(started.status).toBe(1);
+    expect(started.output).toContain(`数据库文件 ${s.file} 是空的，但 ${s.dir} 中记录着之前安装的这个数据库`);
+    expect(statSync(s.file).size).toBe(0);
+  });
+
   it("will not start on an empty database where the data folder remembers one", async () => {
     const s = store();
     // A server ran on it once: the data folder remembers the database.

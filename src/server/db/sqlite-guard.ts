@@ -10,7 +10,18 @@
  * judges a lock stale by its age, so a restart within its stale time after a crash is refused,
  * and a busy event loop makes the living holder's lock look stale to another process.
  */
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { processState, type StatePart } from "../core/process-state";
@@ -38,11 +49,17 @@ function alive(pid: number): boolean {
  * another living process holds it.
  */
 export function lockSqlite(file: string): void {
-  const lock = `${file}.lock`;
+  // The file itself, however it is named: a symlinked path locks the file it points to, and the
+  // lock names the file's device and inode (a second hard link in the folder is found by them).
+  const real = realpathSync(file);
+  const { dev, ino } = statSync(real);
+  const lock = `${real}.lock`;
+  const other = lockOfSameFile(real, lock, dev, ino);
+  if (other) refuse(file, other.pid, other.lock);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lock, "wx", 0o600);
-      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }));
+      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString(), dev, ino }));
       closeSync(fd);
       process.once("exit", () => {
         try {
@@ -63,15 +80,43 @@ export function lockSqlite(file: string): void {
       // Unreadable or half written: judged by its pid below (none: stale).
     }
     if (typeof holder.pid === "number" && holder.pid !== process.pid && alive(holder.pid)) {
-      throw new StoreRefused(
-        `数据库 ${file} 正由另一个进程（pid ${holder.pid}）使用。SQLite 只能由一个服务进程使用；` +
-          `要运行多个实例，请改用 PostgreSQL（DATABASE_URL=postgresql://…）。` +
-          `如果确认没有其他进程在运行，删除 ${lock} 后再启动。`,
-      );
+      refuse(file, holder.pid, lock);
     }
     rmSync(lock, { force: true });
   }
   throw new StoreRefused(`无法取得数据库锁 ${lock}`);
+}
+
+function refuse(file: string, pid: number, lock: string): never {
+  throw new StoreRefused(
+    `数据库 ${file} 正由另一个进程（pid ${pid}）使用。SQLite 只能由一个服务进程使用；` +
+      `要运行多个实例，请改用 PostgreSQL（DATABASE_URL=postgresql://…）。` +
+      `如果确认没有其他进程在运行，删除 ${lock} 后再启动。`,
+  );
+}
+
+/** A living process's lock on the same file (device and inode) under another name in its folder. */
+function lockOfSameFile(real: string, own: string, dev: number, ino: number): { pid: number; lock: string } | null {
+  const dir = path.dirname(real);
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith(".lock"));
+  } catch {
+    return null;
+  }
+  for (const name of names) {
+    const lock = path.join(dir, name);
+    if (lock === own) continue;
+    try {
+      const held = JSON.parse(readFileSync(lock, "utf8")) as { pid?: number; dev?: number; ino?: number };
+      if (held.dev === dev && held.ino === ino && typeof held.pid === "number" && alive(held.pid)) {
+        return { pid: held.pid, lock };
+      }
+    } catch {
+      // Not a lock of ours.
+    }
+  }
+  return null;
 }
 
 /**
@@ -86,6 +131,14 @@ export function checkSqliteHome(file: string, dataDir: string): void {
     remembered = (JSON.parse(readFileSync(marker, "utf8")) as { database?: string }).database ?? null;
   } catch {
     remembered = null;
+  }
+  // An empty file where the database was (a tool opened the path after the file was deleted) is
+  // as missing as no file: nothing is made on it.
+  if (existsSync(file) && remembered === file && statSync(file).size === 0) {
+    throw new StoreRefused(
+      `数据库文件 ${file} 是空的，但 ${dataDir} 中记录着之前安装的这个数据库：它可能被删除后又被别的程序建成了空文件。` +
+        `请从备份恢复它后再启动；确实要从空数据库重新开始，删除 ${file} 和 ${marker} 后再启动。`,
+    );
   }
   if (!existsSync(file)) {
     if (remembered === file) {
