@@ -220,8 +220,10 @@ describe("sign-ins and the accounts waiting for one site", () => {
     expect(done.indexOf("b")).toBeLessThanOrEqual(8);
   });
 
-  it("gives one account at most half of a site's budget a minute, so another still has the rest", async () => {
+  it("gives one account at most half of a site's budget a minute while another wants it, so the other still has the rest", async () => {
     const { as } = await twoAccounts();
+    // The other account read the site this minute: it wants the budget too.
+    expect((await as(1, 12, 5000).account.logs({ page: 1, pageSize: 5 })).success).toBe(true);
     const answers = await Promise.all(
       Array.from({ length: 14 }, (_, i) => as(0, 12, 5000).account.logs({ page: i + 1, pageSize: 5 })),
     );
@@ -230,7 +232,19 @@ describe("sign-ins and the accounts waiting for one site", () => {
     expect(answers.filter((x) => !x.success).map((x) => !x.success && x.message)).toContain(
       "该账户的站点请求过于频繁，请稍后再试",
     );
-    expect((await as(1, 12, 5000).account.logs({ page: 1, pageSize: 5 })).success).toBe(true);
+    expect((await as(1, 12, 5000).account.logs({ page: 2, pageSize: 5 })).success).toBe(true);
+  });
+
+  it("lets an account alone on its site use the whole budget, refusing only what the budget cannot hold", async () => {
+    const { as } = await twoAccounts();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => as(0, 12, 5000).account.logs({ page: i + 1, pageSize: 5 })),
+    );
+    // A budget of 12, one call of it the status probe's: 11 pages answered; the rest waited past
+    // the 5 s allowed and were told the site is busy, never that the account asked too much.
+    const refused = answers.flatMap((x) => (x.success ? [] : [x.message]));
+    expect(answers.filter((x) => x.success).length).toBeGreaterThanOrEqual(11);
+    expect(new Set(refused)).toEqual(new Set(["站点繁忙，请稍后再试"]));
   });
 });
 

@@ -18,7 +18,7 @@ import { credentialOf, possession } from "../session/possession";
 import { sessionStore } from "../session/store";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
-import { accountShare, cached, callsThisMinute, chargeAccount, forget } from "./live-state";
+import { accountShare, cached, callsThisMinute, chargeAccount, forget, othersWant } from "./live-state";
 
 /** Why a site's data could not be read, as the overview shows it. */
 export type FailureKind = "refused" | "unreachable" | "busy" | "removed";
@@ -116,7 +116,10 @@ async function exchange(
   const perMinute = site.requestsPerMinute ?? deps.perMinute;
   const share = accountShare(perMinute, deps.accountPerMinute ?? env().ACCOUNT_READS_PER_MINUTE);
   const live = !deps.background;
-  if (live && callsThisMinute(accountKey(account)).count >= share) throw new SiteDataError(MSG.accountBusy, "busy");
+  // Its share limits an account while others want the site's budget; alone, it may use all of it.
+  if (live && callsThisMinute(accountKey(account)).count >= share && othersWant(site.id, accountKey(account))) {
+    throw new SiteDataError(MSG.accountBusy, "busy");
+  }
   // Counted now (calls under way count too), given back if the gate never sends it.
   if (live) chargeAccount(accountKey(account), 1);
   let sent = false;

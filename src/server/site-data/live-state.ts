@@ -23,6 +23,8 @@ const LIVE: StatePart<{
   cache: LRUCache<string, object>;
   inFlight: Map<string, Promise<object>>;
   accountCalls: Map<string, { minute: number; count: number }>;
+  /** Per site, this minute: the first account that made a live call, and whether another did too. */
+  siteCallers: Map<number, { minute: number; first: string; others: boolean }>;
   tokenPageBase: Map<string, boolean>;
   /** Tells the other instances what a write changed (null: this process is the deployment). */
   tell: ((prefix: string) => void) | null;
@@ -32,6 +34,7 @@ const LIVE: StatePart<{
     cache: new LRUCache<string, object>({ maxSize: CACHE_MAX_BYTES, ttlAutopurge: true }),
     inFlight: new Map(),
     accountCalls: new Map(),
+    siteCallers: new Map(),
     tokenPageBase: new Map(),
     tell: null,
   }),
@@ -79,9 +82,26 @@ export function callsThisMinute(accountKey: string, now = Date.now()): { minute:
   return entry?.minute === minute ? entry : { minute, count: 0 };
 }
 
+/**
+ * Whether an account other than this one made (or is waiting to make) a live call to the site
+ * this minute: an account's share limits it only while others want the budget (design.md 12).
+ */
+export function othersWant(siteId: number, accountKey: string, now = Date.now()): boolean {
+  const entry = live().siteCallers.get(siteId);
+  return entry?.minute === Math.floor(now / 60_000) && (entry.others || entry.first !== accountKey);
+}
+
 /** Counts one live call of the account (-1: one that was never sent after all). */
 export function chargeAccount(accountKey: string, by: 1 | -1, now = Date.now()): void {
   const entry = callsThisMinute(accountKey, now);
+  if (by === 1) {
+    const siteId = Number(accountKey.slice(0, accountKey.indexOf(":")));
+    const { siteCallers } = live();
+    const seen = siteCallers.get(siteId);
+    if (seen?.minute !== entry.minute)
+      siteCallers.set(siteId, { minute: entry.minute, first: accountKey, others: false });
+    else if (seen.first !== accountKey) seen.others = true;
+  }
   const { accountCalls } = live();
   // Live calls per account in the current minute: one account cannot spend its site's whole budget.
   if (accountCalls.size > 50_000) {

@@ -295,7 +295,7 @@ export function siteDataRoute(
       description:
         `${description} 通过该账户所在站点、以其（加密保存的）访问令牌实时读取；答案按账户缓存片刻，` +
         "同一站点的请求受每分钟预算（SITE_REQUESTS_PER_MINUTE，登录也计入）与并发上限保护，等待的账户轮流发出；" +
-        "一个账户每分钟最多用站点预算的一半（该账户的站点请求过于频繁，请稍后再试）。",
+        "有其他账户同时使用该站点时，一个账户每分钟最多用站点预算的一半（该账户的站点请求过于频繁，请稍后再试）；独自使用时可用满整个预算。",
       security: SESSION_SECURITY,
       parameters: [...parameters, ACCOUNT_PARAM],
       responses: {
