@@ -1,12 +1,26 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  statfsSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type RunningGateway } from "../../src/demo/gateway";
 import { closeDb, createDb } from "../../src/server/db/client";
 import { migrateSqlite } from "../../src/server/db/migrate";
+import { demoHistory } from "../../src/demo/history";
+import { storeProblem } from "../../src/server/db/health";
+import { syncDueLedgers } from "../../src/server/jobs/ledger";
 import { siteRegistry } from "../../src/server/sites/registry";
+import { signInWith } from "../support/caller";
 import { request } from "../support/http";
 import { ROOT, startApp, type RunningApp } from "../support/server";
 
@@ -228,4 +242,49 @@ describe("SQLite: no silent loss", () => {
     expect(await check.session.count()).toBe(2);
     await closeDb(check);
   });
+});
+
+describe("SQLite: a full disk is the store's fault, not the site's", () => {
+  it("a sync the full disk failed goes on at the next look once space returns, and readiness says what the commit met", async () => {
+    const mount = mkdtempSync(path.join(tmpdir(), "gd-full-runner-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mount]);
+    closers.push(() => void execFileSync("umount", ["-l", mount]));
+    mkdirSync(path.join(mount, "data"));
+    const s = store(path.join(mount, "data"));
+    const now = Math.floor(Date.now() / 1000) - 120;
+    const history = demoHistory({ seed: 41, days: 20, callsPerDay: 200, now });
+    const user = {
+      accessToken: "sk-full-runner-0123456789abcdef",
+      data: newApiUser(62, { username: "full" }),
+      logs: history.logs,
+      tokens: history.tokens,
+    };
+    const site = await startGateway({ family: "new-api", users: [user] });
+    closers.push(() => site.close());
+    const db = createDb(s.url);
+    closers.push(() => closeDb(db));
+    const { id } = await siteRegistry(db).add({ name: "满盘站", url: site.url });
+    await signInWith(db, id, { id: 62, token: user.accessToken });
+    // Fill the disk but for 256 KB: room for the runner's small writes, none for the entries.
+    const filler = path.join(mount, "filler");
+    const { bavail, bsize } = statfsSync(mount);
+    writeFileSync(filler, Buffer.alloc(bavail * bsize - 256 * 1024));
+    const opts = { syncMinutes: 10, keepDays: 400, backfillDays: 30, perMinute: 100_000, timeoutMs: 5000 };
+    const t0 = Date.now();
+    expect(await syncDueLedgers(db, opts, t0)).toBe(1);
+    expect(await storeProblem(db)).toBe("存储空间不足：数据库无法写入");
+    // Not the site's fault: no failure counted, due again within a look (or its hold, if even that write failed).
+    const due = await db.ledgerDue.findFirstOrThrow({ select: { dueAt: true, failures: true } });
+    expect(due.failures).toBe(0);
+    expect(due.dueAt!.getTime()).toBeLessThanOrEqual(t0 + 30_000);
+    // Space returns: the next looks finish the backfill, exactly.
+    rmSync(filler);
+    let started = 0;
+    for (let look = 1; look <= 20 && (await db.ledgerEntry.count()) < history.logs.length; look++) {
+      started += await syncDueLedgers(db, opts, t0 + look * 31_000);
+    }
+    expect(started).toBeGreaterThan(0);
+    expect(await db.ledgerEntry.count()).toBe(history.logs.length);
+    expect(await storeProblem(db)).toBeNull();
+  }, 60_000);
 });

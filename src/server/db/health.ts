@@ -7,6 +7,7 @@ import { POSTGRES_MIGRATIONS_DIR, readMigrations } from "./migrate";
 import { driverOf, type Db } from "./driver";
 import { isStorageFull } from "./errors";
 import { sqliteLost } from "./sqlite-guard";
+import { commitsFailFull } from "./store-writes";
 
 const expected = new Map<"sqlite" | "postgres", number>();
 
@@ -37,6 +38,7 @@ export async function storeProblem(db: Db, timeoutMs = 1000): Promise<string | n
   const kind = driverOf(db).kind;
   const lost = sqliteLost();
   if (lost) return lost;
+  if (commitsFailFull()) return "存储空间不足：数据库无法写入";
   try {
     return await within(
       timeoutMs,

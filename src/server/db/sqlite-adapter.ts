@@ -6,6 +6,7 @@
  * failed COMMIT rolls the connection back and lets go of the lock, and the error goes on up.
  */
 import type { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { noteCommit } from "./store-writes";
 
 type Query = { sql: string };
 type Tx = {
@@ -27,6 +28,7 @@ function mend(tx: Tx, connection: Connection): Tx {
   tx.commit = () => (ended ? Promise.resolve() : ((ended = true), commit()));
   tx.rollback = () => (ended ? Promise.resolve() : ((ended = true), rollback()));
   const failed = async (error: unknown): Promise<never> => {
+    noteCommit(error);
     try {
       if (connection.inTransaction) connection.prepare("ROLLBACK").run();
     } catch {
@@ -37,8 +39,13 @@ function mend(tx: Tx, connection: Connection): Tx {
   };
   const queryRaw = tx.queryRaw.bind(tx);
   const executeRaw = tx.executeRaw.bind(tx);
-  tx.queryRaw = (q) => (isCommit(q) ? queryRaw(q).catch(failed) : queryRaw(q));
-  tx.executeRaw = (q) => (isCommit(q) ? executeRaw(q).catch(failed) : executeRaw(q));
+  // A statement inside the transaction that finds no room is what the commit meets too.
+  const noted = (error: unknown): never => {
+    noteCommit(error);
+    throw error;
+  };
+  tx.queryRaw = (q) => (isCommit(q) ? queryRaw(q).catch(failed) : queryRaw(q).catch(noted));
+  tx.executeRaw = (q) => (isCommit(q) ? executeRaw(q).catch(failed) : executeRaw(q).catch(noted));
   return tx;
 }
 

@@ -20,6 +20,7 @@ import { processState, type StatePart } from "../core/process-state";
 import { releaseLeftLeases, runLeased } from "./leases";
 import { startJob, trackJobWork } from "./registry";
 import { db as defaultDb, type Db } from "../db/client";
+import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 
 const PRUNE_EVERY_MS = 60 * 60_000;
 /** The longest between two looks for due syncs. */
@@ -195,6 +196,12 @@ function nextAfter(
   if (error instanceof SiteDataError && error.kind === "busy") {
     logEvent("ledger.sync_deferred", { site: account.siteId });
     return [new Date(now), account.failures];
+  }
+  // The store could not take the entries (a full disk, an outage): not the site's fault, so no
+  // wait of the site's; tried again at the next look, as soon as the store takes writes again.
+  if (isStorageFull(error) || isDatabaseUnavailable(error)) {
+    logEvent("ledger.sync_store_failed", { site: account.siteId });
+    return [new Date(now + LOOK_MS), account.failures];
   }
   // Other reasons are on the account's sync state (usage.status); each failure doubles the wait.
   const failures = account.failures + 1;

@@ -13,6 +13,7 @@
  * renewed while the sync runs and checked in every commit; a holder that dies loses it when it
  * expires, and a process that stops ends its syncs at the next slice and lets go of their leases.
  */
+import { noteCommit } from "../db/store-writes";
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
 import { MSG } from "../core/messages";
@@ -92,7 +93,16 @@ async function commit(sync: Sync, entries: Entry[], cursor: number, refused: Ref
       rows.push({ ...e, ordinal });
     }
   }
-  if (!(await ledgerStore(db).commit(who, rows, holder, cursor))) throw new LedgerBusy(MSG.syncLeaseLost);
+  // What the commit met is what readiness reports of the store (a full disk, before the probe sees it).
+  let held: boolean;
+  try {
+    held = await ledgerStore(db).commit(who, rows, holder, cursor);
+    noteCommit(null);
+  } catch (error) {
+    noteCommit(error);
+    throw error;
+  }
+  if (!held) throw new LedgerBusy(MSG.syncLeaseLost);
   metrics().ledgerEntries.inc(rows.length);
   if (refused.count > 0) {
     await db.ledgerSync.updateMany({
