@@ -4,7 +4,7 @@
  */
 import { listAccounts } from "../accounts/browser-accounts";
 import { accountOf } from "../accounts/overview";
-import { logError } from "../core/log";
+import { logError, logEvent } from "../core/log";
 import { LedgerBusy, syncLedger } from "../ledger/sync";
 import { nextSync } from "../ledger/schedule";
 import { syncStates } from "../ledger/sync-status";
@@ -12,7 +12,7 @@ import { openAlertsOf } from "../alerts/history";
 import type { ListedAccount } from "../accounts/schemas";
 import type { BrowserAccounts } from "../session/cookie";
 import { sessionStore, type LiveSession } from "../session/store";
-import type { SiteDataDeps } from "../site-data/site-data";
+import { SiteDataError, type SiteDataDeps } from "../site-data/site-data";
 import { storedScope, type LedgerViews } from "../workspace/overview";
 import { lastBalanceOf } from "../ledger/analytics";
 import { storedSummaries } from "../ledger/stored";
@@ -42,6 +42,11 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
   syncLedger(ctx.db, accountOf(session), siteDepsOf(ctx), { backfillDays: ctx.ledgerBackfillDays }).catch(
     (error: unknown) => {
       if (error instanceof LedgerBusy) return;
+      // Deferred by the site's budget: the runner goes on with it at its next look.
+      if (error instanceof SiteDataError && error.kind === "busy") {
+        logEvent("ledger.sync_deferred", { site: session.siteId });
+        return;
+      }
       logError("ledger.sync", error);
     },
   );

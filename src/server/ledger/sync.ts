@@ -326,8 +326,14 @@ export async function syncLedger(
     await noteTopupHistory(db, account, reader, from, now);
     return { added, from, to: now, complete: true };
   } catch (error) {
-    const message =
-      error instanceof SiteDataError ? error.message : error instanceof LedgerBusy ? error.message : MSG.syncFailed;
+    // A sync the site's budget (or the site's own request for quiet) deferred is waiting, not
+    // failed: it goes on at the runner's next look, and the account shows no error meanwhile.
+    const deferred = error instanceof SiteDataError && error.kind === "busy";
+    const message = deferred
+      ? null
+      : error instanceof SiteDataError || error instanceof LedgerBusy
+        ? error.message
+        : MSG.syncFailed;
     // The store itself may be what failed: the sync's own error is the one to tell.
     await db.ledgerSync
       .updateMany({ where: { ...owner(account), holder }, data: { lastError: message } })
