@@ -12,7 +12,9 @@ import { signInOverHttp } from "../tests/support/http";
 export const SECONDS = Number(process.env.BENCH_SECONDS || 4);
 export const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 export const LOGIN_SAMPLES = Number(process.env.BENCH_LOGINS || 300);
-export const MANY = 200_000;
+/** Sessions stored in the large store, and how many of them are live (the rest expired an hour ago). */
+export const MANY = 1_000_000;
+export const MANY_LIVE = 100_000;
 
 export type Run = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
 
@@ -43,8 +45,11 @@ export function rssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-/** Adds expired-in-a-day sessions straight into the store, as 200 000 real users would leave. */
-export async function fill(store: TempDb, count: number): Promise<void> {
+/**
+ * Adds sessions straight into the store, as many real users would leave them: the first `live`
+ * end in a day, the rest ended an hour ago (they leave in the purge's batches meanwhile).
+ */
+export async function fill(store: TempDb, count: number, live = count): Promise<void> {
   const now = Date.now();
   const row = (i: number) => [
     `bench${String(i).padStart(59, "0")}`,
@@ -55,7 +60,7 @@ export async function fill(store: TempDb, count: number): Promise<void> {
     "http://127.0.0.1",
     '{"id":1}',
     new Date(now).toISOString(),
-    new Date(now + 86_400_000).toISOString(),
+    new Date(i < live ? now + 86_400_000 : now - 3_600_000).toISOString(),
   ];
   if (store.kind === "sqlite") {
     const conn = new Database(sqlitePath(store.url));

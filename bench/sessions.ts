@@ -5,7 +5,7 @@ import { ALICE, startLegacyGateway } from "../tests/support/gateway";
 import { startApp, type RunningApp } from "../tests/support/server";
 import { signInOverHttp } from "../tests/support/http";
 import { startFamilySite } from "../tests/support/families";
-import { ROUNDS, LOGIN_SAMPLES, MANY, Run, load, median, rssMb, fill, signIn, timed } from "./common";
+import { ROUNDS, LOGIN_SAMPLES, MANY, MANY_LIVE, Run, load, median, rssMb, fill, signIn, timed } from "./common";
 
 export async function bench(kind: "sqlite" | "postgres") {
   const gateway = await startLegacyGateway();
@@ -20,7 +20,7 @@ export async function bench(kind: "sqlite" | "postgres") {
     const siteIds: number[] = [];
     for (const s of stores) siteIds.push((await siteRegistry(s.db).add({ name: "bench", url: gateway.url })).id);
     const familySiteId = (await siteRegistry(small.db).add({ name: "new-api", url: family.gateway.url })).id;
-    await fill(large, MANY);
+    await fill(large, MANY, MANY_LIVE);
     // Sign-ins count against the site's budget: lifted here, where what is timed is our own cost
     // (and no sign-in starts a ledger backfill that would share the two cores with it).
     const env = {
