@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { newApiUser, startGateway } from "../../src/demo/gateway";
+import { demoHistory } from "../../src/demo/history";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { tempSqlite, type TempDb } from "../support/db";
 import { request } from "../support/http";
@@ -139,6 +140,52 @@ describe("the process", () => {
     npm.kill("SIGTERM");
     await until("the server to stop answering", async () => !(await answers(url)), 20_000);
   }, 150_000);
+
+  it("a sign-in's ledger sync stops with the server: no call to its site goes on through the drain", async () => {
+    const s = store();
+    const now = Math.floor(Date.now() / 1000) - 120;
+    const history = demoHistory({ seed: 73, days: 30, callsPerDay: 300, now });
+    const busy = {
+      accessToken: "sk-process-sync-0123456789abcd",
+      data: newApiUser(73, { username: "busy" }),
+      ...history,
+    };
+    const slowUser = {
+      accessToken: "sk-process-slow-0123456789abcd",
+      data: newApiUser(74, { username: "slow" }),
+      logs: [],
+    };
+    // One site whose log takes 100 ms a page (the sync's backfill), one that answers in 3 s (a
+    // sign-in in flight keeps the drain open meanwhile).
+    const site = await startGateway({ family: "new-api", users: [busy], latencyMs: 100 });
+    const slow = await startGateway({ family: "new-api", users: [slowUser], latencyMs: 3000 });
+    closers.push(
+      () => site.close(),
+      () => slow.close(),
+    );
+    const siteId = (await siteRegistry(s.db).add({ name: "账本站", url: site.url })).id;
+    const slowId = (await siteRegistry(s.db).add({ name: "慢站", url: slow.url })).id;
+    const app = await startApp({ DATABASE_URL: s.url, DATA_DIR: s.dir, SESSION_PASSWORD, LEDGER_SYNC_MINUTES: "10" });
+    closers.push(() => app.stop());
+    const signedIn = await request(app.url, "/api/auth/login", {
+      body: { siteId, userId: 73, accessToken: busy.accessToken },
+    });
+    expect(signedIn.body.success).toBe(true);
+    const logReads = () => site.requests.filter((r) => r.path === "/api/log/self").length;
+    await until("the sign-in's backfill under way", () => logReads() >= 3, 20_000);
+    const inFlight = request(app.url, "/api/auth/login", {
+      body: { siteId: slowId, userId: 74, accessToken: slowUser.accessToken },
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(app.pid, "SIGTERM");
+    const atSignal = Date.now();
+    expect((await inFlight).status).toBe(200);
+    await until("the server to exit", () => !alive(app.pid), 20_000);
+    // The page being read when the signal came may finish; none is asked for after it.
+    const after = site.requests.filter((r) => r.path === "/api/log/self" && r.at > atSignal + 150);
+    expect(after).toEqual([]);
+    expect(app.output()).toContain('"event":"server.stopped"');
+  }, 90_000);
 
   it("a second signal during the drain does not cut it short: the request in flight is answered", async () => {
     const s = store();

@@ -5,6 +5,7 @@
 import { listAccounts } from "../accounts/browser-accounts";
 import { accountOf } from "../accounts/overview";
 import { logError, logEvent } from "../core/log";
+import { keepUntilStopped, stopSignal } from "../core/stopping";
 import { LedgerBusy, syncLedger } from "../ledger/sync";
 import { nextSync } from "../ledger/schedule";
 import { syncStates } from "../ledger/sync-status";
@@ -39,17 +40,21 @@ export function siteDepsOf(ctx: Context, refresh = false): SiteDataDeps {
  */
 export function startLedgerSync(ctx: Context, session: LiveSession): void {
   if (!session.site || isLedgerOnly(session)) return;
-  syncLedger(ctx.db, accountOf(session), siteDepsOf(ctx), { backfillDays: ctx.ledgerBackfillDays }).catch(
-    (error: unknown) => {
-      if (error instanceof LedgerBusy) return;
-      // Deferred by the site's budget: the runner goes on with it at its next look.
-      if (error instanceof SiteDataError && error.kind === "busy") {
-        logEvent("ledger.sync_deferred", { site: session.siteId });
-        return;
-      }
-      logError("ledger.sync", error);
-    },
-  );
+  // Ends with the process (its stop signal), and a stopping process waits for it.
+  keepUntilStopped(
+    syncLedger(ctx.db, accountOf(session), siteDepsOf(ctx), {
+      backfillDays: ctx.ledgerBackfillDays,
+      signal: stopSignal(),
+    }),
+  ).catch((error: unknown) => {
+    if (error instanceof LedgerBusy) return;
+    // Deferred by the site's budget: the runner goes on with it at its next look.
+    if (error instanceof SiteDataError && error.kind === "busy") {
+      logEvent("ledger.sync_deferred", { site: session.siteId });
+      return;
+    }
+    logError("ledger.sync", error);
+  });
 }
 
 /**

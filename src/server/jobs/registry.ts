@@ -8,6 +8,7 @@ import { logError } from "../core/log";
 import { beat } from "../core/heartbeat";
 import { countJobRun } from "../core/metrics";
 import { processState, type StatePart } from "../core/process-state";
+import { stopKeptWork } from "../core/stopping";
 import { sqliteLost } from "../db/sqlite-guard";
 
 type Jobs = {
@@ -75,12 +76,13 @@ export async function stopJobs(graceMs: number): Promise<boolean> {
   for (const timer of jobs.timers.values()) clearInterval(timer);
   jobs.timers.clear();
   jobs.stop.abort();
-  if (jobs.running.size === 0) return true;
+  // Work started by requests (a sign-in's sync) stops with the jobs and is waited for with them.
+  const kept = stopKeptWork();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), graceMs);
   });
-  const ended = await Promise.race([Promise.all(jobs.running).then(() => true), late]);
+  const ended = await Promise.race([Promise.all([...jobs.running, kept]).then(() => true), late]);
   clearTimeout(timer);
   return ended;
 }
