@@ -277,8 +277,10 @@ describe("SQLite: a full disk is the store's fault, not the site's", () => {
     const due = await db.ledgerDue.findFirstOrThrow({ select: { dueAt: true, failures: true } });
     expect(due.failures).toBe(0);
     expect(due.dueAt!.getTime()).toBeLessThanOrEqual(t0 + 30_000);
-    // Space returns: the next looks finish the backfill, exactly.
+    // Space returns: ready at once (a write of a commit's size fits), and the next looks finish
+    // the backfill, exactly.
     rmSync(filler);
+    expect(await storeProblem(db)).toBeNull();
     let started = 0;
     for (let look = 1; look <= 20 && (await db.ledgerEntry.count()) < history.logs.length; look++) {
       started += await syncDueLedgers(db, opts, t0 + look * 31_000);

@@ -7,7 +7,7 @@ import { POSTGRES_MIGRATIONS_DIR, readMigrations } from "./migrate";
 import { driverOf, type Db } from "./driver";
 import { isStorageFull } from "./errors";
 import { sqliteLost } from "./sqlite-guard";
-import { commitsFailFull } from "./store-writes";
+import { commitsFailFull, noteCommit } from "./store-writes";
 
 const expected = new Map<"sqlite" | "postgres", number>();
 
@@ -33,12 +33,39 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
   }
 }
 
+/** About what a ledger commit writes (a page of entries with their totals). */
+const COMMIT_BYTES = 1024 * 1024;
+
+/** Whether a write of a commit's size fits now (written and taken away again). */
+async function roomForCommit(db: Db, timeoutMs: number): Promise<boolean> {
+  const param = driverOf(db).kind === "postgres" ? "$1" : "?";
+  try {
+    await within(
+      timeoutMs,
+      db.$executeRawUnsafe(
+        `INSERT INTO "settings" ("key", "value") VALUES ('ready.room', ${param}) ` +
+          `ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"`,
+        "x".repeat(COMMIT_BYTES),
+      ),
+    );
+    await db.$executeRawUnsafe(`DELETE FROM "settings" WHERE "key" = 'ready.room'`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** null when the store is ready; else the reason in words. */
 export async function storeProblem(db: Db, timeoutMs = 1000): Promise<string | null> {
   const kind = driverOf(db).kind;
   const lost = sqliteLost();
   if (lost) return lost;
-  if (commitsFailFull()) return "存储空间不足：数据库无法写入";
+  // A commit found no room lately: ready again once a write of a commit's size fits (the probe's
+  // one small row below may fit where the ledger's pages do not).
+  if (commitsFailFull()) {
+    if (!(await roomForCommit(db, timeoutMs))) return "存储空间不足：数据库无法写入";
+    noteCommit(null);
+  }
   try {
     return await within(
       timeoutMs,

@@ -1,7 +1,8 @@
 /**
  * What this process's commits last met (readiness, health.ts): a commit that failed for want of
  * space is remembered, a minute at most, even when the readiness probe's one small row and other
- * small writes still find room (the ledger's pages do not), until a ledger commit succeeds again.
+ * small writes still find room (the ledger's pages do not), until a ledger commit succeeds again
+ * or readiness finds room for a write of a commit's size (health.ts).
  */
 import { processState, type StatePart } from "../core/process-state";
 import { isStorageFull } from "./errors";

@@ -92,7 +92,7 @@ async function sessionsOf(db: Db, accounts: Claimed[], now: Date) {
 }
 
 /**
- * Claims the accounts due now, up to the places this process has free (ledger/due.ts), and syncs
+ * Claims the accounts due now, up to the places this process has free (session/due.ts), and syncs
  * each that has a live session on a site that still exists and whose moment of the interval came
  * since its last sync; the newest session's token is used. An account without a live session is
  * parked until its next sign-in. Resolves, with how many it started, when those syncs have

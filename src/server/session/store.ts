@@ -88,7 +88,7 @@ const ownedBy = (owner: { siteId: number; siteUserId: number }) => ({
 });
 
 /**
- * An account with a live session is owed ledger syncs (ledger/due.ts): its due row is made, due at
+ * An account with a live session is owed ledger syncs (due.ts): its due row is made, due at
  * once, or a parked one (no live session at its last look) is due again; a set due time is kept.
  */
 async function owedSyncs(db: Db, owner: { siteId: number; siteUserId: number }, now: Date): Promise<void> {
