@@ -24,7 +24,10 @@ beforeAll(async () => {
   store = await tempPostgres();
   const now = Math.floor(Date.now() / 1000) - 120;
   const users = USERS.map((id, i) => {
-    const history = demoHistory({ seed: 500 + i, days: 7, callsPerDay: 150, now });
+    // The last two are backfilled while an instance is stopped: long enough that the stop comes
+    // in the middle however slowly the next instance starts.
+    const long = id >= 304;
+    const history = demoHistory({ seed: 500 + i, days: long ? 14 : 7, callsPerDay: long ? 300 : 150, now });
     histories.set(id, history);
     const data = newApiUser(id, {
       username: `runner-${id}`,
@@ -153,7 +156,7 @@ describe("the job runner on two instances", () => {
     );
     expect(held?.n).toBe(0);
     // C goes on at once (well before those leases would have ended) and finishes.
-    const wentOn = await until("C to finish B's backfills", () => complete([304, 305]), 40_000);
+    const wentOn = await until("C to finish B's backfills", () => complete([304, 305]), 100_000);
     console.log(`C finished B's backfills ${wentOn} ms after B stopped`);
     for (const u of [304, 305]) expect(await stored(u), `account ${u}`).toEqual(truth(u));
     expect(c.output()).toContain("服务已启动");
