@@ -78,21 +78,9 @@ describe("SQLite: one process", () => {
   it("refuses a second server on the same database at start, and takes over the lock of one that died", async () => {
     const s = store();
     const first = await app(s);
-    const second = spawnSync(process.execPath, [".next/gd-server.mjs"], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: s.url,
-        DATA_DIR: s.dir,
-        SESSION_PASSWORD,
-        PORT: "0",
-        NODE_ENV: "production",
-      },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const second = serverOnce({ DATABASE_URL: s.url, DATA_DIR: s.dir });
     expect(second.status).toBe(1);
-    expect(`${second.stdout}${second.stderr}`).toContain(`数据库 ${s.file} 正由另一个进程（pid ${first.pid}）使用`);
+    expect(second.output).toContain(`数据库 ${s.file} 正由另一个进程（pid ${first.pid}）使用`);
     // Killed outright, it leaves its lock: the next server takes it over at once.
     await first.kill();
     expect(existsSync(`${s.file}.lock`)).toBe(true);
@@ -100,6 +88,15 @@ describe("SQLite: one process", () => {
     expect((await request(next.url, "/api/ready")).status).toBe(200);
   });
 });
+
+/** A store on a small filesystem of its own (a 6 MB tmpfs: root may mount one), unmounted after. */
+function storeOnSmallDisk() {
+  const mount = mkdtempSync(path.join(tmpdir(), "gd-full-"));
+  execFileSync("mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mount]);
+  closers.push(() => void execFileSync("umount", ["-l", mount]));
+  mkdirSync(path.join(mount, "data"));
+  return { mount, s: store(path.join(mount, "data")) };
+}
 
 /** The production server started on a store, to its exit (it is refused): its output and exit code. */
 function serverOnce(env: Record<string, string>): { status: number | null; output: string } {
@@ -185,12 +182,7 @@ describe("SQLite: no silent loss", () => {
   });
 
   it("answers 503 存储空间不足 on a full disk, half-writes nothing, and works again when space returns", async () => {
-    // A small filesystem of its own (a tmpfs: root may mount one).
-    const mount = mkdtempSync(path.join(tmpdir(), "gd-full-"));
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mount]);
-    closers.push(() => void execFileSync("umount", ["-l", mount]));
-    mkdirSync(path.join(mount, "data"));
-    const s = store(path.join(mount, "data"));
+    const { mount, s } = storeOnSmallDisk();
     const site = await siteWithUser();
     const db = createDb(s.url);
     const { id } = await siteRegistry(db).add({ name: "满盘站", url: site.url });
@@ -247,11 +239,7 @@ describe("SQLite: no silent loss", () => {
 
 describe("SQLite: a full disk is the store's fault, not the site's", () => {
   it("a sync the full disk failed goes on at the next look once space returns, and readiness says what the commit met", async () => {
-    const mount = mkdtempSync(path.join(tmpdir(), "gd-full-runner-"));
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mount]);
-    closers.push(() => void execFileSync("umount", ["-l", mount]));
-    mkdirSync(path.join(mount, "data"));
-    const s = store(path.join(mount, "data"));
+    const { mount, s } = storeOnSmallDisk();
     const now = Math.floor(Date.now() / 1000) - 120;
     const history = demoHistory({ seed: 41, days: 20, callsPerDay: 200, now });
     const user = {
