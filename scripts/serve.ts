@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { exitReason } from "../src/server/core/heap";
 
 /** scripts/server.ts bundled by `npm run build`: production runs plain Node, no TS loader. */
 export const SERVER_BUNDLE = ".next/gd-server.mjs";
@@ -50,7 +51,14 @@ export function serveProduction(onExit: () => void = () => undefined): void {
     server.on("exit", (code, signal) => {
       if (!stopping && Date.now() - started > START_GRACE_MS) {
         console.error(
-          JSON.stringify({ time: new Date().toISOString(), event: "server.restarted", pid: server.pid, code, signal }),
+          JSON.stringify({
+            time: new Date().toISOString(),
+            event: "server.restarted",
+            pid: server.pid,
+            code,
+            signal,
+            reason: exitReason(code, signal),
+          }),
         );
         start();
         return;

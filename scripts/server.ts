@@ -14,6 +14,7 @@ import { availableParallelism } from "node:os";
 import type { BlockList } from "node:net";
 import next from "next";
 import { EnvError, env } from "../src/server/core/env";
+import { exitReason, watchHeap } from "../src/server/core/heap";
 import { logEvent, logRequest } from "../src/server/core/log";
 import { methodOf, metrics, routeOf, setRoutePatterns } from "../src/server/core/metrics";
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
@@ -62,6 +63,8 @@ export async function startServer(): Promise<void> {
     lockSqlite(file);
     watchSqlite(file);
   }
+  // A heap filling up is said (log, readiness) before it is out of room.
+  watchHeap();
   // The metrics' route labels are the app's own routes, as the build lists them (a fixed set).
   setRoutePatterns(appRoutes(process.cwd()));
   const app = next({ dev: false, hostname, port, dir: process.cwd() });
@@ -189,7 +192,7 @@ function runPrimary(count: number): void {
       process.exit(code || 1);
     }
     // One that served and died (out of memory, a crash) is replaced.
-    logEvent("worker.replaced", { pid: worker.process.pid, code, signal });
+    logEvent("worker.replaced", { pid: worker.process.pid, code, signal, reason: exitReason(code, signal) });
     cluster.fork();
   });
   const stop = (name: NodeJS.Signals) => {

@@ -135,6 +135,7 @@ describe("the process", () => {
     process.kill(server?.pid ?? 0, "SIGKILL");
     await until("the server to answer again", () => answers(url), 60_000);
     expect(output()).toContain('"event":"server.restarted"');
+    expect(output()).toContain('"reason":"被强制结束（可能是系统内存不足）"');
     const again = descendants(npm.pid ?? 0).find((p) => p.cmd.includes("gd-server.mjs"));
     expect(again?.pid).not.toBe(server?.pid);
     npm.kill("SIGTERM");

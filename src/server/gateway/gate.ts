@@ -16,16 +16,12 @@ import { metrics } from "../core/metrics";
 import { processState, type StatePart } from "../core/process-state";
 import type { SharedBudget, SharedTake } from "../core/shared-budget";
 import { activeShared, fallBack, fallbackShare, installSharedBudget, sharedBackend } from "./shared-gate";
+import { KEPT_WINDOW_MS, countedCalls, nextSlot, noteCount, noteSent } from "./window";
 
 export { sharedBudgetState } from "./shared-gate";
+export { nextSlot } from "./window";
 
 const MAX_IN_FLIGHT = 4;
-const WINDOW_MS = 60_000;
-/**
- * The gate keeps its window a second wider than the site's minute, so that the time between
- * sending and arriving never puts one call too many into one of the site's minutes.
- */
-const KEPT_WINDOW_MS = WINDOW_MS + 1_000;
 /**
  * A call past the budget waits for its slot; one whose slot lies further away than this is
  * refused. The default, the kept window, means a slot is always waited for (about a minute).
@@ -83,6 +79,8 @@ export const backgroundShare = (perMinute: number) => Math.max(1, perMinute - li
 type Waiter = {
   /** The calls of the window it may count up to: its budget, or background work's share. */
   share: number;
+  /** The site's budget. */
+  perMinute: number;
   /** Past it, a call still waiting for a slot is refused (background work: for anything). */
   deadline: number;
   background: boolean;
@@ -90,9 +88,12 @@ type Waiter = {
   fail: (error: Error) => void;
   /** The call's name in the shared store (its place in flight), once it goes. */
   token?: string;
+  /** The window's count the store answered when it gave the slot. */
+  used?: number;
 };
 
 type SiteState = {
+  siteId: number;
   inFlight: number;
   backgroundRunning: number;
   signIns: Waiter[];
@@ -123,6 +124,7 @@ function stateOf(siteId: number): SiteState {
   let state = states.get(siteId);
   if (!state) {
     state = {
+      siteId,
       inFlight: 0,
       backgroundRunning: 0,
       signIns: [],
@@ -137,16 +139,6 @@ function stateOf(siteId: number): SiteState {
     states.set(siteId, state);
   }
   return state;
-}
-
-/**
- * The first moment a new call fits the sliding budget: now while fewer than `perMinute` calls are
- * in the last window, else one window after the `perMinute`-th newest.
- */
-export function nextSlot(slots: readonly number[], perMinute: number, now: number): number {
-  const live = slots.filter((t) => t > now - KEPT_WINDOW_MS);
-  if (live.length < perMinute) return now;
-  return Math.max(now, (live[live.length - perMinute] ?? now) + KEPT_WINDOW_MS);
 }
 
 /** The waiter whose turn it is, without taking it from its line. */
@@ -284,6 +276,7 @@ async function pumpOnce(state: SiteState, siteId: number): Promise<void> {
       continue;
     }
     if (answer.kind === "wait") {
+      noteCount(siteId, answer.used);
       wake = Date.now() + answer.ms;
       break;
     }
@@ -296,6 +289,7 @@ async function pumpOnce(state: SiteState, siteId: number): Promise<void> {
       continue;
     }
     next.token = token;
+    next.used = answer.used;
     send(state, next, Date.now());
   }
   const now = Date.now();
@@ -316,6 +310,13 @@ function send(state: SiteState, waiter: Waiter, now: number): void {
   state.inFlight++;
   if (waiter.background) state.backgroundRunning++;
   state.slots.push(now);
+  if (sharedBackend())
+    noteSent(state.siteId, {
+      token: waiter.token ?? randomUUID(),
+      perMinute: waiter.perMinute,
+      background: waiter.background,
+      used: waiter.used ?? null,
+    });
   waiter.go();
 }
 
@@ -330,7 +331,7 @@ function dispatch(state: SiteState): void {
   while (state.inFlight < MAX_IN_FLIGHT) {
     const next = head(state);
     if (!next) break;
-    const at = nextSlot(state.slots, next.share, now);
+    const at = nextSlot(countedCalls(state.siteId, state.slots, now), next.share, now);
     if (at > now) {
       wake = at;
       break;
@@ -341,7 +342,7 @@ function dispatch(state: SiteState): void {
   // Whoever could not get a slot within its wait is told now (waiting for a place in flight is
   // not the budget's wait; background work waits for live calls within its wait too).
   for (const w of waiters(state)) {
-    const slotIn = w.deadline <= now ? nextSlot(state.slots, w.share, now) - now : 0;
+    const slotIn = w.deadline <= now ? nextSlot(countedCalls(state.siteId, state.slots, now), w.share, now) - now : 0;
     if (w.deadline <= now && (w.background || slotIn > 0)) {
       w.fail(new SiteBusy(Math.max(0, slotIn)));
       remove(state, w);
@@ -358,7 +359,7 @@ function dispatch(state: SiteState): void {
  * taken first.
  */
 function projectedSlot(state: SiteState, share: number, ahead: number, now: number): number {
-  const slots = state.slots.filter((t) => t > now - KEPT_WINDOW_MS);
+  const slots = countedCalls(state.siteId, state.slots, now);
   let at = now;
   for (let i = 0; i <= Math.min(ahead, MAX_PROJECTED); i++) {
     at = nextSlot(slots, share, now);
@@ -388,7 +389,14 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
     if (at - now > maxWaitMs) throw new SiteBusy(at - now);
   }
   const deadline = now + maxWaitMs + (background ? 0 : TURN_SLACK_MS);
-  const waiter: Waiter = { share, deadline, background, go: () => undefined, fail: () => undefined };
+  const waiter: Waiter = {
+    share,
+    perMinute: budget.perMinute,
+    deadline,
+    background,
+    go: () => undefined,
+    fail: () => undefined,
+  };
   await new Promise<void>((go, fail) => {
     waiter.go = go;
     waiter.fail = fail;

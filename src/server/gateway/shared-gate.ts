@@ -7,10 +7,12 @@ import { randomUUID } from "node:crypto";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import type { SharedBudget } from "../core/shared-budget";
+import { assumeOthers, restoreWindows } from "./window";
 
 /** How often this instance notes itself alive in the shared store. */
 const BEAT_MS = 10_000;
-
+/** A store that answers again is used after this long (every instance has given its calls back). */
+const RETURN_MS = 2 * BEAT_MS;
 /** The deployment's shared store of the budgets, when one is installed, and whether it answers. */
 type Shared = {
   backend: SharedBudget | null;
@@ -20,12 +22,21 @@ type Shared = {
   instances: number;
   /** Since when the store has not answered (each instance on its share meanwhile); null: it answers. */
   fallbackSince: number | null;
+  /** Since when the store has answered every beat (null: the last one failed). */
+  answeringSince: number | null;
   timer: NodeJS.Timeout | null;
 };
 
 const SHARED: StatePart<Shared> = {
   name: "gate-shared",
-  create: () => ({ backend: null, instance: randomUUID(), instances: 1, fallbackSince: null, timer: null }),
+  create: () => ({
+    backend: null,
+    instance: randomUUID(),
+    instances: 1,
+    fallbackSince: null,
+    answeringSince: null,
+    timer: null,
+  }),
   dispose: (shared) => {
     if (shared.timer) clearInterval(shared.timer);
     void shared.backend?.close().catch(() => undefined);
@@ -52,8 +63,10 @@ export type SharedHooks = { fallback: (instances: number) => void; shared: () =>
 /** The store did not answer: the gate goes on in this process, each line on its share. */
 export function fallBack(error: unknown, onFallback: SharedHooks["fallback"]): void {
   const shared = sharedState();
+  shared.answeringSince = null;
   if (!shared.backend || shared.fallbackSince !== null) return;
   shared.fallbackSince = Date.now();
+  assumeOthers(shared.instances, shared.fallbackSince);
   logEvent("budget.fallback", {
     store: shared.backend.kind,
     instances: shared.instances,
@@ -62,18 +75,27 @@ export function fallBack(error: unknown, onFallback: SharedHooks["fallback"]): v
   onFallback(shared.instances);
 }
 
-/** Notes this instance alive; a store that answers again ends the fallback. */
+/**
+ * Notes this instance alive; a store that answers again ends the fallback once it holds this
+ * instance's calls of the window (a restarted Redis has forgotten everyone's).
+ */
 async function beatShared(hooks: SharedHooks): Promise<void> {
   const shared = sharedState();
-  if (!shared.backend) return;
+  const backend = shared.backend;
+  if (!backend) return;
   try {
-    shared.instances = Math.max(1, await shared.backend.beat(shared.instance));
+    shared.instances = Math.max(1, await backend.beat(shared.instance));
+    if (backend.reconnected?.()) fallBack(new Error("共享存储重新连接"), hooks.fallback);
+    if (shared.fallbackSince !== null) await restoreWindows(backend);
   } catch (error) {
     fallBack(error, hooks.fallback);
     return;
   }
-  if (shared.fallbackSince !== null) {
-    logEvent("budget.shared", { store: shared.backend.kind, afterMs: Date.now() - shared.fallbackSince });
+  // Every instance gives its calls back at its own beats: the store counts them all once it has
+  // answered for two beats (each gave back what it sent meanwhile, too).
+  shared.answeringSince ??= Date.now();
+  if (shared.fallbackSince !== null && Date.now() - shared.answeringSince >= RETURN_MS) {
+    logEvent("budget.shared", { store: backend.kind, afterMs: Date.now() - shared.fallbackSince });
     shared.fallbackSince = null;
     hooks.shared();
   }

@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { getHeapStatistics } from "node:v8";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { metrics } from "../../core/metrics";
 import { sessionStore } from "../../session/store";
 import { workspaceStore } from "../../workspace/workspaces";
 import { env } from "../../core/env";
+import { heapState } from "../../core/heap";
 import { heartbeats } from "../../core/heartbeat";
 import { storeProblem } from "../../db/health";
 import { sharedBudgetState } from "../../gateway/gate";
@@ -13,8 +13,6 @@ import { publicProcedure, router } from "../trpc";
 
 /** When this process started (ms): the job runner has had no tick yet in its first interval. */
 const STARTED = Date.now();
-/** The heap may fill to this share of its limit before the instance says it is not ready. */
-const HEAP_READY_SHARE = 0.9;
 
 const readySchema = z
   .object({
@@ -24,6 +22,7 @@ const readySchema = z
       store: z.string().describe("ok，或数据库的问题"),
       jobs: z.string().describe("ok、starting（启动后第一个间隔内），或后台任务停止的说明"),
       heapUsedShare: z.number().describe("已用堆内存占上限的比例"),
+      heapLiveShare: z.number().describe("上次完整垃圾回收后仍在用的堆内存占上限的比例（超过 0.75 即不就绪）"),
       budget: z
         .string()
         .describe(
@@ -87,9 +86,8 @@ export const opsRouter = router({
     }
     if (beats.length === 0 && jobs === "ok") jobs = "starting";
     if (jobs !== "ok" && jobs !== "starting") reasons.push(jobs);
-    const heap = getHeapStatistics();
-    const share = Math.round((heap.used_heap_size / heap.heap_size_limit) * 1000) / 1000;
-    if (share > HEAP_READY_SHARE) reasons.push(`内存将满（已用堆内存 ${Math.round(share * 100)}%）`);
+    const heap = heapState();
+    if (heap.problem) reasons.push(heap.problem);
     const b = sharedBudgetState();
     const budget = b.fallback
       ? `fallback：${b.store === "redis" ? "Redis" : "PostgreSQL"} 不可用，本实例按预算的 1/${b.instances} 调用站点`
@@ -97,7 +95,13 @@ export const opsRouter = router({
     return {
       ready: reasons.length === 0,
       reasons,
-      checks: { store: store ?? "ok", jobs, heapUsedShare: share, budget },
+      checks: {
+        store: store ?? "ok",
+        jobs,
+        heapUsedShare: heap.usedShare,
+        heapLiveShare: heap.liveShare,
+        budget,
+      },
     };
   }),
 });

@@ -12,6 +12,10 @@ const readiness = {
         store: { type: "string", description: "ok，或数据库的问题" },
         jobs: { type: "string", description: "ok、starting，或后台任务停止的说明" },
         heapUsedShare: { type: "number", description: "已用堆内存占上限的比例" },
+        heapLiveShare: {
+          type: "number",
+          description: "上次完整垃圾回收后仍在用的堆内存占上限的比例（超过 0.75 即不就绪）",
+        },
         budget: {
           type: "string",
           description:
