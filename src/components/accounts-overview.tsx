@@ -18,6 +18,7 @@ const STATE: Record<string, string> = {
   unreachable: "站点无法访问",
   refused: "令牌被拒绝",
   expired: "会话已过期",
+  syncing: "首次同步中",
 };
 
 /** A row's state in words: a workspace's account says what the person can do about it. */
@@ -78,7 +79,15 @@ export function AccountsOverview() {
         )),
   );
   // A workspace's rows the ledger holds fresh come at once in one answer; only the others ask their sites.
-  const stored = trpc.account.storedRows.useQuery({ tz }, { enabled: list.isSuccess });
+  // Rows waiting for their first sync (the balance their site gave when added) are asked again
+  // every 15 s until the runner has synced them.
+  const stored = trpc.account.storedRows.useQuery(
+    { tz },
+    {
+      enabled: list.isSuccess,
+      refetchInterval: (q) => (q.state.data?.rows.some((r) => r.row.state === "syncing") ? 15_000 : false),
+    },
+  );
   const storedOf = new Map((stored.data?.rows ?? []).map((r) => [r.key, r.row]));
   const rows = trpc.useQueries((t) =>
     accounts.map((a) =>
@@ -247,7 +256,7 @@ export function AccountsOverview() {
                         <span>{formatUsd(row.lastKnown.balance.usd)}</span>
                       </span>
                       <span
-                        className={`row-state tag tag-${row.state === "refused" ? "failed" : "disabled"}`}
+                        className={`row-state tag tag-${row.state === "refused" ? "failed" : row.state === "syncing" ? "pending" : "disabled"}`}
                         title={row.message ?? undefined}
                       >
                         {stateLabel(a, row.state)} · {formatAge(row.lastKnown.at)}的数据

@@ -47,7 +47,8 @@ export async function rowOf(
 export function totalsOf(rows: OverviewRow[]) {
   const ok = rows.filter((r) => r.state === "ok" && r.summary);
   const sum = (pick: (r: OverviewRow) => number) => Math.round(ok.reduce((s, r) => s + pick(r), 0) * 1e6) / 1e6;
-  // A site that cannot be read counts with the balance its last sync noted, and the total says so.
+  // A site that cannot be read counts with the balance its last sync noted, an account waiting for
+  // its first sync with the balance its site gave when it was added, and the total says so.
   const stale = rows.filter((r) => r.state !== "ok" && r.state !== "expired" && r.lastKnown);
   const staleUsd = stale.reduce((s, r) => s + (r.lastKnown?.balance.usd ?? 0), 0);
   return {

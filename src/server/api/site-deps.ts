@@ -16,7 +16,7 @@ import { sessionStore, type LiveSession } from "../session/store";
 import { SiteDataError, type SiteDataDeps } from "../site-data/site-data";
 import { storedScope, type LedgerViews } from "../workspace/overview";
 import { lastBalanceOf } from "../ledger/analytics";
-import { storedSummaries } from "../ledger/stored";
+import { awaitingFirstSync, storedSummaries } from "../ledger/stored";
 import { isLedgerOnly, type ScopedAccount } from "../workspace/scope";
 import { workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
 import type { Context } from "./context";
@@ -97,6 +97,7 @@ export function ledgerViews(ctx: Context): LedgerViews {
   return {
     lastBalance: (s) => lastBalanceOf(ctx.db, s),
     stored: (sessions, tz) => storedSummaries(ctx.db, sessions, tz, fresh),
+    awaiting: (sessions) => awaitingFirstSync(ctx.db, sessions, fresh),
   };
 }
 

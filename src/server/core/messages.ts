@@ -23,6 +23,7 @@ export const MSG = {
   siteBusy: "站点繁忙，请稍后再试",
   accountBusy: "该账户的站点请求过于频繁，请稍后再试",
   siteRemoved: "登录时所用的站点已被移除",
+  firstSync: "首次同步中：余额是站点在添加账户时报告的，今日消费在首次同步后显示",
   syncFailed: "同步失败，请稍后再试",
   statementBusy: "对账单生成繁忙，请稍后再试",
   syncRunning: "该账户正在同步",

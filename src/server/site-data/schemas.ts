@@ -90,18 +90,22 @@ export const topupsPageSchema = page
   .meta({ id: "TopupsPage" });
 export type TopupsPage = z.infer<typeof topupsPageSchema>;
 
-export const OVERVIEW_STATES = ["ok", "unreachable", "refused", "expired"] as const;
+export const OVERVIEW_STATES = ["ok", "unreachable", "refused", "expired", "syncing"] as const;
 export type OverviewState = (typeof OVERVIEW_STATES)[number];
 
 /** One account's row of the overview: its summary, or why there is none. */
 export const overviewRowSchema = z.object({
-  state: z.enum(OVERVIEW_STATES).describe("正常、站点无法访问、令牌被拒绝、会话已过期"),
+  state: z
+    .enum(OVERVIEW_STATES)
+    .describe("正常、站点无法访问、令牌被拒绝、会话已过期、首次同步中（工作区账户：lastKnown 为添加时站点报告的余额）"),
   message: z.string().nullable().describe("state 不是 ok 时的原因"),
   summary: summarySchema.nullable().describe("与 /api/account/summary 的 data 相同；读取失败时为 null"),
   daysLeft: z.number().nullable().describe("按今日的消费速度，余额还能用的天数；今日没有消费时为 null"),
   lastKnown: z
     .object({ balance: amount("余额"), at: iso.describe("记下这个余额的同步时间") })
     .nullable()
-    .describe("站点读取失败时：账本最近一次同步记下的余额；没有记录（或读取成功）时为 null"),
+    .describe(
+      "站点读取失败时：账本最近一次同步记下的余额；首次同步中：添加账户时站点报告的余额；没有记录（或读取成功）时为 null",
+    ),
 });
 export type OverviewRow = z.infer<typeof overviewRowSchema>;

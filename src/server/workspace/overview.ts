@@ -3,6 +3,7 @@
  * each site's failure marking its own row only, with the last figures the ledger knew for a row
  * that cannot be read now; accounts the person left out of totals are listed but not summed.
  */
+import { MSG } from "../core/messages";
 import { rowOf, totalsOf, type AccountRow, type LastBalance } from "../accounts/overview";
 import type { ListedAccount } from "../accounts/schemas";
 import type { Db } from "../db/client";
@@ -54,7 +55,16 @@ export type LedgerViews = {
   lastBalance: LastBalance;
   /** The fresh stored summaries of these sessions' accounts, by session. */
   stored: (sessions: LiveSession[], tz: string) => Promise<Map<LiveSession, Summary>>;
+  /** The accounts no sync has completed for yet, with the balance their site gave when it accepted the token. */
+  awaiting: (sessions: LiveSession[]) => Promise<Map<LiveSession, Known>>;
 };
+
+type Known = NonNullable<AccountRow["lastKnown"]>;
+
+/** A row before its account's first sync: the balance the site gave when it accepted the token. */
+function awaitingRow(listedRow: ReturnType<typeof listedSaved>, known: Known): AccountRow {
+  return { ...listedRow, state: "syncing", message: MSG.firstSync, summary: null, daysLeft: null, lastKnown: known };
+}
 
 /**
  * One saved account's row: as its last sync left it while that is fresh (the job runner keeps it
@@ -102,12 +112,15 @@ export async function workspaceOverview(
   // The rows the ledger holds fresh come in one read; the others ask their sites side by side.
   const usable = scope.filter((x) => x.problem === null).map((x) => x.session);
   const stored = deps.refresh === true ? new Map<LiveSession, Summary>() : await ledger.stored(usable, tz);
+  const awaiting = deps.refresh === true ? new Map<LiveSession, Known>() : await ledger.awaiting(usable);
   const none: LedgerViews = { ...ledger, stored: () => Promise.resolve(new Map()) };
   const rows = await Promise.all(
     scope.map(async (x) => {
       const summary = x.problem === null ? stored.get(x.session) : undefined;
+      const known = x.problem === null ? awaiting.get(x.session) : undefined;
       const listedRow = listedSaved(x, x.saved.id === active);
       if (summary) return { ...listedRow, ...okRow(summary, tz) };
+      if (known) return awaitingRow(listedRow, known);
       return savedRow(x, tz, deps, none, x.saved.id === active);
     }),
   );
@@ -115,8 +128,9 @@ export async function workspaceOverview(
 }
 
 /**
- * The rows of the workspace's accounts that the ledger holds fresh, from stored data only (no
- * site is asked, no session renewed): the dashboard shows these at once and asks only for the rest.
+ * The rows of the workspace's accounts that the ledger holds fresh, and of those waiting for
+ * their first sync (the balance their verification read), from stored data only (no site is
+ * asked, no session renewed): the dashboard shows these at once and asks only for the rest.
  */
 export async function storedRows(
   db: Db,
@@ -126,13 +140,14 @@ export async function storedRows(
   ledger: LedgerViews,
 ): Promise<Array<{ key: string; row: AccountRow }>> {
   const scope = (await storedScope(db, accounts, workspaceId)).filter((x) => x.problem === null);
-  const stored = await ledger.stored(
-    scope.map((x) => x.session),
-    tz,
-  );
+  const sessions = scope.map((x) => x.session);
+  const [stored, awaiting] = await Promise.all([ledger.stored(sessions, tz), ledger.awaiting(sessions)]);
   return scope.flatMap((x) => {
     const summary = stored.get(x.session);
-    return summary ? [{ key: String(x.saved.id), row: { ...listedSaved(x, false), ...okRow(summary, tz) } }] : [];
+    const known = awaiting.get(x.session);
+    const key = String(x.saved.id);
+    if (summary) return [{ key, row: { ...listedSaved(x, false), ...okRow(summary, tz) } }];
+    return known ? [{ key, row: awaitingRow(listedSaved(x, false), known) }] : [];
   });
 }
 
