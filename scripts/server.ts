@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { availableParallelism } from "node:os";
-import type { BlockList } from "node:net";
+import { Server as NetServer, type BlockList } from "node:net";
 import next from "next";
 import { EnvError, env } from "../src/server/core/env";
 import { exitReason, watchHeap } from "../src/server/core/heap";
@@ -137,16 +137,23 @@ export async function startServer(): Promise<void> {
 
 /** How long a stopping server lets the requests in flight finish. */
 const DRAIN_MS = 10_000;
+/** A stopping server closes its connections once no request has come on them for this long. */
+const QUIET_MS = 1_000;
 
 /**
- * Stops accepting, lets the requests in flight finish (at most DRAIN_MS) and closes each idle
- * connection as it becomes idle; then ends what is left. Returns the requests cut off.
+ * Stops listening, and serves the connections already accepted until they have been quiet for
+ * QUIET_MS (at most DRAIN_MS): a request a client had already sent on one (a keep-alive
+ * connection it was reusing) is answered, with `Connection: close`, rather than cut off; then
+ * ends what is left. Returns the requests cut off. (`server.close()` would close the idle
+ * connections at once, resetting a request on its way in on each.)
  */
 async function drain(server: Server, inFlight: () => number): Promise<number> {
-  server.close();
+  NetServer.prototype.close.call(server);
   const deadline = Date.now() + DRAIN_MS;
-  while (inFlight() > 0 && Date.now() < deadline) {
-    server.closeIdleConnections();
+  let quietSince = Date.now();
+  while (Date.now() < deadline) {
+    if (inFlight() > 0) quietSince = Date.now();
+    else if (Date.now() - quietSince >= QUIET_MS) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const left = inFlight();

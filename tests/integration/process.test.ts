@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { Agent, get as httpGet } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { newApiUser, startGateway } from "../../src/demo/gateway";
 import { demoHistory } from "../../src/demo/history";
@@ -207,6 +208,50 @@ describe("the process", () => {
     const answered = await signIn;
     expect(answered.status).toBe(200);
     expect(answered.body.success).toBe(true);
+    await until("the server to exit", () => !alive(app.pid), 20_000);
+    expect(app.output()).toContain('"event":"server.stopped"');
+  }, 60_000);
+});
+
+describe("a drain under keep-alive load", () => {
+  it("answers every request its connections carried; a connection made after the signal is refused, never reset", async () => {
+    const s = store();
+    const app = await startApp({ DATABASE_URL: s.url, DATA_DIR: s.dir, SESSION_PASSWORD });
+    closers.push(() => app.stop());
+    const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+    closers.push(() => agent.destroy());
+    const get = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpGet(`${app.url}/api/health`, { agent }, (res) => {
+          res.resume();
+          res.once("end", () => resolve(res.statusCode ?? 0));
+        });
+        req.once("error", reject);
+      });
+    let answered = 0;
+    let stopping = false;
+    const failures: string[] = [];
+    const loads = Array.from({ length: 20 }, async () => {
+      for (;;) {
+        try {
+          expect(await get()).toBe(200);
+          answered++;
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code ?? String(error);
+          // Refused: the server no longer listens, as it should once stopping (a load balancer
+          // sends the next request elsewhere). Anything else cut a request it had taken.
+          if (code === "ECONNREFUSED" && stopping) return;
+          failures.push(code);
+          if (failures.length > 50) return;
+        }
+      }
+    });
+    await until("load under way", () => answered > 200, 20_000);
+    stopping = true;
+    process.kill(app.pid, "SIGTERM");
+    await Promise.all(loads);
+    console.log(`${answered} answered, failures: ${JSON.stringify(failures)}`);
+    expect(failures).toEqual([]);
     await until("the server to exit", () => !alive(app.pid), 20_000);
     expect(app.output()).toContain('"event":"server.stopped"');
   }, 60_000);

@@ -8,7 +8,6 @@ import { Refusal } from "../core/errors";
 import { MSG } from "../core/messages";
 import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 import { sqliteLost } from "../db/sqlite-guard";
-import { noteSignInBalance } from "../ledger/balance-history";
 import { clearOperatorCookie, operatorTokenFromCookie } from "../admin/cookie";
 import { operatorSession } from "../admin/operator";
 import { isForeignRequest } from "../net/origin";
@@ -118,7 +117,6 @@ export function savedAccountsOf(ctx: Context) {
       timeoutMs: ctx.timeoutMs,
       perMinute: ctx.siteRequestsPerMinute,
       acceptLanguage: ctx.headers.get("accept-language"),
-      accepted: (owner, userInfo) => noteSignInBalance(ctx.db, owner, userInfo),
     },
     { clientAddress: ctx.clientAddress, loginRateLimit: ctx.loginRateLimit },
   );

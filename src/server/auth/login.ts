@@ -39,11 +39,6 @@ export type LoginDeps = {
    * person's sign-in does.
    */
   lane?: string;
-  /**
-   * Told what the site just said of the account it accepted (its balance among it): the caller
-   * keeps it where it belongs (the ledger notes it as a balance snapshot, design.md 13).
-   */
-  accepted?: (owner: { siteId: number; siteUserId: number }, userInfo: UserInfo) => Promise<void>;
 };
 
 /** The login of the contract, step by step in its processing order. */
@@ -108,8 +103,6 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
       siteUrl: site.url,
       userInfo,
     });
-
-    await deps.accepted?.(owner, userInfo);
 
     // 7. success
     return {

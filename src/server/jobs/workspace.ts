@@ -4,7 +4,6 @@
  * syncing it around the clock and a page never waits for a renewal. A few per minute, the most
  * urgent first, each through its site's budget; one at a time per account across instances.
  */
-import { noteSignInBalance } from "../ledger/balance-history";
 import pLimit from "p-limit";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
@@ -25,11 +24,7 @@ export type RenewalOptions = { timeoutMs: number; perMinute: number };
 
 /** Renews the saved accounts' sessions that end soon; returns how many were renewed. */
 export async function renewSavedSessions(db: Db, opts: RenewalOptions, now = new Date()): Promise<number> {
-  const accounts = savedAccounts(db, {
-    timeoutMs: opts.timeoutMs,
-    perMinute: opts.perMinute,
-    accepted: (owner, userInfo) => noteSignInBalance(db, owner, userInfo),
-  });
+  const accounts = savedAccounts(db, { timeoutMs: opts.timeoutMs, perMinute: opts.perMinute });
   const due = await accounts.dueForRenewal(RENEWALS_PER_TICK, now);
   const limit = pLimit(RENEWALS_AT_ONCE);
   const renewed = await Promise.all(

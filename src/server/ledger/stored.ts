@@ -132,14 +132,14 @@ async function spentToday(
   return out;
 }
 
-/** A balance the ledger holds for an account, in its site's units and USD, with when the site said it. */
+/** A balance known for an account, in its site's units and USD, with when the site said it. */
 export type KnownBalance = { balance: { quota: number; usd: number }; at: string };
 
 /**
  * The accounts among these sessions' that no sync has completed for yet, with the balance their
- * site reported when it accepted the token within the last `maxAgeMs` (ledger/balance-history.ts
- * noteSignInBalance): their rows show it until the first sync rather than each asking its site,
- * so 200 accounts added at once list at once. Three queries however many accounts.
+ * site reported when it accepted the session's token within the last `maxAgeMs` (the user object
+ * the session keeps): their rows show it until the first sync rather than each asking its site,
+ * so 200 accounts added at once list at once. Two queries however many accounts.
  */
 export async function awaitingFirstSync(
   db: Db,
@@ -148,40 +148,27 @@ export async function awaitingFirstSync(
   now = Date.now(),
 ): Promise<Map<LiveSession, KnownBalance>> {
   const out = new Map<LiveSession, KnownBalance>();
-  const withSite = sessions.filter((s) => s.site !== null);
-  if (maxAgeMs <= 0 || withSite.length === 0) return out;
-  const owners: Owned[] = [...new Map(withSite.map((s) => [ownerKey(s), s])).values()].map((s) => ({
+  const recent = sessions.filter((s) => s.site !== null && s.createdAt.getTime() >= now - maxAgeMs);
+  if (maxAgeMs <= 0 || recent.length === 0) return out;
+  const owners: Owned[] = [...new Map(recent.map((s) => [ownerKey(s), s])).values()].map((s) => ({
     siteId: s.siteId,
     siteUserId: BigInt(s.siteUserId),
   }));
-  const synced = await db.ledgerSync.findMany({
-    where: { OR: owners, syncedAt: { not: null } },
-    select: { siteId: true, siteUserId: true },
-  });
-  const done = new Set(synced.map(ownerKey));
-  const waiting = owners.filter((o) => !done.has(ownerKey(o)));
-  if (waiting.length === 0) return out;
-  const latest = await db.balanceSnapshot.groupBy({
-    by: ["siteId", "siteUserId"],
-    where: { OR: waiting, at: { gte: Math.floor((now - maxAgeMs) / 1000) } },
-    _max: { at: true },
-  });
-  if (latest.length === 0) return out;
-  const [snapshots, sites] = await Promise.all([
-    db.balanceSnapshot.findMany({
-      where: { OR: latest.map((l) => ({ siteId: l.siteId, siteUserId: l.siteUserId, at: l._max.at ?? 0 })) },
-      select: { siteId: true, siteUserId: true, at: true, quota: true },
+  const [synced, sites] = await Promise.all([
+    db.ledgerSync.findMany({
+      where: { OR: owners, syncedAt: { not: null } },
+      select: { siteId: true, siteUserId: true },
     }),
     siteRegistry(db).listProfiled(),
   ]);
-  const snapshotOf = new Map(snapshots.map((s) => [ownerKey(s), s]));
+  const done = new Set(synced.map(ownerKey));
   const siteOf = new Map(sites.map((s) => [s.id, s]));
-  for (const session of withSite) {
-    const snap = snapshotOf.get(ownerKey(session));
+  for (const session of recent) {
     const site = siteOf.get(session.siteId);
-    if (!snap || !site) continue;
-    const quota = Number(snap.quota);
-    out.set(session, { balance: { quota, usd: usdOf(quota, site.money) }, at: new Date(snap.at * 1000).toISOString() });
+    if (done.has(ownerKey(session)) || !site) continue;
+    const quota = (JSON.parse(session.userInfo) as { quota?: unknown }).quota;
+    if (typeof quota !== "number" || !Number.isSafeInteger(quota)) continue;
+    out.set(session, { balance: { quota, usd: usdOf(quota, site.money) }, at: session.createdAt.toISOString() });
   }
   return out;
 }

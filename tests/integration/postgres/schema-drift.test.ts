@@ -129,6 +129,7 @@ describe("one source of truth for the models", () => {
       "sessions(expires_at)",
       "sessions(site_id,site_user_id)",
       "site_budget_slots(site_id,at)",
+      "site_budget_slots(token)",
       "site_price_changes(site_id,model,at)",
       "statement_links(expires_at)",
       "workspace_accounts(auto_checkin,checkin_next)",

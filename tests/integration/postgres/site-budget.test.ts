@@ -219,7 +219,7 @@ describe("two instances against one site", () => {
     await redis.start();
     for (const app of apps) {
       let budget = "";
-      for (let i = 0; i < 60 && budget !== "redis"; i++) {
+      for (let i = 0; i < 120 && budget !== "redis"; i++) {
         await new Promise((r) => setTimeout(r, 500));
         budget = ((await request(app.url, "/api/ready")).body as { checks: { budget: string } }).checks.budget;
       }

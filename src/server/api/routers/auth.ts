@@ -1,5 +1,4 @@
 import { TRPCError } from "@trpc/server";
-import { noteSignInBalance } from "../../ledger/balance-history";
 import { z } from "zod";
 import { logError } from "../../core/log";
 import { MSG, failureSchema } from "../../core/messages";
@@ -37,7 +36,6 @@ async function signIn(ctx: Context, body: unknown): Promise<LoginOutcome["result
     perMinute: ctx.siteRequestsPerMinute,
     acceptLanguage: ctx.headers.get("accept-language"),
     onInternalError: (error) => logError("login", error),
-    accepted: (owner, userInfo) => noteSignInBalance(ctx.db, owner, userInfo),
   });
   if (outcome.expiresAt) {
     ctx.resHeaders.set("Cache-Control", "no-store");
