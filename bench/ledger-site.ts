@@ -1,7 +1,8 @@
 /**
  * A new-api stand-in in its own process for the ledger benchmark: one user whose log holds
- * BENCH_ENTRIES entries (default 1,000,000) evenly over BENCH_DAYS days ending now. Prints
- * `{"url","token","id","entries"}` on one line once it listens; stops when its parent's pipe closes.
+ * BENCH_ENTRIES entries (default 1,000,000) evenly over BENCH_DAYS days ending now, and a second
+ * user with none (`other`, for live load beside it). Prints `{"url","token","id","entries","other"}`
+ * on one line once it listens; stops when its parent's pipe closes.
  */
 import { newApiUser, startGateway, type StandInLog } from "../src/demo/gateway";
 
@@ -38,8 +39,12 @@ for (let i = 0; i < ENTRIES; i++) {
 const token = "bench-ledger-token-0123456789abcdef";
 const gateway = await startGateway({
   family: "new-api",
-  users: [{ accessToken: token, data: newApiUser(501, { quota: 9_000_000_000 }), logs }],
+  users: [
+    { accessToken: token, data: newApiUser(501, { quota: 9_000_000_000 }), logs },
+    { accessToken: `${token}-other`, data: newApiUser(502, { quota: 1_000_000 }), logs: [] },
+  ],
 });
-console.log(JSON.stringify({ url: gateway.url, token, id: 501, entries: ENTRIES, days: DAYS }));
+const other = { id: 502, token: `${token}-other` };
+console.log(JSON.stringify({ url: gateway.url, token, id: 501, entries: ENTRIES, days: DAYS, other }));
 process.stdin.resume();
 process.stdin.on("end", () => void gateway.close().then(() => process.exit(0)));

@@ -26,10 +26,18 @@ import { startApp } from "../tests/support/server";
 const ENTRIES = Number(process.env.BENCH_LEDGER_ENTRIES || 1_000_000);
 const LIFTED = { timeoutMs: 30_000, perMinute: 1_000_000_000, accountPerMinute: 1_000_000_000 };
 
-type Site = { url: string; token: string; id: number; entries: number; days: number; stop: () => void };
+export type Site = {
+  url: string;
+  token: string;
+  id: number;
+  entries: number;
+  days: number;
+  other: { id: number; token: string };
+  stop: () => void;
+};
 
 /** The stand-in in its own process, so its work does not count as ours. */
-function startSite(entries: number, days: number): Promise<Site> {
+export function startSite(entries: number, days: number): Promise<Site> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "ledger-site.ts")], {
     env: { ...process.env, BENCH_ENTRIES: String(entries), BENCH_DAYS: String(days) },
     stdio: ["pipe", "pipe", "inherit"],

@@ -12,6 +12,7 @@
  *   BENCH_PRICES=0 npm run bench  # without the price comparison over 20 sites × 300 models
  *   BENCH_INSTANCES=0 npm run bench  # without the many-instance runs (PostgreSQL; about 8 minutes)
  *   BENCH_SCALE=0 npm run bench   # without the runner's claims from 1,000,000 accounts
+ *   BENCH_BACKFILL=0 npm run bench  # without live requests beside a 150,000-entry backfill (about 8 minutes)
  */
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
@@ -25,6 +26,7 @@ import { benchOverview } from "./overview";
 import { benchWorkspace, workspaceLines } from "./workspace";
 import { bench } from "./sessions";
 import { benchClaims, claimLines, type ClaimFigures } from "./claims";
+import { backfillRows, benchBackfill, type BackfillFigures } from "./backfill";
 import { SECONDS, ROUNDS } from "./common";
 
 async function postgresReachable(): Promise<boolean> {
@@ -88,6 +90,14 @@ if (process.env.BENCH_SCALE !== "0") {
   }
 }
 
+const backfillResults: BackfillFigures[] = [];
+if (process.env.BENCH_BACKFILL !== "0") {
+  for (const kind of results.map((r) => r.kind)) {
+    console.error(`[bench] live requests beside a backfill, ${kind} …`);
+    backfillResults.push(await benchBackfill(kind));
+  }
+}
+
 console.error("[bench] overview of 20 accounts …");
 const overviewFigures = process.env.BENCH_OVERVIEW === "0" ? null : await benchOverview();
 console.error("[bench] site budget …");
@@ -146,4 +156,14 @@ if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
 if (alertResults.length > 0) lines.push(...alertLines(alertResults));
 if (priceResults.length > 0) lines.push(...priceLines(priceResults));
 if (claimResults.length > 0) lines.push(...claimLines(claimResults));
+if (backfillResults.length > 0) {
+  lines.push(
+    "",
+    "Live requests beside a backfill (the runner yields to them)",
+    "",
+    `| figure | goal | ${backfillResults.map((r) => r.kind).join(" | ")} |`,
+    `|---|---|${backfillResults.map(() => "---|").join("")}`,
+    ...backfillRows(backfillResults),
+  );
+}
 console.log(lines.join("\n"));

@@ -15,6 +15,7 @@ import { Server as NetServer, type BlockList } from "node:net";
 import next from "next";
 import { EnvError, env } from "../src/server/core/env";
 import { exitReason, watchHeap } from "../src/server/core/heap";
+import { liveRequest } from "../src/server/core/live-load";
 import { logEvent, logRequest } from "../src/server/core/log";
 import { methodOf, metrics, routeOf, setRoutePatterns } from "../src/server/core/metrics";
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
@@ -77,7 +78,11 @@ export async function startServer(): Promise<void> {
     // While stopping, each answer ends its connection: the client's next request goes elsewhere.
     if (draining) res.setHeader("Connection", "close");
     inFlight++;
-    res.once("close", () => inFlight--);
+    const answered = liveRequest();
+    res.once("close", () => {
+      inFlight--;
+      answered();
+    });
     const client = pinClientAddress(req, proxies);
     // One id per request: in its log lines (site calls included) and its answer's X-Request-Id.
     const id = requestIdOf(req.headers["x-request-id"]);

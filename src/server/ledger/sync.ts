@@ -13,6 +13,7 @@
  * renewed while the sync runs and checked in every commit; a holder that dies loses it when it
  * expires, and a process that stops ends its syncs at the next slice and lets go of their leases.
  */
+import { yieldToLive } from "../core/live-load";
 import { noteCommit } from "../db/store-writes";
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
@@ -211,7 +212,11 @@ async function syncWindow(
   let committing: Promise<number> = Promise.resolve(0);
   committing.catch(() => undefined);
   try {
+    let stepped = performance.now();
     while (upper >= from) {
+      // Live requests first: beside them the sync takes a bounded share of the process.
+      await yieldToLive(performance.now() - stepped);
+      stepped = performance.now();
       if (sync.signal?.aborted) throw new RunLimitReached(REFUSED.stopped);
       const lo = Math.max(from, upper - width + 1);
       const span = upper - lo + 1;
