@@ -133,7 +133,10 @@ export function AccountsOverview() {
   const ok = counted.filter((x) => x.row?.state === "ok" && x.row.summary);
   // A site that cannot be read counts with the balance its last sync noted, and the total says so.
   const stale = counted.filter((x) => x.row && x.row.state !== "ok" && x.row.state !== "expired" && x.row.lastKnown);
-  const staleSince = stale.map((x) => x.row?.lastKnown?.at ?? "").sort()[0];
+  // Accounts waiting for their first sync count with the balance their site gave when added.
+  const syncing = stale.filter((x) => x.row?.state === "syncing");
+  const unreadable = stale.filter((x) => x.row?.state !== "syncing");
+  const staleSince = unreadable.map((x) => x.row?.lastKnown?.at ?? "").sort()[0];
   const totalBalance =
     ok.reduce((s, x) => s + (x.row?.summary?.balance.usd ?? 0), 0) +
     stale.reduce((s, x) => s + (x.row?.lastKnown?.balance.usd ?? 0), 0);
@@ -206,13 +209,21 @@ export function AccountsOverview() {
             `${ok.length + stale.length} 个账户合计（美元）` +
             (converted > 0 ? `，其中 ${converted} 个按站点设置从其他货币折算` : "") +
             (staleSince
-              ? `，${stale.length} 个站点暂时无法读取，按最近同步的余额计入（最早 ${formatAge(staleSince)}）`
+              ? `，${unreadable.length} 个站点暂时无法读取，按最近同步的余额计入（最早 ${formatAge(staleSince)}）`
               : "") +
+            (syncing.length > 0 ? `，${syncing.length} 个首次同步中，按添加时站点报告的余额计入` : "") +
             (pending > 0 ? `，${pending} 个仍在读取` : "") +
             (excluded > 0 ? `；${excluded} 个设为不计入合计` : "")
           }
         />
-        <Stat label="今日消费" value={formatUsd(totalToday)} note={`今日请求 ${formatNumber(totalRequests)} 次`} />
+        <Stat
+          label="今日消费"
+          value={formatUsd(totalToday)}
+          note={
+            `今日请求 ${formatNumber(totalRequests)} 次` +
+            (syncing.length > 0 ? `；${syncing.length} 个首次同步中的账户同步后计入` : "")
+          }
+        />
       </section>
 
       {accounts.length === 0 ? (
