@@ -15,6 +15,13 @@ import { readersOf, summaryOf } from "./analytics";
 type Owned = { siteId: number; siteUserId: bigint };
 const ownerKey = (o: { siteId: number; siteUserId: number | bigint }) => `${o.siteId}:${Number(o.siteUserId)}`;
 
+/** The accounts of these sessions, each once, as the ledger's tables name them. */
+const ownersOf = (sessions: LiveSession[]): Owned[] =>
+  [...new Map(sessions.map((s) => [ownerKey(s), s])).values()].map((s) => ({
+    siteId: s.siteId,
+    siteUserId: BigInt(s.siteUserId),
+  }));
+
 /**
  * The summaries from the ledger of every session's account whose last complete sync is at most
  * `maxAgeMs` old (and whose site has been probed, so its money settings are known), by the
@@ -30,10 +37,7 @@ export async function storedSummaries(
   const out = new Map<LiveSession, Summary>();
   const withSite = sessions.filter((s) => s.site !== null);
   if (maxAgeMs <= 0 || withSite.length === 0) return out;
-  const owners: Owned[] = [...new Map(withSite.map((s) => [ownerKey(s), s])).values()].map((s) => ({
-    siteId: s.siteId,
-    siteUserId: BigInt(s.siteUserId),
-  }));
+  const owners = ownersOf(withSite);
   const [states, sites] = await Promise.all([
     db.ledgerSync.findMany({
       where: { OR: owners, syncedAt: { gte: new Date(now - maxAgeMs) } },
@@ -150,10 +154,7 @@ export async function awaitingFirstSync(
   const out = new Map<LiveSession, KnownBalance>();
   const recent = sessions.filter((s) => s.site !== null && s.createdAt.getTime() >= now - maxAgeMs);
   if (maxAgeMs <= 0 || recent.length === 0) return out;
-  const owners: Owned[] = [...new Map(recent.map((s) => [ownerKey(s), s])).values()].map((s) => ({
-    siteId: s.siteId,
-    siteUserId: BigInt(s.siteUserId),
-  }));
+  const owners = ownersOf(recent);
   const [synced, sites] = await Promise.all([
     db.ledgerSync.findMany({
       where: { OR: owners, syncedAt: { not: null } },
