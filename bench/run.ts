@@ -13,6 +13,7 @@
  *   BENCH_INSTANCES=0 npm run bench  # without the many-instance runs (PostgreSQL; about 8 minutes)
  *   BENCH_SCALE=0 npm run bench   # without the runner's claims from 1,000,000 accounts
  *   BENCH_BACKFILL=0 npm run bench  # without live requests beside a 150,000-entry backfill (about 8 minutes)
+ *   BENCH_SIMULATION=1 npm run bench  # with the deployment at scale (PostgreSQL; SIM_MINUTES, default 30, and the fill)
  */
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
@@ -27,6 +28,7 @@ import { benchWorkspace, workspaceLines } from "./workspace";
 import { bench } from "./sessions";
 import { benchClaims, claimLines, type ClaimFigures } from "./claims";
 import { backfillRows, benchBackfill, type BackfillFigures } from "./backfill";
+import { benchSimulation, simulationLines } from "./simulation";
 import { SECONDS, ROUNDS } from "./common";
 
 async function postgresReachable(): Promise<boolean> {
@@ -98,6 +100,10 @@ if (process.env.BENCH_BACKFILL !== "0") {
   }
 }
 
+// The deployment at scale is asked for (about 35 minutes at its defaults), on PostgreSQL only.
+const simulation =
+  process.env.BENCH_SIMULATION === "1" && results.some((r) => r.kind === "postgres") ? await benchSimulation() : null;
+
 console.error("[bench] overview of 20 accounts …");
 const overviewFigures = process.env.BENCH_OVERVIEW === "0" ? null : await benchOverview();
 console.error("[bench] site budget …");
@@ -156,6 +162,7 @@ if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
 if (alertResults.length > 0) lines.push(...alertLines(alertResults));
 if (priceResults.length > 0) lines.push(...priceLines(priceResults));
 if (claimResults.length > 0) lines.push(...claimLines(claimResults));
+if (simulation) lines.push(...simulationLines(simulation));
 if (backfillResults.length > 0) {
   lines.push(
     "",

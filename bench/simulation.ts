@@ -1,0 +1,226 @@
+/**
+ * A deployment at scale on this machine, for `npm run bench` (`BENCH_SIMULATION=1`; PostgreSQL):
+ * SIM_WORKSPACES workspaces (default 100,000) holding SIM_ACCOUNTS saved accounts (1,000,000) over
+ * SIM_SITES sites (10,000) of a generator in its own process (bench/sim-sites.ts), every row
+ * written straight into the store (a session per account, each account due once in the interval),
+ * then two production instances on the defaults (a 10-minute interval, the site budget 60 a
+ * minute) for SIM_MINUTES (30): accounts synced a minute (per instance: the two together ÷ 2),
+ * how long one round of every account takes at that pace, each instance's RSS over the run, the
+ * p99 of `me` while they work against the same store with no runner, and every site's busiest
+ * 60 s against its budget.
+ */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import pg from "pg";
+import { load, median, rssMb } from "./common";
+import { tempPostgres, type TempDb } from "../tests/support/db";
+import { signInOverHttp } from "../tests/support/http";
+import { startApp, type RunningApp } from "../tests/support/server";
+
+const SITES = Number(process.env.SIM_SITES || 10_000);
+const ACCOUNTS = Number(process.env.SIM_ACCOUNTS || 1_000_000);
+const WORKSPACES = Number(process.env.SIM_WORKSPACES || 100_000);
+const MINUTES = Number(process.env.SIM_MINUTES || 30);
+const BUDGET = 60;
+const SESSION_PASSWORD = "bench-simulation-session-password-0123456789";
+
+export type SimulationFigures = {
+  sites: number;
+  accounts: number;
+  workspaces: number;
+  minutes: number;
+  fillSeconds: number;
+  syncedPerMinute: number[];
+  rss: Array<{ minute: number; a: number; b: number }>;
+  idleP99: number[];
+  busyP99: number[];
+  busiest: number;
+  sitesAsked: number;
+};
+
+type Generator = {
+  url: string;
+  token: string;
+  report: () => Promise<{ busiest: number; sitesAsked: number }>;
+  stop: () => void;
+};
+
+function startGenerator(): Promise<Generator> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "sim-sites.ts")], {
+    env: { ...process.env, SIM_SITES: String(SITES), SIM_USERS_PER_SITE: String(Math.ceil(ACCOUNTS / SITES)) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const next = () => new Promise<string>((resolve) => lines.once("line", resolve));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    void next().then((line) => {
+      const info = JSON.parse(line) as { url: string; token: string };
+      resolve({
+        ...info,
+        report: async () => {
+          const answer = next();
+          child.stdin.write("report\n");
+          return JSON.parse(await answer) as { busiest: number; sitesAsked: number };
+        },
+        stop: () => child.stdin.end(),
+      });
+    });
+  });
+}
+
+/** The rows of the deployment, written in the database itself (account k: site k mod S, user k div S). */
+async function fill(store: TempDb, gen: Generator): Promise<void> {
+  const client = new pg.Client({ connectionString: store.url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO sites (name, url, family, version, quota_per_unit, display_type, probed_at)
+       SELECT 'sim ' || n, $1 || '/s/' || n, 'new-api', 'v0.9.0', 500000, 'USD', now() FROM generate_series(1, $2) n`,
+      [gen.url, SITES],
+    );
+    await client.query(
+      `INSERT INTO workspaces (name, name_key, password_hash, created_at, password_changed_at)
+       SELECT 'sim-ws-' || n, 'sim-ws-' || n, 'scrypt$unused', now(), now() FROM generate_series(1, $1) n`,
+      [WORKSPACES],
+    );
+    const account = `(SELECT k, ((k - 1) % $1) + 1 AS site, ((k - 1) / $1) + 1 AS uid,
+        encode(sha256(('sim-session-' || k)::bytea), 'hex') AS sid FROM generate_series(1, $2) k) a`;
+    await client.query(
+      `INSERT INTO sessions (id, user_id, access_token, site_user_id, site_id, site_url, user_info, created_at, expires_at)
+       SELECT sid, uid::text, 'sealed-below', uid, site, $3 || '/s/' || site, '{"id":' || uid || '}', now(), now() + interval '2 days'
+       FROM ${account}`,
+      [SITES, ACCOUNTS, gen.url],
+    );
+    await client.query(
+      `INSERT INTO workspace_accounts (workspace_id, site_id, site_user_id, site_url, user_id, access_token, session_id,
+         username, display_name, tags, position, state, state_at, created_at, renew_at)
+       SELECT ((k - 1) % $3) + 1, site, uid, $4 || '/s/' || site, uid::text, 'sim-unopened', sid,
+         'u' || site || '-' || uid, 'u' || site || '-' || uid, '[]', k, 'ok', now(), now(), now() + interval '1 day'
+       FROM ${account}`,
+      [SITES, ACCOUNTS, WORKSPACES, gen.url],
+    );
+    // Each account due once in the interval, spread over its 10 minutes whatever its site.
+    await client.query(
+      `INSERT INTO ledger_due (site_id, site_user_id, due_at, failures)
+       SELECT site, uid, now() + ((hashtext('due-' || k) & 2147483647) % 600) * interval '1 second', 0 FROM ${account}`,
+      [SITES, ACCOUNTS],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Every session of the fill takes the sealed token of a real sign-in (every user of the generator
+ * takes the same token; the seal is the servers' own, by their password).
+ */
+async function sealSessions(store: TempDb): Promise<void> {
+  const client = new pg.Client({ connectionString: store.url });
+  await client.connect();
+  try {
+    await client.query(
+      `UPDATE sessions SET access_token = (SELECT access_token FROM sessions WHERE access_token <> 'sealed-below' LIMIT 1)
+       WHERE access_token = 'sealed-below'`,
+    );
+    await client.query("VACUUM ANALYZE");
+  } finally {
+    await client.end();
+  }
+}
+
+async function synced(store: TempDb): Promise<number> {
+  const client = new pg.Client({ connectionString: store.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "SELECT count(*) AS n FROM ledger_sync WHERE synced_at IS NOT NULL",
+    );
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function benchSimulation(): Promise<SimulationFigures> {
+  const gen = await startGenerator();
+  const store = await tempPostgres();
+  const apps: RunningApp[] = [];
+  try {
+    let t = performance.now();
+    await fill(store, gen);
+    const fillSeconds = (performance.now() - t) / 1000;
+    const env = { DATABASE_URL: store.url, DATA_DIR: store.dir, SESSION_PASSWORD };
+    // Idle: the same store, no runner.
+    const idle = await startApp({ ...env, LEDGER_SYNC_MINUTES: "0" });
+    const person = await signInOverHttp(idle.url, { siteId: 1, userId: 1, accessToken: gen.token });
+    await sealSessions(store);
+    const me = (app: RunningApp) => `${app.url}/api/auth/me`;
+    const auth = { authorization: `Bearer ${person.token}` };
+    await load(me(idle), auth);
+    const idleP99: number[] = [];
+    for (let i = 0; i < 3; i++) idleP99.push((await load(me(idle), auth)).p99);
+    await idle.stop();
+
+    const [a, b] = [await startApp(env), await startApp(env)];
+    apps.push(a, b);
+    const syncedPerMinute: number[] = [];
+    const rss: SimulationFigures["rss"] = [];
+    const busyP99: number[] = [];
+    let before = await synced(store);
+    t = Date.now();
+    for (let minute = 1; minute <= MINUTES; minute++) {
+      busyP99.push((await load(me(a), auth)).p99);
+      await new Promise((r) => setTimeout(r, Math.max(0, t + minute * 60_000 - Date.now())));
+      const now = await synced(store);
+      syncedPerMinute.push(now - before);
+      before = now;
+      rss.push({ minute, a: rssMb(a.pid), b: rssMb(b.pid) });
+      console.error(
+        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB`,
+      );
+    }
+    const { busiest, sitesAsked } = await gen.report();
+    return {
+      sites: SITES,
+      accounts: ACCOUNTS,
+      workspaces: WORKSPACES,
+      minutes: MINUTES,
+      fillSeconds,
+      syncedPerMinute,
+      rss,
+      idleP99,
+      busyP99,
+      busiest,
+      sitesAsked,
+    };
+  } finally {
+    for (const app of apps) await app.stop();
+    gen.stop();
+    await store.cleanup();
+  }
+}
+
+/** The figures for docs/benchmarks.md. */
+export function simulationLines(r: SimulationFigures): string[] {
+  const ok = (pass: boolean) => (pass ? "✅" : "❌");
+  // The first minutes fill the runner's line; the pace is that of the rest.
+  const steady = r.syncedPerMinute.slice(Math.min(2, r.syncedPerMinute.length - 1));
+  const perMinute = median(steady);
+  const ratio = median(r.busyP99) / Math.max(1, median(r.idleP99));
+  const first = r.rss[Math.min(2, r.rss.length - 1)];
+  const last = r.rss.at(-1);
+  return [
+    "",
+    `Simulation: ${r.workspaces.toLocaleString("en-US")} workspaces, ${r.accounts.toLocaleString("en-US")} saved accounts over ${r.sites.toLocaleString("en-US")} sites, two instances on one PostgreSQL for ${r.minutes} minutes (rows written in ${r.fillSeconds.toFixed(0)} s)`,
+    "",
+    "| figure | goal | value |",
+    "|---|---|---|",
+    `| accounts synced a minute, per instance (median after the first two minutes) | report | ${Math.round(perMinute / 2)} (the two: ${steady.join(", ")}) |`,
+    `| one round of every account at that pace | report | ${perMinute > 0 ? (r.accounts / perMinute / 60).toFixed(1) : "∞"} hours |`,
+    `| RSS of each instance: minute ${first?.minute} → last | flat | ${ok(!!first && !!last && last.a - first.a < 30 && last.b - first.b < 30)} ${first?.a} → ${last?.a} MB, ${first?.b} → ${last?.b} MB |`,
+    `| \`me\` p99 while they work ÷ the store with no runner | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${median(r.busyP99)} / ${median(r.idleP99)} ms) |`,
+    `| busiest 60 s at any site (budget ${BUDGET}) | ≤ ${BUDGET} | ${ok(r.busiest <= BUDGET)} ${r.busiest} (${r.sitesAsked.toLocaleString("en-US")} sites asked) |`,
+  ];
+}
