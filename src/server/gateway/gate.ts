@@ -309,6 +309,9 @@ async function pumpOnce(state: SiteState, siteId: number): Promise<void> {
 function send(state: SiteState, waiter: Waiter, now: number): void {
   state.inFlight++;
   if (waiter.background) state.backgroundRunning++;
+  // Calls older than the window leave it here too (with a shared store nothing else prunes it).
+  if ((state.slots[0] ?? now) <= now - KEPT_WINDOW_MS)
+    state.slots = state.slots.filter((t) => t > now - KEPT_WINDOW_MS);
   state.slots.push(now);
   if (sharedBackend())
     noteSent(state.siteId, {

@@ -38,6 +38,19 @@ export function nextSlot(slots: readonly number[], perMinute: number, now: numbe
 
 /** Every site's window as known here, for the sites this instance called with a store installed. */
 const WINDOWS: StatePart<Map<number, SiteWindow>> = { name: "gate-windows", create: () => new Map() };
+/** Every this many calls noted, the sites no call of the last window was sent to are forgotten. */
+const SWEEP_EVERY = 4096;
+let noted = 0;
+
+/** Forgets the sites this instance has not called within the window (a deployment of many sites). */
+function sweep(now: number): void {
+  const windows = processState().get(WINDOWS);
+  for (const [siteId, w] of windows) {
+    windowOf(siteId, now);
+    const seenLately = w.seen !== null && w.seen.at > now - KEPT_WINDOW_MS;
+    if (w.sent.length === 0 && w.assumed.length === 0 && !seenLately) windows.delete(siteId);
+  }
+}
 
 function windowOf(siteId: number, now: number): SiteWindow {
   const windows = processState().get(WINDOWS);
@@ -58,6 +71,7 @@ export type Sent = { token: string; perMinute: number; background: boolean; used
 /** Notes a call this instance sent to the site while a shared store is installed (answering or not). */
 export function noteSent(siteId: number, { token, perMinute, background, used }: Sent): void {
   const now = Date.now();
+  if (++noted % SWEEP_EVERY === 0) sweep(now);
   const w = windowOf(siteId, now);
   w.perMinute = perMinute;
   w.sent.push({ at: now, token, background });
