@@ -6,11 +6,10 @@
  * ratio holds (docs/design.md 28).
  */
 import Database from "better-sqlite3";
-import pg from "pg";
 import { createDb, closeDb, sqlitePath } from "../src/server/db/client";
 import { ledgerDue } from "../src/server/session/due";
 import { tempPostgres, tempSqlite, type TempDb } from "../tests/support/db";
-import { median, timed } from "./common";
+import { median, timed, withPostgres } from "./common";
 
 const BATCH = 64;
 const CLAIMS = Number(process.env.BENCH_CLAIMS || 200);
@@ -37,9 +36,7 @@ async function fillDue(store: TempDb, total: number, live: number, now: number):
     conn.close();
     return;
   }
-  const client = new pg.Client({ connectionString: store.url });
-  await client.connect();
-  try {
+  await withPostgres(store.url, async (client) => {
     await client.query(
       `INSERT INTO ledger_due (site_id, site_user_id, due_at, failures)
        SELECT 1 + (i % 10000), i,
@@ -48,9 +45,7 @@ async function fillDue(store: TempDb, total: number, live: number, now: number):
       [total, live, now - INTERVAL_MS / 2, INTERVAL_MS],
     );
     await client.query("ANALYZE ledger_due");
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** The median time of one claim of a batch; what was claimed is let go of between claims, untimed. */

@@ -45,6 +45,17 @@ export function rssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+/** Runs `work` on a connection of its own to a PostgreSQL store, closed after. */
+export async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Adds sessions straight into the store, as many real users would leave them: the first `live`
  * end in a day, the rest ended an hour ago (they leave in the purge's batches meanwhile).
@@ -73,9 +84,7 @@ export async function fill(store: TempDb, count: number, live = count): Promise<
     conn.close();
     return;
   }
-  const client = new pg.Client({ connectionString: store.url });
-  await client.connect();
-  try {
+  await withPostgres(store.url, async (client) => {
     for (let start = 0; start < count; start += 10_000) {
       const cols: unknown[][] = [[], [], [], [], [], [], [], [], []];
       for (let i = start; i < Math.min(count, start + 10_000); i++) row(i).forEach((v, c) => cols[c]?.push(v));
@@ -87,9 +96,7 @@ export async function fill(store: TempDb, count: number, live = count): Promise<
     }
     // Vacuumed now, as a deployment long past its inserts is: not by autovacuum during the rounds.
     await client.query("VACUUM ANALYZE sessions");
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 export const signIn = (app: RunningApp, siteId: number) =>

@@ -12,8 +12,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import pg from "pg";
-import { load, median, rssMb } from "./common";
+import { load, median, rssMb, withPostgres } from "./common";
 import { tempPostgres, type TempDb } from "../tests/support/db";
 import { signInOverHttp } from "../tests/support/http";
 import { startApp, type RunningApp } from "../tests/support/server";
@@ -72,9 +71,7 @@ function startGenerator(): Promise<Generator> {
 
 /** The rows of the deployment, written in the database itself (account k: site k mod S, user k div S). */
 async function fill(store: TempDb, gen: Generator): Promise<void> {
-  const client = new pg.Client({ connectionString: store.url });
-  await client.connect();
-  try {
+  await withPostgres(store.url, async (client) => {
     await client.query(
       `INSERT INTO sites (name, url, family, version, quota_per_unit, display_type, probed_at)
        SELECT 'sim ' || n, $1 || '/s/' || n, 'new-api', 'v0.9.0', 500000, 'USD', now() FROM generate_series(1, $2) n`,
@@ -107,9 +104,7 @@ async function fill(store: TempDb, gen: Generator): Promise<void> {
        SELECT site, uid, now() + ((hashtext('due-' || k) & 2147483647) % 600) * interval '1 second', 0 FROM ${account}`,
       [SITES, ACCOUNTS],
     );
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /**
@@ -117,30 +112,22 @@ async function fill(store: TempDb, gen: Generator): Promise<void> {
  * takes the same token; the seal is the servers' own, by their password).
  */
 async function sealSessions(store: TempDb): Promise<void> {
-  const client = new pg.Client({ connectionString: store.url });
-  await client.connect();
-  try {
+  await withPostgres(store.url, async (client) => {
     await client.query(
       `UPDATE sessions SET access_token = (SELECT access_token FROM sessions WHERE access_token <> 'sealed-below' LIMIT 1)
        WHERE access_token = 'sealed-below'`,
     );
     await client.query("VACUUM ANALYZE");
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 async function synced(store: TempDb): Promise<number> {
-  const client = new pg.Client({ connectionString: store.url });
-  await client.connect();
-  try {
+  return withPostgres(store.url, async (client) => {
     const { rows } = await client.query<{ n: string }>(
       "SELECT count(*) AS n FROM ledger_sync WHERE synced_at IS NOT NULL",
     );
     return Number(rows[0]?.n ?? 0);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 export async function benchSimulation(): Promise<SimulationFigures> {
