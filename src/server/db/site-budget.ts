@@ -155,8 +155,18 @@ export async function redisBudget(url: string): Promise<SharedBudget> {
     kind: "redis",
     async take(siteId, token, o) {
       if (again) throw new Error("Redis 重新连接后尚未交回本实例的调用");
-      const n = await redis.eval(TAKE, 3, ...keys(siteId), o.limit, o.windowMs, o.maxInFlight, token, o.busyMs);
-      return Array.isArray(n) ? answerOf(Number(n[0]), Number(n[1])) : answerOf(Number(n), 0);
+      // The script answers {answer, the window's count}.
+      const [n, used] = (await redis.eval(
+        TAKE,
+        3,
+        ...keys(siteId),
+        o.limit,
+        o.windowMs,
+        o.maxInFlight,
+        token,
+        o.busyMs,
+      )) as [number, number];
+      return answerOf(Number(n), Number(used));
     },
     async restore(siteId, calls, windowMs) {
       if (calls.length === 0) return;
