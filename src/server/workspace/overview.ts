@@ -61,9 +61,31 @@ export type LedgerViews = {
 
 type Known = NonNullable<AccountRow["lastKnown"]>;
 
-/** A row before its account's first sync: the balance the site gave when it accepted the token. */
-function awaitingRow(listedRow: ReturnType<typeof listedSaved>, known: Known): AccountRow {
-  return { ...listedRow, state: "syncing", message: MSG.firstSync, summary: null, daysLeft: null, lastKnown: known };
+/** What the ledger's views hand a workspace's rows in one read: fresh summaries, and accounts awaiting a first sync. */
+type LedgerRows = { stored: Map<LiveSession, Summary>; awaiting: Map<LiveSession, Known> };
+
+async function ledgerRows(ledger: LedgerViews, sessions: LiveSession[], tz: string): Promise<LedgerRows> {
+  const [stored, awaiting] = await Promise.all([ledger.stored(sessions, tz), ledger.awaiting(sessions)]);
+  return { stored, awaiting };
+}
+
+/**
+ * An account's row from the ledger alone: as its last sync left it while that is fresh, else
+ * before its first sync the balance its site gave when it accepted the token; undefined when the
+ * ledger has neither (the site is asked).
+ */
+function rowFromLedger(
+  listedRow: ReturnType<typeof listedSaved>,
+  session: LiveSession,
+  views: LedgerRows,
+  tz: string,
+): AccountRow | undefined {
+  const summary = views.stored.get(session);
+  if (summary) return { ...listedRow, ...okRow(summary, tz) };
+  const known = views.awaiting.get(session);
+  if (known)
+    return { ...listedRow, state: "syncing", message: MSG.firstSync, summary: null, daysLeft: null, lastKnown: known };
+  return undefined;
 }
 
 /**
@@ -111,17 +133,14 @@ export async function workspaceOverview(
   const scope = await Promise.all(list.map((saved: SavedAccount) => scoped(accounts, saved, sites)));
   // The rows the ledger holds fresh come in one read; the others ask their sites side by side.
   const usable = scope.filter((x) => x.problem === null).map((x) => x.session);
-  const stored = deps.refresh === true ? new Map<LiveSession, Summary>() : await ledger.stored(usable, tz);
-  const awaiting = deps.refresh === true ? new Map<LiveSession, Known>() : await ledger.awaiting(usable);
+  const views: LedgerRows =
+    deps.refresh === true ? { stored: new Map(), awaiting: new Map() } : await ledgerRows(ledger, usable, tz);
   const none: LedgerViews = { ...ledger, stored: () => Promise.resolve(new Map()) };
   const rows = await Promise.all(
     scope.map(async (x) => {
-      const summary = x.problem === null ? stored.get(x.session) : undefined;
-      const known = x.problem === null ? awaiting.get(x.session) : undefined;
-      const listedRow = listedSaved(x, x.saved.id === active);
-      if (summary) return { ...listedRow, ...okRow(summary, tz) };
-      if (known) return awaitingRow(listedRow, known);
-      return savedRow(x, tz, deps, none, x.saved.id === active);
+      const fromLedger =
+        x.problem === null ? rowFromLedger(listedSaved(x, x.saved.id === active), x.session, views, tz) : undefined;
+      return fromLedger ?? savedRow(x, tz, deps, none, x.saved.id === active);
     }),
   );
   return { rows, totals: totalsOf(rows.filter((r) => !r.saved?.excluded)) };
@@ -140,14 +159,14 @@ export async function storedRows(
   ledger: LedgerViews,
 ): Promise<Array<{ key: string; row: AccountRow }>> {
   const scope = (await storedScope(db, accounts, workspaceId)).filter((x) => x.problem === null);
-  const sessions = scope.map((x) => x.session);
-  const [stored, awaiting] = await Promise.all([ledger.stored(sessions, tz), ledger.awaiting(sessions)]);
+  const views = await ledgerRows(
+    ledger,
+    scope.map((x) => x.session),
+    tz,
+  );
   return scope.flatMap((x) => {
-    const summary = stored.get(x.session);
-    const known = awaiting.get(x.session);
-    const key = String(x.saved.id);
-    if (summary) return [{ key, row: { ...listedSaved(x, false), ...okRow(summary, tz) } }];
-    return known ? [{ key, row: awaitingRow(listedSaved(x, false), known) }] : [];
+    const row = rowFromLedger(listedSaved(x, false), x.session, views, tz);
+    return row ? [{ key: String(x.saved.id), row }] : [];
   });
 }
 
