@@ -23,8 +23,8 @@ export const FAMILIES = JSON.parse(process.env.E2E_FAMILIES ?? "[]") as {
   url: string;
   user: { id: number; token: string };
   totals: History["totals"];
-  /** The `content` of the newest log entry. */
-  newest: string;
+  /** The `content` of the newest log entries: those of the newest second (one second's entries come in either order). */
+  newest: string[];
   /** The full keys of the user's tokens (none may reach the page). */
   tokenKeys: string[];
 }[];

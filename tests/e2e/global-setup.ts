@@ -48,7 +48,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       url: f.gateway.url,
       user: { id: f.user.id, token: f.user.token },
       totals: f.history.totals,
-      newest: [...f.history.logs].sort((a, b) => b.createdAt - a.createdAt)[0]?.content ?? "",
+      newest: (() => {
+        const last = Math.max(...f.history.logs.map((l) => l.createdAt));
+        return f.history.logs.filter((l) => l.createdAt === last).map((l) => l.content);
+      })(),
       tokenKeys: f.history.tokens.map((t) => t.key),
     })),
   );
