@@ -499,6 +499,9 @@ test("holds several accounts: add one, switch, see the totals, sign one out, rel
   await switcher.locator("summary").click();
   await switcher.getByRole("button", { name: /退出 new-api 站点/ }).click();
   await expect(activeAccount(page)).toContainText("one-hub 用户");
+  // The active account was already this one: the change is done once the menu closed and counts one.
+  await expect(switcher.locator("summary")).toContainText("共 1 个");
+  await expect(switcher.locator("details")).not.toHaveAttribute("open");
 
   // Sign out everything: the sign-in page.
   await switcher.locator("summary").click();
