@@ -20,7 +20,7 @@ import { logEvent, logRequest } from "../src/server/core/log";
 import { methodOf, metrics, routeOf, setRoutePatterns } from "../src/server/core/metrics";
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
 import { processState } from "../src/server/core/process-state";
-import { closeDb, db, isPostgresUrl, sqlitePath } from "../src/server/db/client";
+import { closeDbs, db, isPostgresUrl, sqlitePath } from "../src/server/db/client";
 import { StoreRefused, checkSqliteHome, lockSqlite, watchSqlite } from "../src/server/db/sqlite-guard";
 import { releaseHeldJobLeases } from "../src/server/jobs/leases";
 import { stopJobs } from "../src/server/jobs/registry";
@@ -128,7 +128,7 @@ export async function startServer(): Promise<void> {
       const left = await drained;
       logEvent("server.stopped", { unfinishedRequests: left });
       processState().dispose();
-      await closeDb(db()).catch(() => undefined);
+      await closeDbs().catch(() => undefined);
       process.exit(0);
     })();
   };

@@ -67,6 +67,11 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, "必须以 redis:// 或 rediss:// 开头")
     .optional(),
   DB_POOL_SIZE: intFrom(10, 1, 1000),
+  /**
+   * PostgreSQL: the connections of the background jobs, a pool of their own beside DB_POOL_SIZE,
+   * so a live request never waits behind a sync's commit.
+   */
+  DB_BACKGROUND_POOL_SIZE: intFrom(4, 1, 1000),
   DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
   /** Alert channels may be on loopback, private or link-local addresses (a self-hosted ntfy). */

@@ -21,10 +21,10 @@ export function sqlitePath(url: string): string {
 }
 
 /** A client on the store a URL names. Prisma owns the schema and migrations; see driver.ts for the rest. */
-export function createDb(url: string): Db {
-  const { DB_POOL_SIZE, DB_TIMEOUT_MS } = env();
+export function createDb(url: string, poolSize = env().DB_POOL_SIZE): Db {
+  const { DB_TIMEOUT_MS } = env();
   if (isPostgresUrl(url)) {
-    const pool = postgresPool(url, DB_POOL_SIZE, DB_TIMEOUT_MS);
+    const pool = postgresPool(url, poolSize, DB_TIMEOUT_MS);
     // A restarting server drops idle connections; the pool replaces them, the process lives on.
     pool.on("error", (error) => logError("db.pool", error));
     const client = new PgPrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }) as unknown as Db;
@@ -46,10 +46,29 @@ export async function closeDb(db: Db): Promise<void> {
   await db.$disconnect();
 }
 
-const globalForDb = globalThis as unknown as { gdDb?: Db };
+const globalForDb = globalThis as unknown as { gdDb?: Db; gdBackgroundDb?: Db };
 
 /** The process-wide client, created on first use (never at import: builds open no database). */
 export function db(): Db {
   globalForDb.gdDb ??= createDb(env().DATABASE_URL);
   return globalForDb.gdDb;
+}
+
+/**
+ * The client of the background jobs. On PostgreSQL its own pool (DB_BACKGROUND_POOL_SIZE): the
+ * runner's syncs and their commits queue among themselves, never in front of a live request.
+ * On SQLite the one client: its queries run one at a time on the process's thread either way.
+ */
+export function backgroundDb(): Db {
+  const { DATABASE_URL, DB_BACKGROUND_POOL_SIZE } = env();
+  if (!isPostgresUrl(DATABASE_URL)) return db();
+  globalForDb.gdBackgroundDb ??= createDb(DATABASE_URL, DB_BACKGROUND_POOL_SIZE);
+  return globalForDb.gdBackgroundDb;
+}
+
+/** Closes the process's clients (the server's last step). */
+export async function closeDbs(): Promise<void> {
+  const { gdDb, gdBackgroundDb } = globalForDb;
+  globalForDb.gdDb = globalForDb.gdBackgroundDb = undefined;
+  await Promise.all([gdDb && closeDb(gdDb), gdBackgroundDb && closeDb(gdBackgroundDb)]);
 }

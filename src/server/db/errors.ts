@@ -1,4 +1,7 @@
-/** Errors that mean "the database cannot be reached right now", as opposed to a bug. */
+/**
+ * Errors that mean "the database cannot serve right now", as opposed to a bug: it cannot be
+ * reached, or a query outlasted its time (waiting on a lock, a store under load).
+ */
 const UNAVAILABLE_CODES = new Set([
   "P1001",
   "P1002",
@@ -12,6 +15,10 @@ const UNAVAILABLE_CODES = new Set([
   "08006",
   "08001",
   "08003",
+  // query_canceled (statement_timeout), lock_not_available, SQLite's busy timeout.
+  "57014",
+  "55P03",
+  "SQLITE_BUSY",
 ]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -21,7 +28,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (code && UNAVAILABLE_CODES.has(code)) return true;
     if (
       message &&
-      /ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|connection timeout|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|Can't reach database/i.test(
+      /ECONNREFUSED|ECONNRESET|Connection terminated|Query read timeout|database is locked|terminating connection|connection timeout|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|Can't reach database/i.test(
         message,
       )
     ) {

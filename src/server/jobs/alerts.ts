@@ -12,7 +12,7 @@ import { pruneAlertHistory } from "../alerts/history";
 import { pruneStatementLinks } from "../alerts/statement-links";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
-import { db as defaultDb, type Db } from "../db/client";
+import { backgroundDb, type Db } from "../db/client";
 import { alertRules } from "../alerts/rules";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
@@ -36,7 +36,7 @@ export async function evaluateAlerts(db: Db, now = new Date(), signal?: AbortSig
 export function startAlertJobs(): void {
   const tickMs = env().JOB_TICK_SECONDS * 1000;
   startJob("alerts.evaluate", tickMs, async (signal) => {
-    const db = defaultDb();
+    const db = backgroundDb();
     await runLeased(db, "alerts.evaluate", { leaseMs: 5 * 60_000 }, async () => {
       await evaluateAlerts(db, new Date(), signal);
       const digests = await queueDueDigests(db);
@@ -47,7 +47,7 @@ export function startAlertJobs(): void {
   });
   // Deliveries are looked at more often than rules: a retry's time comes between ticks.
   startJob("alerts.deliver", Math.min(tickMs, 15_000), async () => {
-    const sent = await deliverDue(defaultDb());
+    const sent = await deliverDue(backgroundDb());
     if (sent > 0) logEvent("alerts.delivered", { sent });
   });
 }

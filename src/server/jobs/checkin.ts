@@ -12,7 +12,7 @@ import { checkin, siteDay } from "../actions/checkin";
 import type { Actor } from "../actions/records";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
-import { db as defaultDb, type Db } from "../db/client";
+import { backgroundDb, type Db } from "../db/client";
 import type { Family } from "../gateway/families";
 import { SiteDataError, type Account } from "../site-data/calls";
 import { freshProfile } from "../sites/probe";
@@ -124,7 +124,7 @@ export function startCheckinJob(): void {
   const opts = { timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE };
   const tickMs = e.JOB_TICK_SECONDS * 1000;
   startJob("workspace.checkins", tickMs, async () => {
-    const db = defaultDb();
+    const db = backgroundDb();
     // One instance at a time: an account is never checked in twice for one day.
     await runLeased(db, "workspace.checkins", { leaseMs: 5 * 60_000 }, async () => {
       await runAutoCheckins(db, opts);

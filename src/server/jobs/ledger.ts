@@ -19,7 +19,7 @@ import { logError, logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import { releaseLeftLeases, runLeased } from "./leases";
 import { startJob, trackJobWork } from "./registry";
-import { db as defaultDb, type Db } from "../db/client";
+import { backgroundDb, type Db } from "../db/client";
 import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -227,7 +227,7 @@ export function startLedgerJobs(): void {
   };
   // Looked at every 15 s at most: a backfill whose holder died goes on within a minute.
   startJob("ledger.jobs", Math.min(e.JOB_TICK_SECONDS * 1000, LOOK_MS), async (signal) => {
-    const db = defaultDb();
+    const db = backgroundDb();
     // What an outage of the store cut short is let go of first, so it goes on at this look.
     await releaseLeftLeases();
     // The syncs go on after this look; the next look starts what has become due meanwhile.

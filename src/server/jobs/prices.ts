@@ -5,7 +5,7 @@
  */
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
-import { db as defaultDb, type Db } from "../db/client";
+import { backgroundDb, type Db } from "../db/client";
 import { refreshPrices } from "../prices/compare";
 import { workingAccounts } from "../workspace/background";
 import { runLeased } from "./leases";
@@ -31,7 +31,7 @@ export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: 
 export function startPriceJob(): void {
   // Looked at every tick; each site and account is read once its last read is an hour old.
   startJob("prices.read", env().JOB_TICK_SECONDS * 1000, async () => {
-    const db = defaultDb();
+    const db = backgroundDb();
     await runLeased(db, "prices.read", { leaseMs: 10 * 60_000 }, async () => {
       await readDuePrices(db);
     });

@@ -2,7 +2,7 @@ import { purgeOperatorSessions } from "../admin/operator";
 import { purgeLoginAttempts } from "../auth/rate-limit";
 import { logEvent } from "../core/log";
 import { startJob } from "./registry";
-import { db } from "../db/client";
+import { backgroundDb } from "../db/client";
 import { sessionStore } from "../session/store";
 import { workspaceStore } from "../workspace/workspaces";
 
@@ -12,7 +12,7 @@ const BATCH = 500;
 const MAX_BATCHES = 20;
 
 /** Deletes expired sessions in bounded batches; returns how many went. */
-export async function purgeExpiredSessions(store = sessionStore(db())): Promise<number> {
+export async function purgeExpiredSessions(store = sessionStore(backgroundDb())): Promise<number> {
   let total = 0;
   for (let i = 0; i < MAX_BATCHES; i++) {
     const n = await store.purgeExpired(BATCH);
@@ -27,8 +27,8 @@ export function startPurges(): void {
   startJob("purge", INTERVAL_MS, async () => {
     const n = await purgeExpiredSessions();
     if (n > 0) logEvent("sessions.purged", { count: n });
-    await purgeLoginAttempts(db());
-    await purgeOperatorSessions(db());
-    await workspaceStore(db()).purgeExpired(BATCH);
+    await purgeLoginAttempts(backgroundDb());
+    await purgeOperatorSessions(backgroundDb());
+    await workspaceStore(backgroundDb()).purgeExpired(BATCH);
   });
 }

@@ -7,7 +7,7 @@
 import pLimit from "p-limit";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
-import { db as defaultDb, type Db } from "../db/client";
+import { backgroundDb, type Db } from "../db/client";
 import { savedAccounts } from "../workspace/saved-accounts";
 import { startAlertJobs } from "./alerts";
 import { startCheckinJob } from "./checkin";
@@ -46,7 +46,7 @@ export function startWorkspaceJobs(): void {
   const e = env();
   const opts = { timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE };
   startJob("workspace.renewals", e.JOB_TICK_SECONDS * 1000, async () => {
-    await renewSavedSessions(defaultDb(), opts);
+    await renewSavedSessions(backgroundDb(), opts);
   });
   startCheckinJob();
   startAlertJobs();
