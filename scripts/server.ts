@@ -20,6 +20,7 @@ import { logEvent, logRequest } from "../src/server/core/log";
 import { methodOf, metrics, routeOf, setRoutePatterns } from "../src/server/core/metrics";
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
 import { processState } from "../src/server/core/process-state";
+import { restEndpoints } from "../src/server/http/dispatch";
 import { closeDbs, db, isPostgresUrl, sqlitePath } from "../src/server/db/client";
 import { StoreRefused, checkSqliteHome, lockSqlite, watchSqlite } from "../src/server/db/sqlite-guard";
 import { releaseHeldJobLeases } from "../src/server/jobs/leases";
@@ -40,6 +41,11 @@ export function pinClientAddress(req: IncomingMessage, proxies: BlockList): stri
   if (!viaProxy) for (const name of FORWARDED) delete req.headers[name];
   req.headers["x-forwarded-for"] = address ?? "";
   return address;
+}
+
+/** The REST endpoints' paths as route patterns (`/api/workspace/accounts/[id]`, `/api/site/[...path]`). */
+function restRoutePatterns(): string[] {
+  return restEndpoints().map((e) => e.route.path.replace(/\{(\w+)\.\.\.\}/g, "[...$1]").replace(/\{(\w+)\}/g, "[$1]"));
 }
 
 /** The app's page and route patterns from the build's manifest (`/api/workspace/accounts/[id]`). */
@@ -67,7 +73,7 @@ export async function startServer(): Promise<void> {
   // A heap filling up is said (log, readiness) before it is out of room.
   watchHeap();
   // The metrics' route labels are the app's own routes, as the build lists them (a fixed set).
-  setRoutePatterns(appRoutes(process.cwd()));
+  setRoutePatterns([...appRoutes(process.cwd()), ...restRoutePatterns()]);
   const app = next({ dev: false, hostname, port, dir: process.cwd() });
   const handle = app.getRequestHandler();
   await app.prepare();

@@ -14,6 +14,7 @@ import { ROOT, startApp, type RunningApp } from "../support/server";
 import { storeForAnotherServer } from "../support/db";
 import { startFixture, type Fixture } from "../support/suite";
 import { signInOverHttp } from "../support/http";
+import { restEndpoints } from "../../src/server/http/dispatch";
 
 type Doc = {
   paths: Record<
@@ -93,6 +94,29 @@ describe("GET /api/openapi.json", () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect((doc as unknown as { openapi: string }).openapi).toBe("3.1.0");
+  });
+
+  it("documents every endpoint the server declares, and no other", () => {
+    const declared = restEndpoints().map((e) => `${e.route.method} ${e.route.path.replace("{path...}", "{path}")}`);
+    const documented = Object.entries(doc.paths).flatMap(([route, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${route}`),
+    );
+    expect(new Set(documented)).toEqual(new Set(declared));
+    expect(documented.length).toBe(declared.length);
+  });
+
+  it("answers a path no endpoint has 404, and a method its endpoint lacks 405, in words", async () => {
+    const none = await fetch(`${app.url}/api/no/such/endpoint`);
+    expect(none.status).toBe(404);
+    expect(await none.json()).toEqual({ success: false, message: "没有这个接口" });
+    // `tokens/delete` is a path of its own (POST), not a token id of `tokens/{id}`.
+    const wrong = await fetch(`${app.url}/api/account/tokens/delete`, { method: "DELETE" });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("POST");
+    expect(await wrong.json()).toEqual({ success: false, message: "这个接口不支持该请求方法，可用: POST" });
+    // A trailing slash names the same endpoint.
+    const me = await fetch(`${app.url}/api/auth/me/`);
+    expect(me.status).toBe(401);
   });
 
   it("enumerates every failure message of our own as an example", () => {

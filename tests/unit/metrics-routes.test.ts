@@ -3,6 +3,8 @@ import { methodOf, routeOf, setRoutePatterns } from "../../src/server/core/metri
 
 describe("the metrics' labels", () => {
   setRoutePatterns([
+    // The REST dispatcher's own pattern, first: a declared endpoint's pattern still wins.
+    "/api/[...route]",
     "/",
     "/workspace",
     "/api/auth/me",
@@ -21,8 +23,8 @@ describe("the metrics' labels", () => {
     expect(routeOf("/api/prices/table.csv")).toBe("/api/prices/table.csv");
     expect(routeOf("/")).toBe("/");
     expect(routeOf("/_next/static/chunks/x.js")).toBe("/_next");
-    expect(routeOf("/api/site")).toBe("other");
-    expect(routeOf("/api/nothing/here")).toBe("other");
+    expect(routeOf("/api/nothing/here")).toBe("/api/[...route]");
+    expect(routeOf("/nothing/here")).toBe("other");
     expect(routeOf(`/${"a/".repeat(40)}`)).toBe("other");
   });
 

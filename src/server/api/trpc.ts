@@ -18,12 +18,13 @@ import { savedAccounts, siteIndex, SAVED_MSG } from "../workspace/saved-accounts
 import { scoped, type ScopedAccount } from "../workspace/scope";
 import { WS_MSG, isWorkspaceToken, workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
 import type { Context } from "./context";
+import type { ProcedureMeta } from "./rest-routes";
 import { badParamMessage } from "./schemas/params";
 
 /** Calls one batched request may carry (the dashboard's client batches up to this many). */
 export const MAX_BATCH_SIZE = 10;
 
-const t = initTRPC.context<Context>().create({
+const t = initTRPC.context<Context>().meta<ProcedureMeta>().create({
   errorFormatter({ shape, error }) {
     // Internal errors may carry SQL or paths; clients only ever see a fixed sentence.
     if (error.code === "INTERNAL_SERVER_ERROR") {

@@ -125,11 +125,13 @@ let ROUTES: Array<{ pattern: string; parts: string[] }> = [];
 export function setRoutePatterns(patterns: string[]): void {
   ROUTES = [...new Set(patterns)]
     .map((pattern) => ({ pattern, parts: pattern.split("/").filter(Boolean) }))
-    // Literal segments before dynamic ones: `/api/site/token` is not `/api/site/[...path]`.
-    .sort((a, b) => dynamicCount(a.parts) - dynamicCount(b.parts));
+    // The most specific first: `/api/site/token` before `/api/site/[...path]`, which comes before
+    // `/api/[...route]`; a rest-of-path pattern after every other.
+    .sort((a, b) => restOf(a.parts) - restOf(b.parts) || literals(b.parts) - literals(a.parts));
 }
 
-const dynamicCount = (parts: string[]) => parts.filter((p) => p.startsWith("[")).length;
+const restOf = (parts: string[]) => (parts.some((p) => p.startsWith("[...") || p.startsWith("[[...")) ? 1 : 0);
+const literals = (parts: string[]) => parts.filter((p) => !p.startsWith("[")).length;
 
 function matches(parts: string[], path: string[]): boolean {
   for (let i = 0; i < parts.length; i++) {

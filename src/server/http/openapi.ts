@@ -1,6 +1,8 @@
 /**
- * The OpenAPI 3.1 document of the REST routes, generated from the zod schemas the procedures
- * validate with. JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output is used as is.
+ * The OpenAPI 3.1 document of the REST endpoints. The answers' schemas (components) are generated
+ * from the zod schemas the procedures answer with (JSON Schema 2020-12 is OpenAPI 3.1's own
+ * dialect, so zod's output is used as is); the paths are written per part, and a test holds
+ * their list to the endpoints the procedures declare (api/rest-routes.ts).
  */
 import { components } from "./openapi/components";
 import { actionPaths } from "./openapi/action-paths";

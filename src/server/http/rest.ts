@@ -1,20 +1,21 @@
 /**
- * Translation between the REST routes and the tRPC router: read the HTTP request, call the
- * procedure through createCaller, write its answer as JSON. No auth logic lives here.
+ * Translation between HTTP and the tRPC router: read the request, call the procedure through
+ * createCaller, write its answer. No auth logic lives here.
  */
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { createRequestContext } from "../api/context";
 import { createCaller } from "../api/root";
+import type { RestAnswer } from "../api/rest-routes";
 import { logError } from "../core/log";
 import { MSG, failure } from "../core/messages";
 import { BodyTooLarge, readRequestBody } from "../net/body";
 import { json, tooLarge } from "./respond";
 
-type Caller = ReturnType<typeof createCaller>;
+export type Caller = ReturnType<typeof createCaller>;
 
 /** The body as JSON; undefined when it is empty or not JSON (the procedure then answers the message). */
-async function readJsonBody(req: Request, max?: number): Promise<unknown> {
+export async function readJsonBody(req: Request, max?: number): Promise<unknown> {
   const body = await readRequestBody(req, max);
   try {
     return JSON.parse(body.toString("utf8")) as unknown;
@@ -24,18 +25,14 @@ async function readJsonBody(req: Request, max?: number): Promise<unknown> {
 }
 
 /** Calls the procedure; an error becomes its JSON answer (the service's message, never a trace). */
-async function callWith<T>(
+async function callWith(
   req: Request,
   resHeaders: Headers,
-  call: (caller: Caller, body: never) => Promise<T>,
-  readBody: boolean,
-  maxBody?: number,
-): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+  call: (caller: Caller) => Promise<unknown>,
+): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
   try {
-    const body = readBody ? await readJsonBody(req, maxBody) : undefined;
     const caller = createCaller(createRequestContext(req, resHeaders));
-    // Unchecked: the procedure's schema checks the body.
-    return { ok: true, value: await call(caller, body as never) };
+    return { ok: true, value: await call(caller) };
   } catch (error) {
     if (error instanceof BodyTooLarge) return { ok: false, response: tooLarge() };
     if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") {
@@ -48,30 +45,14 @@ async function callWith<T>(
   }
 }
 
-export async function restCall(
-  req: Request,
-  call: (caller: Caller, body: never) => Promise<unknown>,
-  { readBody = false, maxBody }: { readBody?: boolean; maxBody?: number } = {},
-): Promise<Response> {
-  const resHeaders = new Headers();
-  const result = await callWith(req, resHeaders, call, readBody, maxBody);
-  return result.ok ? json(result.value, 200, resHeaders) : result.response;
-}
-
-type FileAnswer =
-  | { success: true; data: { filename: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array } }
-  | { success: false; message: string };
+type FileData = { filename: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array };
 
 /**
  * A download: the procedure's file as the response body, an `attachment` with its name; a failure
  * (a bad parameter) is the JSON answer as everywhere, never a broken file.
  */
-export async function restFile(req: Request, call: (caller: Caller) => Promise<FileAnswer>): Promise<Response> {
-  const resHeaders = new Headers();
-  const result = await callWith(req, resHeaders, call, false);
-  if (!result.ok) return result.response;
-  const answer = result.value;
-  if (!answer.success) return json(answer, 200, resHeaders);
+function fileResponse(answer: { success: boolean; data?: FileData }, resHeaders: Headers): Response {
+  if (!answer.success || !answer.data) return json(answer, 200, resHeaders);
   const { filename, contentType, body } = answer.data;
   resHeaders.set("Content-Type", contentType);
   resHeaders.set(
@@ -83,30 +64,29 @@ export async function restFile(req: Request, call: (caller: Caller) => Promise<F
   return new Response(body as BodyInit, { status: 200, headers: resHeaders });
 }
 
-/**
- * A GET's query string as an object of strings, unchecked: typed as whatever the procedure takes,
- * because the procedure's own schema checks and converts each value.
- */
-export function queryOf(req: Request): never {
-  return Object.fromEntries(new URL(req.url).searchParams) as never;
-}
-
-/** Readiness: the procedure's answer, HTTP 200 when ready and 503 when not (what load balancers read). */
-export async function restReady(
+/** The procedure's answer written as its endpoint declares (api/rest-routes.ts `RestAnswer`). */
+export async function answerWith(
   req: Request,
-  call: (caller: Caller) => Promise<{ ready: boolean }>,
+  answer: RestAnswer,
+  call: (caller: Caller) => Promise<unknown>,
 ): Promise<Response> {
   const resHeaders = new Headers();
-  const result = await callWith(req, resHeaders, call, false);
+  const result = await callWith(req, resHeaders, call);
   if (!result.ok) return result.response;
-  return json(result.value, result.value.ready ? 200 : 503, resHeaders);
-}
-
-/** Prometheus' text format: the procedure's text as the body; a refusal is the JSON answer. */
-export async function restMetrics(req: Request, call: (caller: Caller) => Promise<string>): Promise<Response> {
-  const resHeaders = new Headers();
-  const result = await callWith(req, resHeaders, call, false);
-  if (!result.ok) return result.response;
-  resHeaders.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-  return new Response(result.value, { status: 200, headers: resHeaders });
+  const { value } = result;
+  switch (answer) {
+    case "json":
+      return json(value, 200, resHeaders);
+    case "data":
+      return json({ success: true, data: value }, 200, resHeaders);
+    case "file":
+      return fileResponse(value as { success: boolean; data?: FileData }, resHeaders);
+    case "ready":
+      // What load balancers read: 200 when ready, 503 when not.
+      return json(value, (value as { ready: boolean }).ready ? 200 : 503, resHeaders);
+    case "text":
+      // Prometheus' text format.
+      resHeaders.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      return new Response(value as string, { status: 200, headers: resHeaders });
+  }
 }

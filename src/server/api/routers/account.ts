@@ -42,6 +42,7 @@ import { workspaceStore } from "../../workspace/workspaces";
 import type { LiveSession } from "../../session/store";
 import { ledgerViews, siteDepsOf, withJobStatus, type AuthedContext } from "../site-deps";
 import { authedProcedure, router, savedAccountsOf, viewerProcedure } from "../trpc";
+import { rest } from "../rest-routes";
 
 type Ok<T> = { success: true; data: T };
 
@@ -137,6 +138,7 @@ export const accountRouter = router({
    * USD; REST GET /api/accounts/overview. Accounts that dropped out appear once as expired rows.
    */
   overview: viewerProcedure
+    .meta(rest("GET", "/api/accounts/overview"))
     .input(summaryInput)
     .output(overviewSuccess)
     .query(async ({ ctx, input }) => {
@@ -206,6 +208,7 @@ export const accountRouter = router({
   }),
 
   summary: authedProcedure
+    .meta(rest("GET", "/api/account/summary"))
     .input(summaryInput)
     .output(orFailure(summarySuccess))
     .query(({ ctx, input }) => run(ctx, input.refresh, (account, deps) => summary(account, input.tz, deps))),
@@ -216,6 +219,7 @@ export const accountRouter = router({
    * else from the site, and while the site cannot be read, from what the ledger has, marked so.
    */
   logs: authedProcedure
+    .meta(rest("GET", "/api/account/logs"))
     .input(logsInput)
     .output(orFailure(logsSuccess))
     .query(async ({ ctx, input: p }) => {
@@ -288,11 +292,13 @@ export const accountRouter = router({
     .query(({ ctx }) => logNames(ctx.db, ctx.session)),
 
   tokens: authedProcedure
+    .meta(rest("GET", "/api/account/tokens"))
     .input(pageInput)
     .output(orFailure(tokensSuccess))
     .query(({ ctx, input: p }) => run(ctx, p.refresh, (account, deps) => tokens(account, p, deps))),
 
   topups: authedProcedure
+    .meta(rest("GET", "/api/account/topups"))
     .input(pageInput)
     .output(orFailure(topupsSuccess))
     .query(({ ctx, input: p }) => run(ctx, p.refresh, (account, deps) => topups(account, p, deps))),

@@ -22,6 +22,7 @@ import { isLedgerOnly } from "../../workspace/scope";
 import { sessionsFor, startLedgerSync, type AuthedContext } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
 import { act, actorOf } from "../acting";
+import { rest, rests, type RestParts } from "../rest-routes";
 
 /** After a write the site logged (a top-up, a check-in), the ledger catches up, where it is kept (design.md 13). */
 function followLedger(ctx: AuthedContext): void {
@@ -35,6 +36,12 @@ const proxyInput = z.object({
   query: z.string().max(4096).default(""),
   body: z.unknown().optional(),
 });
+
+/** The proxy's REST call: the method, what follows /api/site/ as the request spelled it (checked by the router), the query string, the body. */
+const proxyCall = ({ method, params, search, body }: RestParts) => ({ method, path: params.path, query: search, body });
+
+/** The largest body the proxy passes on. */
+const PROXY_MAX_BODY = 64 * 1024;
 
 /** The site's own answer, as it sent it, or ours when it was not sent. */
 const proxyAnswer = z.record(z.string(), z.unknown());
@@ -71,6 +78,7 @@ async function proxied(ctx: AuthedContext, input: z.infer<typeof proxyInput>) {
 export const actionsRouter = router({
   /** Redeems a code on the account's site; the balance and the ledger follow. */
   redeem: authedProcedure
+    .meta(rest("POST", "/api/account/redeem"))
     .input(redeemInput)
     .output(orFailure(redeemSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -81,15 +89,19 @@ export const actionsRouter = router({
 
   /** Whether the account can check in today, and the month's check-ins where the site keeps them. */
   checkinStatus: authedProcedure
+    .meta(rest("GET", "/api/account/checkin"))
     .output(orFailure(checkinStatusSuccess))
     .query(({ ctx }) => act(ctx, false, (account, deps) => checkinStatus(account, deps))),
 
   /** Checks the account in when today's is not done. */
-  checkin: authedProcedure.output(orFailure(checkinResultSuccess)).mutation(async ({ ctx }) => {
-    const answer = await act(ctx, true, (account, deps, actor) => checkin(ctx.db, account, actor, deps));
-    if (answer.success && answer.data.state === "done") followLedger(ctx);
-    return answer;
-  }),
+  checkin: authedProcedure
+    .meta(rest("POST", "/api/account/checkin", { input: "none" }))
+    .output(orFailure(checkinResultSuccess))
+    .mutation(async ({ ctx }) => {
+      const answer = await act(ctx, true, (account, deps, actor) => checkin(ctx.db, account, actor, deps));
+      if (answer.success && answer.data.state === "done") followLedger(ctx);
+      return answer;
+    }),
 
   /** 全部签到: every account shown (the browser's, or the workspace's) checked in where it can be, side by side. */
   checkinAll: authedProcedure.output(checkinAllSuccess).mutation(async ({ ctx }) => {
@@ -114,18 +126,27 @@ export const actionsRouter = router({
 
   /** The proxy's reads: a GET of an allowed user route of the account's site, its answer as the site sent it. */
   proxyRead: authedProcedure
+    .meta(rest("GET", "/api/site/{path...}", { shape: proxyCall }))
     .input(proxyInput)
     .output(proxyAnswer)
     .query(({ ctx, input }) => (input.method === "GET" ? proxied(ctx, input) : failure("代理的读请求只能是 GET"))),
 
   /** The proxy's writes (POST, PUT, DELETE of an allowed route): checked as every write, kept in 操作记录. */
   proxyWrite: authedProcedure
+    .meta(
+      rests(
+        rest("POST", "/api/site/{path...}", { shape: proxyCall, maxBody: PROXY_MAX_BODY }),
+        rest("PUT", "/api/site/{path...}", { shape: proxyCall, maxBody: PROXY_MAX_BODY }),
+        rest("DELETE", "/api/site/{path...}", { input: "none", shape: proxyCall }),
+      ),
+    )
     .input(proxyInput)
     .output(proxyAnswer)
     .mutation(({ ctx, input }) => (input.method !== "GET" ? proxied(ctx, input) : failure("GET 请走代理的读请求"))),
 
   /** 操作记录: the account's writes made here, newest first. */
   records: authedProcedure
+    .meta(rest("GET", "/api/account/actions"))
     .input(recordsInput)
     .output(actionRecordsSuccess)
     .query(async ({ ctx, input }) => {
@@ -138,17 +159,20 @@ export const actionsRouter = router({
     }),
 
   /** 操作记录 as a CSV download (every record kept, newest first). */
-  recordsCsv: authedProcedure.output(fileSuccess).query(async ({ ctx }) => {
-    const actor = actorOf(ctx);
-    const csv = await actionRecordsCsv(ctx.db, actor);
-    const day = new Date().toISOString().slice(0, 10);
-    return {
-      success: true as const,
-      data: {
-        filename: `actions_${actor.siteId}_${actor.siteUserId}_${day}.csv`,
-        contentType: "text/csv; charset=utf-8",
-        body: new TextEncoder().encode(csv),
-      },
-    };
-  }),
+  recordsCsv: authedProcedure
+    .meta(rest("GET", "/api/account/actions.csv", { answer: "file" }))
+    .output(fileSuccess)
+    .query(async ({ ctx }) => {
+      const actor = actorOf(ctx);
+      const csv = await actionRecordsCsv(ctx.db, actor);
+      const day = new Date().toISOString().slice(0, 10);
+      return {
+        success: true as const,
+        data: {
+          filename: `actions_${actor.siteId}_${actor.siteUserId}_${day}.csv`,
+          contentType: "text/csv; charset=utf-8",
+          body: new TextEncoder().encode(csv),
+        },
+      };
+    }),
 });

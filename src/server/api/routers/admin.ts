@@ -25,6 +25,7 @@ import { failingBySite } from "../../ledger/sync-status";
 import { signup, workspaceTotals } from "../../workspace/signup";
 import type { Context } from "../context";
 import { operatorProcedure, publicProcedure, router, signInProcedure } from "../trpc";
+import { rest } from "../rest-routes";
 
 /** The body as it came: a missing or wrong password is the uniform 401, not a 400. */
 const loginBody = z.custom<{ password?: unknown } | undefined>(() => true);
@@ -125,6 +126,7 @@ export const adminRouter = router({
 
   /** REST POST /api/admin/login: the token for Bearer use (the cookie is set too). */
   login: signInProcedure
+    .meta(rest("POST", "/api/admin/login"))
     .input(loginBody)
     .output(successOf(z.object({ token: z.string() })))
     .mutation(async ({ ctx, input }) => ({
@@ -150,20 +152,27 @@ export const adminRouter = router({
     }),
 
   /** REST POST /api/admin/logout: ends the operator session. */
-  logout: operatorProcedure.output(doneSchema).mutation(async ({ ctx }) => {
-    await operatorSignOut(ctx.db, ctx.operatorToken);
-    clearOperatorCookie(ctx.resHeaders, ctx.secure);
-    return { success: true as const };
-  }),
+  logout: operatorProcedure
+    .meta(rest("POST", "/api/admin/logout", { input: "none" }))
+    .output(doneSchema)
+    .mutation(async ({ ctx }) => {
+      await operatorSignOut(ctx.db, ctx.operatorToken);
+      clearOperatorCookie(ctx.resHeaders, ctx.secure);
+      return { success: true as const };
+    }),
 
   /** Every site with its profile, health, budget, live sessions and ledger entries. */
-  sites: operatorProcedure.output(successOf(z.array(siteRowSchema))).query(async ({ ctx }) => ({
-    success: true as const,
-    data: await listSites(ctx.db, siteLedger(ctx.db)),
-  })),
+  sites: operatorProcedure
+    .meta(rest("GET", "/api/admin/sites"))
+    .output(successOf(z.array(siteRowSchema)))
+    .query(async ({ ctx }) => ({
+      success: true as const,
+      data: await listSites(ctx.db, siteLedger(ctx.db)),
+    })),
 
   /** Adds a site after probing it (an unreachable one only with confirmUnreachable). */
   addSite: operatorProcedure
+    .meta(rest("POST", "/api/admin/sites"))
     .input(addInput)
     .output(siteChange({}))
     .mutation(({ ctx, input }) => change(() => addSite(ctx.db, input, actorOf(ctx), probeOpts(ctx)))),
@@ -173,6 +182,7 @@ export const adminRouter = router({
    * the old address and sets the ledger apart, unless `sameGateway` and the probe agrees.
    */
   editSite: operatorProcedure
+    .meta(rest("PATCH", "/api/admin/sites/{id}"))
     .input(editInput)
     .output(siteChange({ move: moveOutcomeSchema.nullable() }))
     .mutation(({ ctx, input: { id, ...rest } }) =>
@@ -181,12 +191,14 @@ export const adminRouter = router({
 
   /** Removes a site when `confirm` is given; without it, says how many live sessions it has. */
   removeSite: operatorProcedure
+    .meta(rest("DELETE", "/api/admin/sites/{id}"))
     .input(z.object({ id: siteId, confirm: yes.optional() }))
     .output(changeAnswer(z.object({ removed: z.boolean(), liveSessions: z.number().int() })))
     .mutation(({ ctx, input }) => change(() => removeSite(ctx.db, input.id, input.confirm === true, actorOf(ctx)))),
 
   /** Probes one site, or every site when no id is given, now. */
   probe: operatorProcedure
+    .meta(rest("POST", "/api/admin/sites/{id}/probe", { input: "none" }))
     .input(z.object({ id: optionalParam(siteId) }).prefault({}))
     .output(orFailure(successOf(z.array(siteRowSchema))))
     .mutation(async ({ ctx, input }) => {
@@ -201,6 +213,7 @@ export const adminRouter = router({
    * changes, newest first, a page at a time; filtered by action and site.
    */
   audit: operatorProcedure
+    .meta(rest("GET", "/api/admin/audit"))
     .input(auditInput)
     .output(successOf(auditPageSchema))
     .query(async ({ ctx, input }) => ({ success: true as const, data: await auditLog(ctx.db, input) })),

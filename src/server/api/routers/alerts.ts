@@ -35,6 +35,7 @@ import { heldOf, savedName } from "../../workspace/saved-accounts";
 import { daysBetween } from "../../core/time";
 import { reconcile } from "../../ledger/reconcile";
 import { siteRegistry } from "../../sites/registry";
+import { rest } from "../rest-routes";
 
 /** Days one reconciliation covers at most (each is a few small reads). */
 const RECONCILE_MAX_DAYS = 92;
@@ -59,6 +60,7 @@ const NO_DIGEST = "没有这个摘要";
  */
 export const alertsRouter = router({
   list: workspaceProcedure
+    .meta(rest("GET", "/api/alerts"))
     .input(alertsInput)
     .output(alertsSuccess)
     .query(async ({ ctx, input }) => {
@@ -70,17 +72,22 @@ export const alertsRouter = router({
       };
     }),
 
-  channels: workspaceProcedure.output(channelsSuccess).query(async ({ ctx }) => ({
-    success: true as const,
-    data: { channels: await alertChannels(ctx.db).list(ctx.workspace.workspaceId) },
-  })),
+  channels: workspaceProcedure
+    .meta(rest("GET", "/api/alerts/channels"))
+    .output(channelsSuccess)
+    .query(async ({ ctx }) => ({
+      success: true as const,
+      data: { channels: await alertChannels(ctx.db).list(ctx.workspace.workspaceId) },
+    })),
 
   createChannel: workspaceProcedure
+    .meta(rest("POST", "/api/alerts/channels"))
     .input(channelInput)
     .output(orFailure(channelCreatedSuccess))
     .mutation(({ ctx, input }) => answer(() => alertChannels(ctx.db).create(ctx.workspace.workspaceId, input))),
 
   removeChannel: workspaceProcedure
+    .meta(rest("DELETE", "/api/alerts/channels/{id}"))
     .input(idInput)
     .output(orFailure(removedSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -95,6 +102,7 @@ export const alertsRouter = router({
 
   /** Sends a test message to the channel now (not through the outbox), and says how it went. */
   testChannel: workspaceProcedure
+    .meta(rest("POST", "/api/alerts/channels/{id}/test", { input: "none" }))
     .input(idInput)
     .output(orFailure(channelTestSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -103,14 +111,18 @@ export const alertsRouter = router({
       return answer(async () => ({ message: await testChannel(ctx.db, ctx.workspace.workspaceId, input.id) }));
     }),
 
-  rules: workspaceProcedure.output(rulesSuccess).query(async ({ ctx }) => {
-    const rules = alertRules(ctx.db);
-    const { timeZone } = await rules.settings(ctx.workspace.workspaceId);
-    const list = await rules.list(ctx.workspace.workspaceId);
-    return { success: true as const, data: { rules: list.map(ruleView), timeZone } };
-  }),
+  rules: workspaceProcedure
+    .meta(rest("GET", "/api/alerts/rules"))
+    .output(rulesSuccess)
+    .query(async ({ ctx }) => {
+      const rules = alertRules(ctx.db);
+      const { timeZone } = await rules.settings(ctx.workspace.workspaceId);
+      const list = await rules.list(ctx.workspace.workspaceId);
+      return { success: true as const, data: { rules: list.map(ruleView), timeZone } };
+    }),
 
   createRule: workspaceProcedure
+    .meta(rest("POST", "/api/alerts/rules"))
     .input(ruleInput)
     .output(orFailure(ruleSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -133,6 +145,7 @@ export const alertsRouter = router({
     }),
 
   updateRule: workspaceProcedure
+    .meta(rest("PATCH", "/api/alerts/rules/{id}"))
     .input(ruleUpdateInput)
     .output(orFailure(ruleSuccess))
     .mutation(async ({ ctx, input: { id, ...change } }) => {
@@ -148,6 +161,7 @@ export const alertsRouter = router({
     }),
 
   removeRule: workspaceProcedure
+    .meta(rest("DELETE", "/api/alerts/rules/{id}"))
     .input(idInput)
     .output(orFailure(removedSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -157,6 +171,7 @@ export const alertsRouter = router({
 
   /** 对账: each day's balance change against what the account's log explains. */
   reconciliation: workspaceProcedure
+    .meta(rest("GET", "/api/alerts/reconciliation"))
     .input(reconciliationInput)
     .output(orFailure(reconciliationSuccess))
     .query(async ({ ctx, input }) => {
@@ -203,6 +218,7 @@ export const alertsRouter = router({
 
   /** The time zone "today" is counted in (spend_today_above). */
   setTimeZone: workspaceProcedure
+    .meta(rest("PATCH", "/api/alerts/settings"))
     .input(timeZoneInput)
     .output(orFailure(timeZoneSuccess))
     .mutation(({ ctx, input }) =>
@@ -213,16 +229,20 @@ export const alertsRouter = router({
     ),
 
   /** The workspace's digests (one per cadence) and the time zone their times are in. */
-  digests: workspaceProcedure.output(digestsSuccess).query(async ({ ctx }) => {
-    const { timeZone } = await alertRules(ctx.db).settings(ctx.workspace.workspaceId);
-    return {
-      success: true as const,
-      data: { digests: await alertDigests(ctx.db).list(ctx.workspace.workspaceId), timeZone },
-    };
-  }),
+  digests: workspaceProcedure
+    .meta(rest("GET", "/api/alerts/digests"))
+    .output(digestsSuccess)
+    .query(async ({ ctx }) => {
+      const { timeZone } = await alertRules(ctx.db).settings(ctx.workspace.workspaceId);
+      return {
+        success: true as const,
+        data: { digests: await alertDigests(ctx.db).list(ctx.workspace.workspaceId), timeZone },
+      };
+    }),
 
   /** Sets the digest of a cadence (added, or changed when it exists). */
   setDigest: workspaceProcedure
+    .meta(rest("POST", "/api/alerts/digests"))
     .input(digestInput)
     .output(orFailure(digestSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -235,6 +255,7 @@ export const alertsRouter = router({
     }),
 
   removeDigest: workspaceProcedure
+    .meta(rest("DELETE", "/api/alerts/digests/{id}"))
     .input(idInput)
     .output(orFailure(removedSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -244,6 +265,7 @@ export const alertsRouter = router({
 
   /** 立即发送: the last period's digest to its channels now (its schedule is unchanged). */
   sendDigest: workspaceProcedure
+    .meta(rest("POST", "/api/alerts/digests/{id}/send", { input: "none" }))
     .input(idInput)
     .output(orFailure(digestSentSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -271,6 +293,7 @@ export const alertsRouter = router({
 
   /** The statement behind a one-time link: it works once. */
   statementByLink: publicProcedure
+    .meta(rest("GET", "/api/alerts/statement/{token}", { answer: "file" }))
     .input(linkInput)
     .output(orFailure(fileSuccess))
     .query(async ({ ctx, input }) => {

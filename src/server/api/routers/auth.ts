@@ -19,6 +19,7 @@ import { sessionStore } from "../../session/store";
 import type { Context } from "../context";
 import { startLedgerSync } from "../site-deps";
 import { authedProcedure, router, signInProcedure } from "../trpc";
+import { rest } from "../rest-routes";
 
 /** Login takes any JSON value: the contract answers bad bodies with a message, not a 400. */
 const loginBody = z.custom<LoginInput>(() => true);
@@ -59,6 +60,7 @@ async function signIn(ctx: Context, body: unknown): Promise<LoginOutcome["result
 export const authRouter = router({
   /** The REST contract's login: the session token in the answer, for clients that send it as Bearer. */
   login: signInProcedure
+    .meta(rest("POST", "/api/auth/login"))
     .input(loginBody)
     .output(z.union([loginSuccessSchema, failureSchema]))
     .mutation(({ ctx, input }) => signIn(ctx, input)),
@@ -75,18 +77,24 @@ export const authRouter = router({
     }),
 
   /** Ends the session; with the cookie, the browser's most recently used other account becomes active. */
-  logout: authedProcedure.output(logoutSuccessSchema).mutation(async ({ ctx }) => {
-    await sessionStore(ctx.db).remove(ctx.session.id);
-    if (ctx.browser) await setBrowserAccounts(ctx.resHeaders, without(ctx.browser, ctx.session.id), ctx.secure);
-    else clearSessionCookie(ctx.resHeaders, ctx.secure);
-    return { success: true as const };
-  }),
+  logout: authedProcedure
+    .meta(rest("POST", "/api/auth/logout", { input: "none" }))
+    .output(logoutSuccessSchema)
+    .mutation(async ({ ctx }) => {
+      await sessionStore(ctx.db).remove(ctx.session.id);
+      if (ctx.browser) await setBrowserAccounts(ctx.resHeaders, without(ctx.browser, ctx.session.id), ctx.secure);
+      else clearSessionCookie(ctx.resHeaders, ctx.secure);
+      return { success: true as const };
+    }),
 
-  me: authedProcedure.output(meSuccessSchema).query(({ ctx }) => {
-    const { site } = ctx.session;
-    return {
-      success: true as const,
-      data: { userInfo: JSON.parse(ctx.session.userInfo) as UserInfo, ...(site ? { site } : {}) },
-    };
-  }),
+  me: authedProcedure
+    .meta(rest("GET", "/api/auth/me"))
+    .output(meSuccessSchema)
+    .query(({ ctx }) => {
+      const { site } = ctx.session;
+      return {
+        success: true as const,
+        data: { userInfo: JSON.parse(ctx.session.userInfo) as UserInfo, ...(site ? { site } : {}) },
+      };
+    }),
 });

@@ -14,6 +14,7 @@ import { reconciliationCsv, reconciliationFileName } from "../../exports/reconci
 import type { Context } from "../context";
 import { authedProcedure, router } from "../trpc";
 import { sessionsFor, stillAllowed } from "../site-deps";
+import { rest } from "../rest-routes";
 
 /** Who an export is for, for the log line (never a token). */
 const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } }) => ({
@@ -25,6 +26,7 @@ const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } 
 export const exportRouter = router({
   /** How many rows a CSV export with these filters holds (the dashboard shows it before the download). */
   count: authedProcedure
+    .meta(rest("GET", "/api/export/count"))
     .input(exportCsvInput)
     .output(exportCountSuccess)
     .query(async ({ ctx, input }) => {
@@ -36,6 +38,7 @@ export const exportRouter = router({
 
   /** The ledger's entries as CSV, streamed. */
   usageCsv: authedProcedure
+    .meta(rest("GET", "/api/export/usage.csv", { answer: "file" }))
     .input(exportCsvInput)
     .output(fileSuccess)
     .query(async ({ ctx, input }) => {
@@ -62,6 +65,7 @@ export const exportRouter = router({
 
   /** A month's statement as PDF, one part per account (and a summary page when several). */
   statement: authedProcedure
+    .meta(rest("GET", "/api/export/statement.pdf", { answer: "file" }))
     .input(statementInput)
     .output(fileSuccess)
     .query(async ({ ctx, input: p }) => {
@@ -81,6 +85,7 @@ export const exportRouter = router({
 
   /** 对账 of the range as its own CSV: each account's days, the balance change against the log. */
   reconciliationCsv: authedProcedure
+    .meta(rest("GET", "/api/export/reconciliation.csv", { answer: "file" }))
     .input(reconciliationCsvInput)
     .output(fileSuccess)
     .query(async ({ ctx, input: q }) => {

@@ -23,6 +23,7 @@ import {
 } from "../schemas/prices";
 import { sessionsFor, siteDepsOf, type AuthedContext } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
+import { rest } from "../rest-routes";
 
 /** The caller's accounts (a workspace's saved accounts, or the browser's), their prices read within the hour. */
 async function pricedAccounts(ctx: AuthedContext): Promise<PricedAccount[]> {
@@ -47,23 +48,30 @@ async function pricedAccountsOf(ctx: AuthedContext, sessions: LiveSession[]): Pr
 /** 模型价格 (design.md 22): a model's price on each account, and what the usage would cost elsewhere. */
 export const pricesRouter = router({
   /** Every model across the accounts, each account's price of it (模型价格's table). */
-  table: authedProcedure.output(tableSuccess).query(async ({ ctx }) => ({
-    success: true as const,
-    data: await priceTable(ctx.db, await pricedAccounts(ctx)),
-  })),
+  table: authedProcedure
+    .meta(rest("GET", "/api/prices"))
+    .output(tableSuccess)
+    .query(async ({ ctx }) => ({
+      success: true as const,
+      data: await priceTable(ctx.db, await pricedAccounts(ctx)),
+    })),
 
   /** The table as CSV: a row per model and account. */
-  tableCsv: authedProcedure.output(fileSuccess).query(async ({ ctx }) => {
-    const table = await priceTable(ctx.db, await pricedAccounts(ctx));
-    const data: FileData = {
-      filename: `prices_${new Date().toISOString().slice(0, 10)}.csv`,
-      contentType: "text/csv; charset=utf-8",
-      body: pricesCsv(table),
-    };
-    return { success: true as const, data };
-  }),
+  tableCsv: authedProcedure
+    .meta(rest("GET", "/api/prices/table.csv", { answer: "file" }))
+    .output(fileSuccess)
+    .query(async ({ ctx }) => {
+      const table = await priceTable(ctx.db, await pricedAccounts(ctx));
+      const data: FileData = {
+        filename: `prices_${new Date().toISOString().slice(0, 10)}.csv`,
+        contentType: "text/csv; charset=utf-8",
+        body: pricesCsv(table),
+      };
+      return { success: true as const, data };
+    }),
 
   compare: authedProcedure
+    .meta(rest("GET", "/api/prices/compare"))
     .input(compareInput)
     .output(compareSuccess)
     .query(async ({ ctx, input }) => ({
@@ -73,6 +81,7 @@ export const pricesRouter = router({
 
   /** A model's list price on each site over time. */
   history: authedProcedure
+    .meta(rest("GET", "/api/prices/history"))
     .input(compareInput)
     .output(historySuccess)
     .query(async ({ ctx, input }) => ({
@@ -85,6 +94,7 @@ export const pricesRouter = router({
    * each model it used in the range the cheapest other account.
    */
   account: authedProcedure
+    .meta(rest("GET", "/api/prices/account"))
     .input(whatIfInput)
     .output(accountViewSuccess)
     .query(async ({ ctx, input }) => {
@@ -97,6 +107,7 @@ export const pricesRouter = router({
     }),
 
   whatif: authedProcedure
+    .meta(rest("GET", "/api/prices/whatif"))
     .input(whatIfInput)
     .output(whatIfSuccess)
     .query(async ({ ctx, input }) => {

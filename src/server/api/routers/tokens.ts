@@ -21,6 +21,7 @@ import {
   tokenWriteSuccess,
 } from "../schemas/actions";
 import { authedProcedure, router } from "../trpc";
+import { rest, rests } from "../rest-routes";
 
 /** An ISO time as the sites keep it (Unix seconds); null: never. */
 const seconds = (at: string | null) => (at === null ? null : Math.floor(Date.parse(at) / 1000));
@@ -33,10 +34,12 @@ const seconds = (at: string | null) => (at === null ? null : Math.floor(Date.par
 export const tokensRouter = router({
   /** The family's rules for the form (name length, groups, deletes) and the site's critical budget left. */
   rules: authedProcedure
+    .meta(rest("GET", "/api/account/tokens/rules"))
     .output(orFailure(tokenRulesSuccess))
     .query(({ ctx }) => act(ctx, false, (account, deps) => tokenRulesOf(account, deps))),
 
   create: authedProcedure
+    .meta(rest("POST", "/api/account/tokens"))
     .input(tokenCreateInput)
     .output(orFailure(tokenWriteSuccess))
     .mutation(({ ctx, input }) =>
@@ -47,6 +50,7 @@ export const tokensRouter = router({
 
   /** Changes the fields given; the others stay as the site has them (the site is read first). */
   update: authedProcedure
+    .meta(rest("PATCH", "/api/account/tokens/{id}"))
     .input(tokenUpdateInput)
     .output(orFailure(tokenWriteSuccess))
     .mutation(({ ctx, input: { id, expiresAt, ...rest } }) => {
@@ -59,6 +63,7 @@ export const tokensRouter = router({
     }),
 
   setStatus: authedProcedure
+    .meta(rest("POST", "/api/account/tokens/{id}/status"))
     .input(tokenStatusInput)
     .output(orFailure(tokenWriteSuccess))
     .mutation(({ ctx, input }) =>
@@ -70,6 +75,12 @@ export const tokensRouter = router({
 
   /** Deletes one or more (one-api's deletes cannot be undone: `permanent` says so). */
   remove: authedProcedure
+    .meta(
+      rests(
+        rest("POST", "/api/account/tokens/delete"),
+        rest("DELETE", "/api/account/tokens/{id}", { input: "none", shape: ({ params }) => ({ ids: [params.id] }) }),
+      ),
+    )
     .input(tokenDeleteInput)
     .output(orFailure(tokenDeleteSuccess))
     .mutation(({ ctx, input }) =>
@@ -78,6 +89,7 @@ export const tokensRouter = router({
 
   /** The full key and ready client configurations; never kept here. */
   reveal: authedProcedure
+    .meta(rest("POST", "/api/account/tokens/{id}/key", { input: "none" }))
     .input(tokenIdInput)
     .output(orFailure(revealedKeySuccess))
     .mutation(({ ctx, input }) =>

@@ -6,11 +6,13 @@ import { usageBalanceInput, usageBalanceSuccess, usageSummaryInput, usageSummary
 import { ledgerStatusSchema } from "../../ledger/schemas";
 import { sessionsFor, startLedgerSync } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
+import { rest } from "../rest-routes";
 
 /** The usage ledger of the signed-in account(s) (design.md 13). */
 export const usageRouter = router({
   /** Where the account's ledger stands: entries, the range covered, a sync under way, the last error. */
   status: authedProcedure
+    .meta(rest("GET", "/api/usage/status", { answer: "data" }))
     .output(ledgerStatusSchema)
     .query(({ ctx }) => ledgerStatus(ctx.db, accountOf(ctx.session), ctx.session.heldUntil)),
 
@@ -32,13 +34,17 @@ export const usageRouter = router({
     }),
 
   /** Syncs the account's ledger now (in the background); answers the status as it starts. */
-  sync: authedProcedure.output(ledgerStatusSchema).mutation(async ({ ctx }) => {
-    startLedgerSync(ctx, ctx.session);
-    return ledgerStatus(ctx.db, accountOf(ctx.session));
-  }),
+  sync: authedProcedure
+    .meta(rest("POST", "/api/usage/sync", { answer: "data", input: "none" }))
+    .output(ledgerStatusSchema)
+    .mutation(async ({ ctx }) => {
+      startLedgerSync(ctx, ctx.session);
+      return ledgerStatus(ctx.db, accountOf(ctx.session));
+    }),
 
   /** Spend, requests and tokens by day, model, token or type; REST GET /api/usage/summary. */
   summary: authedProcedure
+    .meta(rest("GET", "/api/usage/summary"))
     .input(usageSummaryInput)
     .output(usageSummarySuccess)
     .query(async ({ ctx, input: p }) => {
@@ -49,6 +55,7 @@ export const usageRouter = router({
 
   /** The balance over time, the burn rate and the days left; REST GET /api/usage/balance. */
   balance: authedProcedure
+    .meta(rest("GET", "/api/usage/balance"))
     .input(usageBalanceInput)
     .output(usageBalanceSuccess)
     .query(async ({ ctx, input: p }) => {

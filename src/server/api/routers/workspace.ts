@@ -42,6 +42,8 @@ import {
 } from "../schemas/workspace";
 import { publicProcedure, router, savedAccountsOf, signInProcedure, workspaceProcedure } from "../trpc";
 import { guessing, inWords, login, register, signedIn } from "../workspace-access";
+import { rest } from "../rest-routes";
+import { IMPORT_MAX_BYTES } from "../../net/body";
 
 /** The account as the workspace's REST answers show it. */
 function shown(account: SavedAccount, sites: SiteIndex) {
@@ -77,12 +79,14 @@ function deviceOnly(kind: string): void {
 export const workspaceRouter = router({
   /** REST: creates a workspace and answers its session token (browsers also get the cookie). */
   register: signInProcedure
+    .meta(rest("POST", "/api/workspace/register"))
     .input(registerInput)
     .output(workspaceSignedInSchema)
     .mutation(async ({ ctx, input }) => signedIn(ctx, await register(ctx, input))),
 
   /** REST: signs in; the token is the Bearer for every account route. */
   login: signInProcedure
+    .meta(rest("POST", "/api/workspace/login"))
     .input(workspaceLoginInput)
     .output(workspaceSignedInSchema)
     .mutation(async ({ ctx, input }) => signedIn(ctx, await login(ctx, input))),
@@ -105,47 +109,58 @@ export const workspaceRouter = router({
     .query(async ({ ctx }) => ({ mode: await signup(ctx.db).mode() })),
 
   /** Ends this device's session (an API token is revoked with revokeApiToken). */
-  logout: workspaceProcedure.output(doneSchema).mutation(async ({ ctx }) => {
-    if (ctx.workspace.kind === "device") await workspaceStore(ctx.db).end(ctx.workspace.id);
-    if (ctx.workspaceVia === "cookie") workspaceCookie.clear(ctx.resHeaders, ctx.secure);
-    return { success: true as const };
-  }),
+  logout: workspaceProcedure
+    .meta(rest("POST", "/api/workspace/logout", { input: "none" }))
+    .output(doneSchema)
+    .mutation(async ({ ctx }) => {
+      if (ctx.workspace.kind === "device") await workspaceStore(ctx.db).end(ctx.workspace.id);
+      if (ctx.workspaceVia === "cookie") workspaceCookie.clear(ctx.resHeaders, ctx.secure);
+      return { success: true as const };
+    }),
 
-  me: workspaceProcedure.output(workspaceMeSchema).query(async ({ ctx }) => {
-    const accounts = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId);
-    const { kind } = ctx.workspace;
-    return {
-      success: true as const,
-      data: {
-        workspace: { id: ctx.workspace.workspaceId, name: ctx.workspace.workspaceName },
-        access: kind === "device" ? ("device" as const) : kind === "api-read" ? ("read" as const) : ("write" as const),
-        accounts: accounts.length,
-      },
-    };
-  }),
+  me: workspaceProcedure
+    .meta(rest("GET", "/api/workspace/me"))
+    .output(workspaceMeSchema)
+    .query(async ({ ctx }) => {
+      const accounts = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId);
+      const { kind } = ctx.workspace;
+      return {
+        success: true as const,
+        data: {
+          workspace: { id: ctx.workspace.workspaceId, name: ctx.workspace.workspaceName },
+          access:
+            kind === "device" ? ("device" as const) : kind === "api-read" ? ("read" as const) : ("write" as const),
+          accounts: accounts.length,
+        },
+      };
+    }),
 
   /** The workspace's accounts, pinned first, then in the person's order; never a token. */
-  accounts: workspaceProcedure.output(workspaceAccountsSchema).query(async ({ ctx }) => {
-    const sites = await siteIndex(ctx.db);
-    const accounts = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId, sites);
-    const states = await syncStates(ctx.db, accounts);
-    const withSync = accounts.map((a) => {
-      const state = states.get(`${a.siteId}:${a.siteUserId}`);
-      const sync = {
-        at: state?.syncedAt?.toISOString() ?? null,
-        running: state?.running ?? false,
-        error: state?.lastError ?? null,
-      };
-      return { ...shown(a, sites), sync };
-    });
-    return { success: true as const, data: { accounts: withSync } };
-  }),
+  accounts: workspaceProcedure
+    .meta(rest("GET", "/api/workspace/accounts"))
+    .output(workspaceAccountsSchema)
+    .query(async ({ ctx }) => {
+      const sites = await siteIndex(ctx.db);
+      const accounts = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId, sites);
+      const states = await syncStates(ctx.db, accounts);
+      const withSync = accounts.map((a) => {
+        const state = states.get(`${a.siteId}:${a.siteUserId}`);
+        const sync = {
+          at: state?.syncedAt?.toISOString() ?? null,
+          running: state?.running ?? false,
+          error: state?.lastError ?? null,
+        };
+        return { ...shown(a, sites), sync };
+      });
+      return { success: true as const, data: { accounts: withSync } };
+    }),
 
   /**
    * Saves an account once its site accepted the token (the site's refusal is the answer); an
    * account the workspace holds already gets the new token (re-authorisation), the rest kept.
    */
   addAccount: workspaceProcedure
+    .meta(rest("POST", "/api/workspace/accounts"))
     .input(addAccountInput)
     .output(orFailure(workspaceAccountSuccessSchema))
     .mutation(async ({ ctx, input }) => {
@@ -162,6 +177,7 @@ export const workspaceRouter = router({
 
   /** Changes alias, tags, pinned, left out of totals, order; a new `accessToken` re-authorises. */
   updateAccount: workspaceProcedure
+    .meta(rest("PATCH", "/api/workspace/accounts/{id}"))
     .input(updateAccountInput)
     .output(z.union([workspaceAccountSuccessSchema, failureSchema]))
     .mutation(async ({ ctx, input }) => {
@@ -182,6 +198,7 @@ export const workspaceRouter = router({
 
   /** Removes an account and its sealed token; its ledger too when asked (and no other workspace keeps it). */
   removeAccount: workspaceProcedure
+    .meta(rest("DELETE", "/api/workspace/accounts/{id}"))
     .input(removeAccountInput)
     .output(removedSchema)
     .mutation(async ({ ctx, input }) => {
@@ -209,6 +226,7 @@ export const workspaceRouter = router({
    * answer with what became of it (never its token).
    */
   importAccounts: workspaceProcedure
+    .meta(rest("POST", "/api/workspace/import", { maxBody: IMPORT_MAX_BYTES, shape: ({ body }) => ({ file: body }) }))
     .input(z.object({ file: z.unknown().describe("备份文件的 JSON 内容") }))
     .output(successOf(importResultSchema))
     .mutation(async ({ ctx, input }) => {
@@ -227,6 +245,7 @@ export const workspaceRouter = router({
 
   /** The account list without tokens, as JSON or CSV (a download over REST). */
   exportAccounts: workspaceProcedure
+    .meta(rest("GET", "/api/workspace/accounts/export", { answer: "file" }))
     .input(z.object({ format: choice(["json", "csv"], "json") }).prefault({}))
     .output(fileSuccess)
     .query(async ({ ctx, input }) => {
@@ -261,25 +280,29 @@ export const workspaceRouter = router({
     }),
 
   /** The devices signed in to the workspace, the most recently used first. */
-  devices: workspaceProcedure.output(devicesSchema).query(async ({ ctx }) => {
-    const rows = await workspaceStore(ctx.db).devices(ctx.workspace.workspaceId);
-    return {
-      success: true as const,
-      data: {
-        devices: rows.map((r) => ({
-          id: r.id,
-          device: r.device,
-          address: r.address,
-          createdAt: r.createdAt.toISOString(),
-          lastUsedAt: r.lastUsedAt.toISOString(),
-          expiresAt: (r.expiresAt ?? r.lastUsedAt).toISOString(),
-          current: r.id === ctx.workspace.id,
-        })),
-      },
-    };
-  }),
+  devices: workspaceProcedure
+    .meta(rest("GET", "/api/workspace/devices"))
+    .output(devicesSchema)
+    .query(async ({ ctx }) => {
+      const rows = await workspaceStore(ctx.db).devices(ctx.workspace.workspaceId);
+      return {
+        success: true as const,
+        data: {
+          devices: rows.map((r) => ({
+            id: r.id,
+            device: r.device,
+            address: r.address,
+            createdAt: r.createdAt.toISOString(),
+            lastUsedAt: r.lastUsedAt.toISOString(),
+            expiresAt: (r.expiresAt ?? r.lastUsedAt).toISOString(),
+            current: r.id === ctx.workspace.id,
+          })),
+        },
+      };
+    }),
 
   revokeDevice: workspaceProcedure
+    .meta(rest("DELETE", "/api/workspace/devices/{id}"))
     .input(deviceInput)
     .output(doneSchema)
     .mutation(async ({ ctx, input }) => {
@@ -291,6 +314,7 @@ export const workspaceRouter = router({
 
   /** Signs out every device, this one included, and revokes every API token (recovery). */
   signOutEverywhere: workspaceProcedure
+    .meta(rest("DELETE", "/api/workspace/devices"))
     .output(doneSchema.extend({ ended: z.number().int() }))
     .mutation(async ({ ctx }) => {
       const ended = await workspaceStore(ctx.db).endAllExcept(ctx.workspace.workspaceId, null);
@@ -300,6 +324,7 @@ export const workspaceRouter = router({
 
   /** Changes the password; the other devices are signed out and the API tokens revoked. */
   changePassword: workspaceProcedure
+    .meta(rest("POST", "/api/workspace/password"))
     .input(changePasswordInput)
     .output(doneSchema.extend({ ended: z.number().int() }))
     .mutation(async ({ ctx, input }) => {
@@ -311,6 +336,7 @@ export const workspaceRouter = router({
 
   /** Whether the second factor is on, and how many recovery codes are left. */
   totpStatus: workspaceProcedure
+    .meta(rest("GET", "/api/workspace/totp"))
     .output(successOf(z.object({ enabled: z.boolean(), recoveryLeft: z.number().int() })))
     .query(async ({ ctx }) => {
       const factor = totp(ctx.db);
@@ -321,6 +347,7 @@ export const workspaceRouter = router({
 
   /** A new secret for an authenticator app (its address and QR code); nothing changes until enableTotp. */
   beginTotp: workspaceProcedure
+    .meta(rest("POST", "/api/workspace/totp/setup", { input: "none" }))
     .output(successOf(z.object({ secret: z.string(), uri: z.string(), qrSvg: z.string() })))
     .mutation(async ({ ctx }) => {
       deviceOnly(ctx.workspace.kind);
@@ -329,6 +356,7 @@ export const workspaceRouter = router({
 
   /** Turns the second factor on with a code the authenticator shows; the recovery codes are shown this once. */
   enableTotp: workspaceProcedure
+    .meta(rest("POST", "/api/workspace/totp/enable"))
     .input(totpEnableInput)
     .output(successOf(z.object({ recoveryCodes: z.array(z.string()) })))
     .mutation(async ({ ctx, input }) => {
@@ -338,6 +366,7 @@ export const workspaceRouter = router({
     }),
 
   disableTotp: workspaceProcedure
+    .meta(rest("POST", "/api/workspace/totp/disable"))
     .input(totpDisableInput)
     .output(doneSchema)
     .mutation(async ({ ctx, input }) => {
@@ -346,22 +375,26 @@ export const workspaceRouter = router({
       return { success: true as const };
     }),
 
-  apiTokens: workspaceProcedure.output(apiTokensSchema).query(async ({ ctx }) => {
-    const tokens = await workspaceStore(ctx.db).apiTokens(ctx.workspace.workspaceId);
-    return {
-      success: true as const,
-      data: {
-        tokens: tokens.map((t) => ({
-          ...t,
-          createdAt: t.createdAt.toISOString(),
-          lastUsedAt: t.lastUsedAt.toISOString(),
-        })),
-      },
-    };
-  }),
+  apiTokens: workspaceProcedure
+    .meta(rest("GET", "/api/workspace/tokens"))
+    .output(apiTokensSchema)
+    .query(async ({ ctx }) => {
+      const tokens = await workspaceStore(ctx.db).apiTokens(ctx.workspace.workspaceId);
+      return {
+        success: true as const,
+        data: {
+          tokens: tokens.map((t) => ({
+            ...t,
+            createdAt: t.createdAt.toISOString(),
+            lastUsedAt: t.lastUsedAt.toISOString(),
+          })),
+        },
+      };
+    }),
 
   /** A new API token for another program, shown once. Only a signed-in device makes one. */
   createApiToken: workspaceProcedure
+    .meta(rest("POST", "/api/workspace/tokens"))
     .input(createApiTokenInput)
     .output(apiTokenCreatedSchema)
     .mutation(async ({ ctx, input }) => {
@@ -374,6 +407,7 @@ export const workspaceRouter = router({
     }),
 
   revokeApiToken: workspaceProcedure
+    .meta(rest("DELETE", "/api/workspace/tokens/{id}"))
     .input(deviceInput)
     .output(doneSchema)
     .mutation(async ({ ctx, input }) => {

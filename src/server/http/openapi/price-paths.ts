@@ -8,6 +8,7 @@ import {
   UNAUTHORIZED,
   UNAVAILABLE,
   failureExample,
+  fileRoute,
   json,
   ref,
   stringQuery,
@@ -83,6 +84,13 @@ export function pricePaths(): Record<string, object> {
         "totals.cheapestUsd 为每个模型都用最便宜的账户时的花费，savingUsd 为可省下的。",
       "PriceWhatIfSuccess",
       DATE_PARAMS,
+    ),
+    "/api/prices/table.csv": fileRoute(
+      "pricesTableCsv",
+      "导出模型价格表",
+      "模型价格表（/api/prices 的 CSV）：每个模型一行，各账户的每百万 tokens 输入/输出价格（美元）并列。" + READ,
+      "text/csv",
+      [],
     ),
   };
 }

@@ -1,7 +1,0 @@
-import { queryOf, restCall } from "@/src/server/http/rest";
-
-export const dynamic = "force-dynamic";
-
-export function GET(req: Request): Promise<Response> {
-  return restCall(req, (caller) => caller.usage.summary(queryOf(req)));
-}
