@@ -18,7 +18,15 @@ const LOW_SHARE = 0.6;
 const NOW_SHARE = 0.9;
 
 type HeapWatch = { observer: PerformanceObserver | null; liveShare: number; high: boolean };
-const WATCH: HeapWatch = { observer: null, liveShare: 0, high: false };
+/**
+ * One per process, on globalThis: the server entry starts the watch and the app's routes (bundled
+ * apart, with their own copy of this module) read it.
+ */
+const WATCH: HeapWatch = ((globalThis as { gdHeapWatch?: HeapWatch }).gdHeapWatch ??= {
+  observer: null,
+  liveShare: 0,
+  high: false,
+});
 
 /**
  * The limit V8 ends the process at: `--max-old-space-size` where the process was given one (the
