@@ -413,7 +413,7 @@ test("fits a phone screen on every tab", async ({ page }) => {
     ["topups", "充值记录"],
   ] as const) {
     await page.goto(`${URL_}/${tab ? `?tab=${tab}` : ""}`);
-    await expect(page.getByRole("region", { name: region })).toBeVisible();
+    await expect(page.getByRole("region", { name: region, exact: true })).toBeVisible();
     await expect(page.getByText("正在从站点读取")).toHaveCount(0);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     expect(overflow, tab).toBe(false);

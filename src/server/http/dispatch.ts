@@ -63,25 +63,36 @@ const literal = (e: RestEndpoint) => e.segments.filter((s) => !s.startsWith("{")
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/**
+ * The endpoint a request's method and path name, with the path's parameters; else why not: no
+ * endpoint has the path, or none of its endpoints takes the method (those it takes are listed).
+ */
+export function findEndpoint(
+  method: string,
+  pathname: string,
+):
+  | { endpoint: RestEndpoint; params: Record<string, string> }
+  | { endpoint: null; allowed: RestEndpoint["route"]["method"][] } {
+  // A trailing slash names the same endpoint.
+  const raw = pathname.replace(/\/$/, "").split("/").filter(Boolean);
+  const found = restEndpoints()
+    .map((endpoint) => ({ endpoint, params: match(endpoint.segments, raw, pathname.endsWith("/")) }))
+    .filter((m): m is { endpoint: RestEndpoint; params: Record<string, string> } => m.params !== null);
+  if (found.length === 0) return { endpoint: null, allowed: [] };
+  const best = Math.max(...found.map((m) => literal(m.endpoint)));
+  const onPath = found.filter((m) => literal(m.endpoint) === best);
+  const hit = onPath.find((m) => m.endpoint.route.method === method);
+  return hit ?? { endpoint: null, allowed: [...new Set(onPath.map((m) => m.endpoint.route.method))] };
+}
+
 /** Serves a REST request: the endpoint its method and path name, else 404 or 405 in words. */
 export async function dispatch(req: Request): Promise<Response> {
   const url = new URL(req.url);
-  // A trailing slash names the same endpoint.
-  const raw = url.pathname.replace(/\/$/, "").split("/").filter(Boolean);
-  const found = restEndpoints()
-    .map((endpoint) => ({ endpoint, params: match(endpoint.segments, raw, url.pathname.endsWith("/")) }))
-    .filter((m): m is { endpoint: RestEndpoint; params: Record<string, string> } => m.params !== null);
-  if (found.length === 0) return json(failure(MSG.noSuchRoute), 404);
-  const best = Math.max(...found.map((m) => literal(m.endpoint)));
-  const onPath = found.filter((m) => literal(m.endpoint) === best);
-  const hit = onPath.find((m) => m.endpoint.route.method === req.method);
-  if (!hit) {
-    const allowed = [...new Set(onPath.map((m) => m.endpoint.route.method))];
-    return json(
-      failure(`${MSG.methodNotAllowedPrefix}${allowed.join(", ")}`),
-      405,
-      new Headers({ Allow: allowed.join(", ") }),
-    );
+  const hit = findEndpoint(req.method, url.pathname);
+  if (!hit.endpoint) {
+    if (hit.allowed.length === 0) return json(failure(MSG.noSuchRoute), 404);
+    const allowed = hit.allowed.join(", ");
+    return json(failure(`${MSG.methodNotAllowedPrefix}${allowed}`), 405, new Headers({ Allow: allowed }));
   }
   const { route, procedure } = hit.endpoint;
   const { params } = hit;
