@@ -32,6 +32,8 @@ export type SimulationFigures = {
   fillSeconds: number;
   syncedPerMinute: number[];
   rss: Array<{ minute: number; a: number; b: number }>;
+  /** What each instance's last full garbage collection left in use, MB (its /api/ready). */
+  live: Array<{ minute: number; a: number; b: number }>;
   idleP99: number[];
   busyP99: number[];
   busiest: number;
@@ -154,6 +156,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     apps.push(a, b);
     const syncedPerMinute: number[] = [];
     const rss: SimulationFigures["rss"] = [];
+    const live: SimulationFigures["live"] = [];
     const busyP99: number[] = [];
     let before = await synced(store);
     t = Date.now();
@@ -164,8 +167,9 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       syncedPerMinute.push(now - before);
       before = now;
       rss.push({ minute, a: rssMb(a.pid), b: rssMb(b.pid) });
+      live.push({ minute, a: await liveHeapMb(a), b: await liveHeapMb(b) });
       console.error(
-        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB`,
+        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB`,
       );
     }
     const { busiest, sitesAsked } = await gen.report();
@@ -177,6 +181,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       fillSeconds,
       syncedPerMinute,
       rss,
+      live,
       idleP99,
       busyP99,
       busiest,
@@ -189,6 +194,13 @@ export async function benchSimulation(): Promise<SimulationFigures> {
   }
 }
 
+/** What the instance's last full collection left in use, MB (its readiness share of the 256 MB cap). */
+async function liveHeapMb(app: RunningApp): Promise<number> {
+  const res = await fetch(`${app.url}/api/ready`);
+  const body = (await res.json()) as { checks?: { heapLiveShare?: number } };
+  return Math.round((body.checks?.heapLiveShare ?? 0) * 256);
+}
+
 /** The figures for docs/benchmarks.md. */
 export function simulationLines(r: SimulationFigures): string[] {
   const ok = (pass: boolean) => (pass ? "✅" : "❌");
@@ -198,6 +210,8 @@ export function simulationLines(r: SimulationFigures): string[] {
   const ratio = median(r.busyP99) / Math.max(1, median(r.idleP99));
   const first = r.rss[Math.min(2, r.rss.length - 1)];
   const last = r.rss.at(-1);
+  const firstLive = r.live[Math.min(2, r.live.length - 1)];
+  const lastLive = r.live.at(-1);
   return [
     "",
     `Simulation: ${r.workspaces.toLocaleString("en-US")} workspaces, ${r.accounts.toLocaleString("en-US")} saved accounts over ${r.sites.toLocaleString("en-US")} sites, two instances on one PostgreSQL for ${r.minutes} minutes (rows written in ${r.fillSeconds.toFixed(0)} s)`,
@@ -207,6 +221,7 @@ export function simulationLines(r: SimulationFigures): string[] {
     `| accounts synced a minute, per instance (median after the first two minutes) | report | ${Math.round(perMinute / 2)} (the two: ${steady.join(", ")}) |`,
     `| one round of every account at that pace | report | ${perMinute > 0 ? (r.accounts / perMinute / 60).toFixed(1) : "∞"} hours |`,
     `| RSS of each instance: minute ${first?.minute} → last | flat | ${ok(!!first && !!last && last.a - first.a < 30 && last.b - first.b < 30)} ${first?.a} → ${last?.a} MB, ${first?.b} → ${last?.b} MB |`,
+    `| heap left in use by a full collection, each instance: minute ${firstLive?.minute} → last | flat | ${ok(!!firstLive && !!lastLive && lastLive.a - firstLive.a < 15 && lastLive.b - firstLive.b < 15)} ${firstLive?.a} → ${lastLive?.a} MB, ${firstLive?.b} → ${lastLive?.b} MB (minute by minute: ${r.live.map((l) => `${l.a}/${l.b}`).join(" ")}) |`,
     `| \`me\` p99 while they work ÷ the store with no runner | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${median(r.busyP99)} / ${median(r.idleP99)} ms) |`,
     `| busiest 60 s at any site (budget ${BUDGET}) | ≤ ${BUDGET} | ${ok(r.busiest <= BUDGET)} ${r.busiest} (${r.sitesAsked.toLocaleString("en-US")} sites asked) |`,
   ];
