@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 /**
- * The layers of design.md "Shape", one way down, a folder per capability:
+ * The layers of docs/design.md "Shape", one way down, a folder per capability:
  *   app/ → http/ (adapters) → api/ (routers, wire schemas), jobs/ (background work, started by the
  *   server entry) → alerts/ → exports/, actions/, prices/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
  *   → sites/
@@ -49,7 +49,7 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
         patterns: [
           {
             regex: importOf(banned),
-            message: `src/server/${folder} must not import ${banned.join(", ")} (design.md "Shape": dependencies run one way).`,
+            message: `src/server/${folder} must not import ${banned.join(", ")} (docs/design.md "Shape": dependencies run one way).`,
           },
         ],
       },
@@ -84,7 +84,7 @@ const OWNERS = {
 };
 const delegate = (names) =>
   `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"], [object.callee.name="db"])`;
-/** Every Prisma read and write names the columns it wants back (design.md "Shape"). */
+/** Every Prisma read and write names the columns it wants back (docs/design.md "Shape"). */
 const EXPLICIT_SELECT = {
   selector:
     "CallExpression[callee.property.name=/^(findMany|findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|create|update|upsert|delete)$/]" +
@@ -100,7 +100,7 @@ const ownerRules = {
       EXPLICIT_SELECT,
       ...Object.entries(OWNERS).map(([owner, tables]) => ({
         selector: delegate(tables),
-        message: `Only src/server/${owner} reads or writes ${tables.join(", ")}: ask it (design.md "Shape": one owner per table).`,
+        message: `Only src/server/${owner} reads or writes ${tables.join(", ")}: ask it (docs/design.md "Shape": one owner per table).`,
       })),
     ],
   },

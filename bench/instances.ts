@@ -1,5 +1,5 @@
 /**
- * Many instances and every core (design.md 18, 23): requests per second with WORKERS=2 ÷ one
+ * Many instances and every core (docs/design.md 18, 23): requests per second with WORKERS=2 ÷ one
  * worker; the calls one site sees in its busiest minute ÷ its budget with 1, 2 and 4 instances on
  * one PostgreSQL (and 2 with Redis) under live and background load; and how long recovery takes:
  * a backfill whose instance was killed, and service and a backfill after PostgreSQL stopped 10 s.

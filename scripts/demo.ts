@@ -8,6 +8,7 @@
  * the port after them is the demo's notification inbox (alerts and digests of the demo workspace).
  */
 import { createServer } from "node:http";
+import path from "node:path";
 import { newApiUser, startGateway } from "../src/demo/gateway";
 import { alertChannels } from "../src/server/alerts/channels";
 import { alertDigests } from "../src/server/alerts/digests";
@@ -16,6 +17,7 @@ import { demoHistory, demoPricing, MODELS } from "../src/demo/history";
 import { setOperatorPassword } from "../src/server/admin/operator";
 import { verifyPassword } from "../src/server/core/password";
 import { closeDb, db } from "../src/server/db/client";
+import { env } from "../src/server/core/env";
 import { siteRegistry, type Site } from "../src/server/sites/registry";
 import { seedBalanceHistory } from "../src/server/ledger/balance-history";
 import { parsePrices } from "../src/server/gateway/prices";
@@ -69,6 +71,10 @@ const HUB_PRICES_BEFORE: Array<{ daysAgo: number; factor: Record<string, number>
 ];
 
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+// This process's own work (the demo sites, the accounts saved) logs only errors; the server keeps
+// the level asked for, its lines going to its log file.
+const serverLogLevel = process.env.LOG_LEVEL;
+process.env.LOG_LEVEL = "error";
 // The demo sites are on this machine: a larger budget lets each account's first ledger backfill
 // (at sign-in) finish in seconds instead of a couple of minutes.
 process.env.SITE_REQUESTS_PER_MINUTE ??= "600";
@@ -208,7 +214,9 @@ buildIfNeeded();
 const lines = DEMO_SITES.flatMap((demo, i) =>
   demo.users.map((u) => `  ${registered[i]?.name}  用户ID ${u.id}  访问令牌 ${u.accessToken}`),
 );
-console.log(`
+// The server's request log goes to a file; how to sign in is the last thing the terminal shows.
+const logFile = path.resolve(env().DATA_DIR, "demo-server.log");
+const howTo = `
 演示站点已就绪: ${registered.map((s) => `${s.name} (${s.url})`).join("，")}
 打开 http://${process.env.HOST || "127.0.0.1"}:${port} 并使用以下任一账户登录，再从账户菜单「添加账户」登录其余的:
 ${lines.join("\n")}
@@ -219,9 +227,15 @@ ${
     : ""
 }提醒与摘要的演示收件箱（工作区「提醒」页的渠道发到这里）: ${inbox.url}/
 站点管理: http://${process.env.HOST || "127.0.0.1"}:${port}/admin ${adminPassword ? `管理员密码 ${adminPassword}` : "（使用已设置的管理员密码）"}
-`);
+服务器日志（每个请求一行）: ${logFile}
+`;
 
-serveProduction(() => void Promise.all([...gateways.map((g) => g.close()), inbox.close()]));
+if (serverLogLevel === undefined) delete process.env.LOG_LEVEL;
+else process.env.LOG_LEVEL = serverLogLevel;
+serveProduction(() => void Promise.all([...gateways.map((g) => g.close()), inbox.close()]), {
+  logFile,
+  onListening: () => console.log(howTo),
+});
 
 /**
  * The demo's notification inbox: takes ntfy-style POSTs (the title in the Title header, the text

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { exitReason } from "../src/server/core/heap";
 
 /** scripts/server.ts bundled by `npm run build`: production runs plain Node, no TS loader. */
@@ -39,15 +40,19 @@ const START_GRACE_MS = 15_000;
  * started again; one that fails at start ends this process with its code. The server watches
  * this process through an IPC channel and drains when it goes away, however it went.
  */
-export function serveProduction(onExit: () => void = () => undefined): void {
+export function serveProduction(
+  onExit: () => void = () => undefined,
+  quiet?: { logFile: string; onListening: () => void },
+): void {
   let stopping: NodeJS.Signals | null = null;
   let server: ChildProcess;
   const start = () => {
     const started = Date.now();
     server = spawn(process.execPath, serverArgs(), {
-      stdio: ["inherit", "inherit", "inherit", "ipc"],
+      stdio: quiet ? ["inherit", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"],
       env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
     });
+    if (quiet) logQuietly(server, quiet.logFile, quiet.onListening);
     server.on("exit", (code, signal) => {
       if (!stopping && Date.now() - started > START_GRACE_MS) {
         console.error(
@@ -77,6 +82,32 @@ export function serveProduction(onExit: () => void = () => undefined): void {
   // npm passes no SIGTERM on to the script it runs: when it (or anything that started this
   // process) is gone, the server is stopped as if it had been signalled.
   watchAncestors(() => stop("SIGTERM"));
+}
+
+/**
+ * The server's log lines (JSON: requests, events) go to `file` only; what is not a log line (the
+ * "服务已启动" line, a refusal to start) also goes to the terminal. `onListening` is called once,
+ * when the server says it listens.
+ */
+function logQuietly(server: ChildProcess, file: string, onListening: () => void): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const log = createWriteStream(file, { flags: "a" });
+  let told = false;
+  for (const [stream, terminal] of [
+    [server.stdout, process.stdout],
+    [server.stderr, process.stderr],
+  ] as const) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on("line", (line) => {
+      log.write(`${line}\n`);
+      if (line.startsWith("{")) return;
+      terminal.write(`${line}\n`);
+      if (!told && line.startsWith("服务已启动")) {
+        told = true;
+        onListening();
+      }
+    });
+  }
 }
 
 /** Whether a process runs (a zombie waiting to be reaped does not). */

@@ -21,7 +21,7 @@ export function useMoney(): MoneySettings | null {
 
 /**
  * While the site cannot be read: the balance the last sync noted, with its age, above the reason
- * and a retry (design.md 19), never a blank page or a zero.
+ * and a retry (docs/design.md 19), never a blank page or a zero.
  */
 function LastKnown({ message, onRetry }: { message: string; onRetry: () => void }) {
   const last = trpc.usage.lastBalance.useQuery();

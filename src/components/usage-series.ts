@@ -1,4 +1,5 @@
 /** The chart series of 用量分析, built from the ledger's answers: pure functions of the data. */
+import { round6 } from "../shared/money";
 
 /** Models past this many are summed as 其他 in the daily chart. */
 export const TOP_MODELS = 8;
@@ -29,7 +30,7 @@ export function dailySeries(days: DayRow[], topModels: string[]) {
       if (top.includes(model)) point[model] = spent;
       else rest += spent;
     }
-    if (rest > 0) point["其他"] = Math.round(rest * 1e6) / 1e6;
+    if (rest > 0) point["其他"] = round6(rest);
     return point;
   });
   const stacked = [...top, ...(points.some((p) => "其他" in p) ? ["其他"] : [])];

@@ -20,8 +20,14 @@ export function formatAmount(value: number, symbol: string): string {
   return value < 0 && !/^\D*0\.0+$/.test(text) ? `-${text}` : text;
 }
 
-/** An amount as the API answers it: to the millionth (a figure, not text; formatAmount writes it). */
-export const round6 = (n: number): number => Math.round(n * 1e6) / 1e6;
+/**
+ * An amount as the API answers it: to the millionth (a figure, not text; formatAmount writes it).
+ * One too large to have millionths (a hostile site's 1e308) is kept as it is, not made Infinity.
+ */
+export const round6 = (n: number): number => (Math.abs(n) < 1e9 ? Math.round(n * 1e6) / 1e6 : n);
+
+/** US dollars of a quota, at the site's quota units a dollar, to the millionth. */
+export const usdOfQuota = (quota: number, quotaPerUnit: number): number => round6(quota / quotaPerUnit);
 
 /** US dollars: `$1.25`, `$0.0042`. */
 export const formatUsd = (usd: number): string => formatAmount(usd, "$");

@@ -1,6 +1,6 @@
 /**
  * The account the page was rendered for (its key from account.current), named on every call the
- * page makes (design.md 24): another tab making another account active changes nothing here, and
+ * page makes (docs/design.md 24): another tab making another account active changes nothing here, and
  * a page whose account left the browser is told so instead of acting on another one.
  */
 import { createContext, useContext } from "react";

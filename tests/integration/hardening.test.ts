@@ -28,7 +28,7 @@ async function storedAccessToken(token: string): Promise<string | null> {
   return data?.accessToken ?? null;
 }
 
-/** Every message a login failure may carry: the contract's, design.md's, and a site's own. */
+/** Every message a login failure may carry: the contract's, docs/design.md's, and a site's own. */
 const KNOWN = new Set([
   "请求体必须是 JSON 对象",
   "请填写完整信息",

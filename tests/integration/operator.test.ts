@@ -13,7 +13,7 @@ import { freshRateWindow } from "../support/http";
 import { ROOT } from "../support/server";
 
 /**
- * The operator (design.md 15): the password set with the CLI as a scrypt hash, sign-in with its
+ * The operator (docs/design.md 15): the password set with the CLI as a scrypt hash, sign-in with its
  * own session and cookie, rate limits per address and in total, the CSRF rule, expiry, and the two
  * kinds of session never standing in for each other; every sign-in in the audit log.
  */

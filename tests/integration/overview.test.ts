@@ -144,7 +144,7 @@ describe("GET /api/accounts/overview", () => {
     const byName = (name: string) => rows.find((r) => r.site?.name === name)!;
     const seen = { balance: { quota: 3_000_000, usd: 6 }, at: new Date(at * 1000).toISOString() };
     expect(byName("挂起站")).toMatchObject({ state: "unreachable", summary: null, lastKnown: seen });
-    // A token the site refused ended its session at once (design.md 24): an expired row now, with
+    // A token the site refused ended its session at once (docs/design.md 24): an expired row now, with
     // nothing to show, not counted.
     expect(rows.find((r) => r.userId === refusing.user.id)).toMatchObject({ state: "expired", lastKnown: null });
     expect(byName("人民币站").lastKnown).toBeNull();

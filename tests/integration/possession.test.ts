@@ -9,7 +9,7 @@ import { bearer, callerFor } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
 
 /**
- * Power follows possession (design.md 24): a holder whose token the site no longer accepts (the
+ * Power follows possession (docs/design.md 24): a holder whose token the site no longer accepts (the
  * owner reset it, or the site refused it) loses its power over the account at once: no sessions
  * to list or end, no history to delete, nothing of the owner's later usage, and its saved account
  * says 需要重新授权 at the first refusal, not at the next renewal.

@@ -1,6 +1,6 @@
 /**
  * The accounts of one browser as the dashboard lists them, and the changes it can make: switch
- * the active one, sign one out, sign all out (design.md 11). Keys are opaque and not tokens.
+ * the active one, sign one out, sign all out (docs/design.md 11). Keys are opaque and not tokens.
  */
 import { Refusal } from "../core/errors";
 import type { DroppedAccount, ListedAccount } from "./schemas";

@@ -1,8 +1,9 @@
 /**
- * Every account of one browser in one answer (design.md 11, 12): each site asked side by side, a
+ * Every account of one browser in one answer (docs/design.md 11, 12): each site asked side by side, a
  * site that hangs or fails marking only its own row, and totals in USD.
  */
 import { MSG } from "../core/messages";
+import { round6 } from "../../shared/money";
 import type { Db } from "../db/client";
 import type { BrowserAccounts } from "../session/cookie";
 import type { LiveSession } from "../session/store";
@@ -46,13 +47,13 @@ export async function rowOf(
 
 export function totalsOf(rows: OverviewRow[]) {
   const ok = rows.filter((r) => r.state === "ok" && r.summary);
-  const sum = (pick: (r: OverviewRow) => number) => Math.round(ok.reduce((s, r) => s + pick(r), 0) * 1e6) / 1e6;
+  const sum = (pick: (r: OverviewRow) => number) => round6(ok.reduce((s, r) => s + pick(r), 0));
   // A site that cannot be read counts with the balance its last sync noted, an account waiting for
   // its first sync with the balance its site gave when it was added, and the total says so.
   const stale = rows.filter((r) => r.state !== "ok" && r.state !== "expired" && r.lastKnown);
   const staleUsd = stale.reduce((s, r) => s + (r.lastKnown?.balance.usd ?? 0), 0);
   return {
-    balanceUsd: Math.round((sum((r) => r.summary?.balance.usd ?? 0) + staleUsd) * 1e6) / 1e6,
+    balanceUsd: round6(sum((r) => r.summary?.balance.usd ?? 0) + staleUsd),
     todayUsd: sum((r) => r.summary?.today.usd ?? 0),
     todayRequests: ok.reduce((s, r) => s + (r.summary?.todayRequests ?? 0), 0),
     accounts: ok.length,

@@ -3,7 +3,7 @@ import { overviewRowSchema } from "../site-data/schemas";
 
 /** The browser's accounts as the service lists them: the procedures' outputs and the domain's types. */
 
-/** The last automatic check-in of a saved account (design.md 20). */
+/** The last automatic check-in of a saved account (docs/design.md 20). */
 export const autoCheckinSchema = z
   .object({
     day: z.string().describe("站点的日期（Veloera 按 UTC，new-api 按北京时间）"),
@@ -18,7 +18,7 @@ export const autoCheckinSchema = z
   .meta({ id: "AutoCheckin" });
 export type AutoCheckin = z.infer<typeof autoCheckinSchema>;
 
-/** What a workspace keeps about one of its accounts besides the site's own data (design.md 17). */
+/** What a workspace keeps about one of its accounts besides the site's own data (docs/design.md 17). */
 export const savedFieldsSchema = z
   .object({
     id: z.number().int().describe("工作区账户 id（REST 中的 ?account=）"),

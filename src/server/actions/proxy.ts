@@ -1,5 +1,5 @@
 /**
- * The proxy for REST clients (design.md 20): `/api/site/{path}` forwards to the account's site
+ * The proxy for REST clients (docs/design.md 20): `/api/site/{path}` forwards to the account's site
  * `/api/{path}` with its saved access token, so a client holding only a session or a workspace
  * API token uses the site's user routes without ever holding the access token. Only the routes
  * listed here, exactly as spelled here, per family; never the ones that would change the password,
@@ -7,6 +7,7 @@
  */
 import type { Family } from "../gateway/families";
 import type { WriteRequest } from "../gateway/writes";
+import { Refusal } from "../core/errors";
 
 export type ProxyMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -42,7 +43,7 @@ const ROUTES: Route[] = [
 export const PROXY_LIMITS = { bodyBytes: 64 * 1024, queryChars: 2048 } as const;
 
 /** Why a proxied call is not sent, in words. */
-export class ProxyRefused extends Error {}
+export class ProxyRefused extends Refusal {}
 
 /**
  * The site request a client's call becomes, or why it is refused. `rest` is what follows

@@ -1,5 +1,5 @@
 /**
- * 操作记录: every write made on an account's site through this service (design.md 20): what, when,
+ * 操作记录: every write made on an account's site through this service (docs/design.md 20): what, when,
  * from which device, the site's answer in words. Never a key or a code. A workspace's records are
  * its own; records made from a browser session belong to whoever holds that account's session.
  */

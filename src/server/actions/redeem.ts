@@ -12,9 +12,10 @@ import { forgetAccountReads, siteProfile, siteWrite, type Account, type SiteData
 import { criticalLeft, retryIn, takeCritical } from "./critical";
 import { recordAction, recordedSend, type Actor } from "./records";
 import type { RedeemResult } from "./schemas";
+import { Refusal } from "../core/errors";
 
 /** Why an action was not made, in words; the caller answers it as the contract's failure. */
-export class ActionRefused extends Error {}
+export class ActionRefused extends Refusal {}
 
 /** Refused for its input before anything was sent: it spends none of the account's writes. */
 export class InputRefused extends ActionRefused {}

@@ -1,5 +1,5 @@
 /**
- * The operator (design.md 15): one password for the deployment, set with the CLI; sessions of
+ * The operator (docs/design.md 15): one password for the deployment, set with the CLI; sessions of
  * their own (8 hours, only the token's SHA-256 stored), sign-in rate-limited per address (never
  * off) and slowed down while many addresses fail, and every sign-in, failed sign-in (counted per
  * address and ten minutes) and password change in the audit log.

@@ -1,5 +1,5 @@
 /**
- * Managing the sites in the browser (design.md 15): the same validation as the CLI (the site
+ * Managing the sites in the browser (docs/design.md 15): the same validation as the CLI (the site
  * registry), a probe of `/api/status` before anything is saved (an unreachable site only on
  * explicit confirmation), each site's health, live sessions and ledger entries, and every change
  * in the audit log with what it was before and after.
@@ -10,6 +10,7 @@ import { probeSite, probeUrl, type ProbeOptions, type ProbeResult } from "../sit
 import { SiteError, normalizeSiteUrl, siteRegistry, type ProfiledSite } from "../sites/registry";
 import { audit } from "./operator";
 import type { MoveOutcome, ProbeFinding, SiteRow } from "./schemas";
+import { Refusal } from "../core/errors";
 
 export type { MoveOutcome, ProbeFinding, SiteRow } from "./schemas";
 
@@ -27,12 +28,12 @@ export function findingOf(result: ProbeResult): ProbeFinding {
 }
 
 /** A change that needs the operator's explicit yes: the site did not answer its probe. */
-export class NeedsConfirmation extends Error {
+export class NeedsConfirmation extends Refusal {
   constructor(
     message: string,
     readonly finding: ProbeFinding,
   ) {
-    super(message);
+    super(message, undefined, undefined, { needsConfirmation: true, probe: finding });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * A workspace's alert channels (design.md 21): where its alerts go. Settings (addresses, tokens,
+ * A workspace's alert channels (docs/design.md 21): where its alerts go. Settings (addresses, tokens,
  * secrets) are sealed at rest like saved access tokens; what is shown is a target that names the
  * place without its secrets. A robot's webhook address may be pasted whole: its token is taken
  * from it, and the message goes to the robot service's own address (an operator's setting).
@@ -28,7 +28,8 @@ export { CHANNEL_TYPES, type ChannelType };
 /** At most this many channels per workspace. */
 export const MAX_CHANNELS = 20;
 
-export class AlertRefused extends Error {}
+/** Why an alert setting or a send was refused, in words. */
+export class AlertRefused extends Refusal {}
 
 const sealContext = (workspaceId: number) => `alert-channel:${workspaceId}`;
 

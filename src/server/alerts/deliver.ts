@@ -1,5 +1,5 @@
 /**
- * The alert outbox (design.md 21): due messages are claimed one by one with a conditional update
+ * The alert outbox (docs/design.md 21): due messages are claimed one by one with a conditional update
  * (the instance whose update counts sends it; the others skip), sent, and marked; a failure is
  * tried again after 1, 5, 15, 60 minutes, then every 3 hours, given up after 8 tries. Channels
  * are sent to side by side, each its own queue, so a failing one never delays the others.

@@ -1,5 +1,5 @@
 /**
- * What a digest says (design.md 21): over its period, in the workspace's time zone, the spend of
+ * What a digest says (docs/design.md 21): over its period, in the workspace's time zone, the spend of
  * each account and each model against the period before, each account's balance and the days it
  * lasts at the last 7 days' rate, the open alerts, and the automatic check-ins. Rendered as plain
  * text and as Markdown; the webhook gets the figures as JSON beside them.

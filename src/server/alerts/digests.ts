@@ -1,5 +1,5 @@
 /**
- * Digests (design.md 21): a workspace's daily, weekly or monthly summary, sent at a local time the
+ * Digests (docs/design.md 21): a workspace's daily, weekly or monthly summary, sent at a local time the
  * person picks (in the workspace's time zone) to the channels they choose. Each period is sent
  * once: the digest's `last_period` is claimed by a conditional update in the same transaction as
  * its outbox rows, so whichever instance builds it, it is delivered once, by the alert outbox with

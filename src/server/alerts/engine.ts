@@ -1,5 +1,5 @@
 /**
- * The rules and the alert state machine (design.md 21), without a database: what a rule says of
+ * The rules and the alert state machine (docs/design.md 21), without a database: what a rule says of
  * an account's figures, and what an alert does next. An alert opens when its condition has held
  * on two evaluations in a row (a blip is not an alert), is sent once, stays silent while it holds
  * (a daily reminder if asked), is sent again only when it gets worse by the rule's step, and is

@@ -1,5 +1,5 @@
 /**
- * Evaluating a workspace's rules against its saved accounts (design.md 21): each account's figures
+ * Evaluating a workspace's rules against its saved accounts (docs/design.md 21): each account's figures
  * from the ledger and the saved account, each rule's condition, the alert's next step (engine.ts),
  * and for every message an outbox row per channel written in the same transaction as the alert's
  * new state, so an event is delivered once whoever evaluates.

@@ -1,5 +1,5 @@
 /**
- * The 提醒 page's list (design.md 21): a workspace's alerts, open ones first, then the resolved
+ * The 提醒 page's list (docs/design.md 21): a workspace's alerts, open ones first, then the resolved
  * ones newest first, each with its deliveries; never one still pending (held only once).
  */
 import type { Db } from "../db/client";

@@ -1,5 +1,5 @@
 /**
- * A workspace's alert rules (design.md 21): a condition on one saved account or on every one, the
+ * A workspace's alert rules (docs/design.md 21): a condition on one saved account or on every one, the
  * channels it tells, an optional escalation step and daily reminder. A new workspace starts with
  * three, on and editable: balance lasting under 3 days, the token refused, the site down for 30
  * minutes.

@@ -1,5 +1,5 @@
 /**
- * How each kind of channel is sent to (design.md 21): a signed JSON webhook; email over the
+ * How each kind of channel is sent to (docs/design.md 21): a signed JSON webhook; email over the
  * operator's SMTP (`nodemailer`); a Telegram bot; ntfy; and the group robots Chinese teams use
  * (WeCom 企业微信, DingTalk 钉钉 with its signing, Feishu 飞书 with its signing). Addresses a person
  * gives (webhook, ntfy) are checked against internal ranges; the robots' and Telegram's base

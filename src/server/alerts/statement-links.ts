@@ -1,5 +1,5 @@
 /**
- * One-time links to a month's statement (design.md 21), sent by the monthly digest to channels that
+ * One-time links to a month's statement (docs/design.md 21), sent by the monthly digest to channels that
  * take no attachment. The link's secret is 32 random bytes; only its SHA-256 is kept. Opening the
  * link shows a page (a chat's link preview may open it too); the download itself works once, within
  * 7 days.

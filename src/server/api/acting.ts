@@ -1,15 +1,14 @@
 /**
- * Acting on an account's site for the caller (design.md 20): who acts, and one action run with
+ * Acting on an account's site for the caller (docs/design.md 20): who acts, and one action run with
  * the account's checks (a saved account needing a new sign-in, a removed site, the writes a
  * minute per account), its refusals and the site's failures answered, never thrown.
  */
 import { accountOf } from "../accounts/overview";
 import { giveBackWrite, takeWrite } from "../actions/critical";
 import type { Actor } from "../actions/records";
-import { ProxyRefused } from "../actions/proxy";
-import { ActionRefused, InputRefused } from "../actions/redeem";
+import { InputRefused } from "../actions/redeem";
 import { failure, MSG, type Failure } from "../core/messages";
-import { SiteDataError, type Account, type SiteDataDeps } from "../site-data/site-data";
+import type { Account, SiteDataDeps } from "../site-data/site-data";
 import { deviceOf } from "../workspace/workspaces";
 import { siteDepsOf, type AuthedContext } from "./site-deps";
 
@@ -26,7 +25,10 @@ export function actorOf(ctx: AuthedContext): Actor {
   };
 }
 
-/** One action on the account's site: refusals and the site's failures are answers, never errors. */
+/**
+ * One action on the account's site. Its refusals and the site's failures are Refusals, answered
+ * in words by the API's error map; one refused for its input gives the write back.
+ */
 export async function act<T>(
   ctx: AuthedContext,
   write: boolean,
@@ -41,9 +43,6 @@ export async function act<T>(
     return { success: true, data: await op(accountOf(ctx.session), siteDepsOf(ctx), actor) };
   } catch (error) {
     if (write && error instanceof InputRefused) giveBackWrite(key);
-    if (error instanceof SiteDataError || error instanceof ActionRefused || error instanceof ProxyRefused) {
-      return failure(error.message);
-    }
     throw error;
   }
 }

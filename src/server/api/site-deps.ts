@@ -58,9 +58,9 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
 }
 
 /**
- * A workspace's listing with each account's background work beside it (design.md 18): when its
+ * A workspace's listing with each account's background work beside it (docs/design.md 18): when its
  * ledger last synced, when it syncs next, whether a sync runs now, the last error in words; and
- * its open alerts (design.md 21).
+ * its open alerts (docs/design.md 21).
  */
 export async function withJobStatus(
   ctx: Context,

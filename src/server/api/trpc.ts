@@ -5,7 +5,7 @@
 import { TRPCError, initTRPC } from "@trpc/server";
 import { ZodError } from "zod";
 import { Refusal } from "../core/errors";
-import { MSG } from "../core/messages";
+import { MSG, failure } from "../core/messages";
 import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 import { sqliteLost } from "../db/sqlite-guard";
 import { clearOperatorCookie, operatorTokenFromCookie } from "../admin/cookie";
@@ -24,22 +24,25 @@ import { badParamMessage } from "./schemas/params";
 /** Calls one batched request may carry (the dashboard's client batches up to this many). */
 export const MAX_BATCH_SIZE = 10;
 
-const t = initTRPC.context<Context>().meta<ProcedureMeta>().create({
-  errorFormatter({ shape, error }) {
-    // Internal errors may carry SQL or paths; clients only ever see a fixed sentence.
-    if (error.code === "INTERNAL_SERVER_ERROR") {
-      return { ...shape, message: MSG.internal, data: { ...shape.data, stack: undefined } };
-    }
-    if (error.code === "BAD_REQUEST" && error.message === "Batch call exceeds maximum size") {
-      return {
-        ...shape,
-        message: `${MSG.batchTooLarge}（最多 ${MAX_BATCH_SIZE} 个）`,
-        data: { ...shape.data, stack: undefined },
-      };
-    }
-    return { ...shape, data: { ...shape.data, stack: undefined } };
-  },
-});
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      // Internal errors may carry SQL or paths; clients only ever see a fixed sentence.
+      if (error.code === "INTERNAL_SERVER_ERROR") {
+        return { ...shape, message: MSG.internal, data: { ...shape.data, stack: undefined } };
+      }
+      if (error.code === "BAD_REQUEST" && error.message === "Batch call exceeds maximum size") {
+        return {
+          ...shape,
+          message: `${MSG.batchTooLarge}（最多 ${MAX_BATCH_SIZE} 个）`,
+          data: { ...shape.data, stack: undefined },
+        };
+      }
+      return { ...shape, data: { ...shape.data, stack: undefined } };
+    },
+  });
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -48,7 +51,9 @@ export const createCallerFactory = t.createCallerFactory;
  * The one error map, around every procedure (its input check included):
  * - a parameter that fails its schema is BAD_REQUEST `请求参数无效: <参数>` (REST answers it as
  *   HTTP 200 `success:false`, docs/api.md);
- * - a Refusal thrown by domain code is its code and message (and `Retry-After` when it has one);
+ * - a Refusal thrown by domain code without a code is the operation's answer in words,
+ *   `{success:false, message, ...fields}`; with one, its code and message (and `Retry-After`
+ *   when it has one);
  * - a store that cannot be reached is a 503 with a plain message, not a 500 or a hang; a full
  *   disk a 503 that says so; a SQLite file deleted under the server a 503 for every request.
  * Everything else stays a fault: INTERNAL_SERVER_ERROR, answered with a fixed sentence.
@@ -67,6 +72,9 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next, path }) => {
   }
   if (error.code !== "INTERNAL_SERVER_ERROR") return result;
   if (cause instanceof Refusal) {
+    // An outcome of the operation: the answer, in words.
+    if (cause.code === undefined)
+      return { ok: true as const, marker: result.marker, data: { ...failure(cause.message), ...cause.fields } };
     if (cause.retryAfterSeconds !== undefined) ctx.resHeaders.set("Retry-After", String(cause.retryAfterSeconds));
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
@@ -143,7 +151,7 @@ export const workspaceProcedure = publicProcedure.use(async ({ ctx, type, next }
 });
 
 /**
- * The account a request names (design.md 24): the dashboard sends the key of the account its page
+ * The account a request names (docs/design.md 24): the dashboard sends the key of the account its page
  * was rendered for in this header, so a page acts on its own account whatever another tab made
  * active; REST clients may name one with `?account=`.
  */
@@ -232,7 +240,7 @@ export const viewerProcedure = publicProcedure.use(async ({ ctx, type, next }) =
 });
 
 /**
- * Requires a live operator session (design.md 15): `Authorization: Bearer` with an operator
+ * Requires a live operator session (docs/design.md 15): `Authorization: Bearer` with an operator
  * token, or the operator's cookie; cross-site cookie-authenticated mutations are refused. A
  * gateway account's session is no operator session (its token is not in that table).
  */

@@ -1,7 +1,7 @@
 /**
  * How a workspace is entered and its secrets checked, for the workspace router: creation and
  * sign-in (their limits, the cookie, refusals in words for the dashboard), and the steps that
- * check the password or a code on a signed-in device (design.md 24: guesses end the device).
+ * check the password or a code on a signed-in device (docs/design.md 24: guesses end the device).
  */
 import type { z } from "zod";
 import { loginRateLimiter } from "../auth/rate-limit";

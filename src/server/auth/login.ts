@@ -72,7 +72,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     if (answer === null || answer === undefined) throw new GatewayError(REASON.emptyJson);
     const envelope = answer as { success?: unknown; message?: unknown; data?: unknown };
 
-    // 4. the site said no: a token someone here held is no longer the account's credential (design.md 24)
+    // 4. the site said no: a token someone here held is no longer the account's credential (docs/design.md 24)
     const siteUserId = Number(userId);
     const owner = { siteId: site.id, siteUserId };
     const credential = credentialOf(owner, accessToken);
@@ -92,7 +92,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
       return fail(MSG.userMismatch, "refused");
     const userInfo = keptUserInfo(data as UserInfo);
 
-    // 6. the token is the account's credential now (an older one has ended: design.md 24), and the session
+    // 6. the token is the account's credential now (an older one has ended: docs/design.md 24), and the session
     await possession(deps.db).accepted(owner, credential);
     const { token, expiresAt } = await sessionStore(deps.db).create({
       credential,

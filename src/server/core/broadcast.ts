@@ -1,5 +1,5 @@
 /**
- * Word between the instances of a deployment (design.md 18): a write on one instance (a key
+ * Word between the instances of a deployment (docs/design.md 18): a write on one instance (a key
  * created, a code redeemed) tells the others which kept answers it changed, so that no instance
  * serves the old ones. Carried by PostgreSQL's LISTEN/NOTIFY or Redis' pub/sub
  * (db/broadcast.ts); each instance hears the others' messages, never its own.

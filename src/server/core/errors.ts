@@ -1,6 +1,11 @@
+import { failure, type Failure } from "./messages";
+
 /**
  * A refusal the caller is told about: domain code throws one, and the API's one error map
- * (api/trpc.ts) turns it into the answer's code and message. The codes are tRPC's names.
+ * (api/trpc.ts) answers it. Without a code it is an outcome of the operation, answered in words
+ * as `{success:false, message, ...fields}` (HTTP 200 on REST, docs/api.md); with one, the request
+ * itself is refused with that code's status (401, 403, 429 …) and the same body. The codes are
+ * tRPC's names.
  */
 export type RefusalCode =
   | "BAD_REQUEST"
@@ -11,14 +16,41 @@ export type RefusalCode =
   | "TOO_MANY_REQUESTS"
   | "SERVICE_UNAVAILABLE";
 
+const REFUSAL = brand("Refusal");
+
 export class Refusal extends Error {
+  /**
+   * `instanceof Refusal` holds for one made by another copy of this module too (see `brand`);
+   * a subclass is checked as usual.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return this === Refusal ? REFUSAL.is(value) : Function.prototype[Symbol.hasInstance].call(this, value);
+  }
+
   constructor(
     message: string,
-    readonly code: RefusalCode,
+    readonly code?: RefusalCode,
     /** Sent as `Retry-After` when set. */
     readonly retryAfterSeconds?: number,
+    /** Said beside the message in a refusal answered in words (a question to confirm, what was found). */
+    readonly fields?: Record<string, unknown>,
   ) {
     super(message);
+    REFUSAL.mark(this);
+  }
+}
+
+/**
+ * The answer of a piece of work whose code-less refusal is one outcome among others to its caller
+ * (a live read that falls back to the ledger, one account's check-in among many): the refusal as
+ * `{success:false, message, ...fields}` instead of thrown. Anything else is thrown as it was.
+ */
+export async function answered<T extends { success: boolean }>(work: Promise<T>): Promise<T | Failure> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof Refusal && error.code === undefined) return { ...failure(error.message), ...error.fields };
+    throw error;
   }
 }
 

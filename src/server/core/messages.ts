@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The service's own messages, byte for byte as the contract and design.md state them. */
+/** The service's own messages, byte for byte as the contract and docs/design.md state them. */
 export const MSG = {
   incomplete: "请填写完整信息",
   siteNotFound: "站点不存在",

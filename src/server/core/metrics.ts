@@ -1,5 +1,5 @@
 /**
- * What an operator watches (design.md 23), in Prometheus' text format at GET /api/metrics: one
+ * What an operator watches (docs/design.md 23), in Prometheus' text format at GET /api/metrics: one
  * registry per process, kept on globalThis so that every bundle of the server (the entry that
  * counts requests, the route handlers, the jobs) adds to the same one. No label ever holds a
  * token, a user id or a query string: routes are their patterns, sites their hosts.

@@ -1,5 +1,5 @@
 /**
- * A password kept only as a scrypt hash (the operator's, design.md 15; a workspace's, 17):
+ * A password kept only as a scrypt hash (the operator's, docs/design.md 15; a workspace's, 17):
  * `scrypt$N$r$p$salt$hash`, salt and hash in base64. Verification runs in constant time against the stored hash.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * Whether the store can serve (readiness, design.md 23): it answers within the limit, every
+ * Whether the store can serve (readiness, docs/design.md 23): it answers within the limit, every
  * migration of this build is applied, and a small write succeeds (a read-only or full file, or a
  * PostgreSQL in recovery, fails it). Each check says what is wrong in words; never a secret.
  */

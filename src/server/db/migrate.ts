@@ -16,7 +16,8 @@ const MIGRATIONS_DIR = path.resolve("prisma/migrations");
 export const POSTGRES_MIGRATIONS_DIR = path.resolve("prisma/postgresql/migrations");
 
 export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir, { withFileTypes: true })
+  // Read at run time from the working directory; the build is told not to trace it.
+  return readdirSync(/* turbopackIgnore: true */ dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(path.join(dir, d.name, "migration.sql")))
     .map((d) => d.name)
     .sort()
@@ -86,7 +87,7 @@ export function migrateSqlite(url: string, dir = MIGRATIONS_DIR): string[] {
 /** Owner-only modes on a SQLite database and the WAL files beside it (those that exist). */
 function restrictSqliteFiles(file: string): void {
   for (const f of [file, `${file}-wal`, `${file}-shm`]) {
-    if (existsSync(f)) chmodSync(f, 0o600);
+    if (existsSync(/* turbopackIgnore: true */ f)) chmodSync(f, 0o600);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * A SQLite store is one process's (design.md 23): the serving process holds a lock file beside
+ * A SQLite store is one process's (docs/design.md 23): the serving process holds a lock file beside
  * the database for its lifetime, so a second one is refused at start; a database missing where
  * the data folder shows an earlier install stops the start instead of beginning empty; and a
  * file deleted or replaced while the server runs is noticed, every request answered 503 until

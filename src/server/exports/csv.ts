@@ -1,5 +1,5 @@
 /**
- * The usage ledger as CSV for spreadsheets (design.md 14): UTF-8 with a BOM and CRLF line ends
+ * The usage ledger as CSV for spreadsheets (docs/design.md 14): UTF-8 with a BOM and CRLF line ends
  * (what Excel and WPS on a Chinese Windows open correctly), RFC 4180 quoting, text
  * cells that a spreadsheet would run as a formula neutralized. Streamed from the store a page at a
  * time as the client reads (a pull stream): memory does not grow with the export, the first bytes

@@ -1,12 +1,12 @@
 /**
- * 对账 as its own CSV (design.md 21): for each account and day of the range, the balance change
+ * 对账 as its own CSV (docs/design.md 21): for each account and day of the range, the balance change
  * between the day's snapshots against what the log explains, and the difference, in USD. UTF-8
  * with a BOM and CRLF, like the ledger's CSV.
  */
 import type { Db } from "../db/client";
 import { csvRecord, neutralize } from "../core/csv";
 import type { Reader } from "../ledger/analytics";
-import { reconcile } from "../ledger/reconcile";
+import { reconcile, reconciledUsd } from "../ledger/reconcile";
 
 export const RECONCILIATION_HEADER = [
   "日期",
@@ -25,7 +25,6 @@ export const RECONCILIATION_HEADER = [
   "不符",
 ];
 
-const usd = (quota: number, perUnit: number) => String(Math.round((quota / perUnit) * 1e6) / 1e6);
 
 export async function reconciliationCsv(
   db: Db,
@@ -37,23 +36,22 @@ export async function reconciliationCsv(
   let flagged = 0;
   for (const r of readers) {
     const days = await reconcile(db, r, q);
-    for (const d of days) {
-      const p = r.quotaPerUnit;
+    for (const d of days.map((day) => reconciledUsd(day, r.quotaPerUnit))) {
       out += csvRecord([
         d.day,
         neutralize(r.site?.name ?? "已移除的站点"),
         neutralize(r.username || String(r.userId)),
         d.from ?? "",
         d.to ?? "",
-        d.change === null ? "" : usd(d.change, p),
-        usd(d.consumption, p),
-        usd(d.topups, p),
-        usd(d.rewards, p),
-        usd(d.refunds, p),
+        d.changeUsd ?? "",
+        d.consumptionUsd,
+        d.topupsUsd,
+        d.rewardsUsd,
+        d.refundsUsd,
         d.adjustments,
-        d.expected === null ? "" : usd(d.expected, p),
-        d.difference === null ? "" : usd(d.difference, p),
-        d.flagged ? "是" : d.difference === null ? "快照不足" : "否",
+        d.expectedUsd ?? "",
+        d.differenceUsd ?? "",
+        d.flagged ? "是" : d.differenceUsd === null ? "快照不足" : "否",
       ]);
       rows++;
       if (d.flagged) flagged++;

@@ -1,5 +1,5 @@
 /**
- * A month's statement as PDF (design.md 14), rendered on the server with pdfkit from what
+ * A month's statement as PDF (docs/design.md 14), rendered on the server with pdfkit from what
  * statement-data.ts gathers: per account the
  * site and user, the month's spend in USD and in the site's own currency, the opening and closing
  * balance where syncs noted them, spend by model and by token, spend per day as a chart, the
@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Readable } from "node:stream";
 import PDFDocument from "pdfkit";
-import { formatMoney, formatUsd } from "../../shared/money";
+import { formatMoney, formatUsd, round6 } from "../../shared/money";
 import { topupQuota } from "../../shared/log-types";
 import { Refusal } from "../core/errors";
 import { processState, type StatePart } from "../core/process-state";
@@ -36,7 +36,8 @@ function fontData() {
       try {
         return readFileSync(path.join(process.cwd(), "node_modules", file));
       } catch {
-        return readFileSync(createRequire(import.meta.url).resolve(file));
+        // Found at run time, not bundled: the build is told not to follow it.
+        return readFileSync(createRequire(import.meta.url).resolve(/* turbopackIgnore: true */ file));
       }
     };
     fonts = { regular: load(FONT_FILES.regular), bold: load(FONT_FILES.bold) };
@@ -71,7 +72,7 @@ function topRows(rows: UsageSummary["rows"]): UsageSummary["rows"] {
       quota: s.quota + r.quota,
       promptTokens: s.promptTokens + r.promptTokens,
       completionTokens: s.completionTokens + r.completionTokens,
-      usd: Math.round((s.usd + r.usd) * 1e6) / 1e6,
+      usd: round6(s.usd + r.usd),
     }),
     { key: "", requests: 0, quota: 0, promptTokens: 0, completionTokens: 0, usd: 0 },
   );
@@ -302,7 +303,7 @@ function writeSummary(doc: Doc, parts: Part[], month: string, tz: string, now: n
       int(p.days.totals.promptTokens + p.days.totals.completionTokens),
       formatUsd(p.days.totals.usd),
     ]),
-    ["合计", int(total.requests), int(total.tokens), formatUsd(Math.round(total.usd * 1e6) / 1e6)],
+    ["合计", int(total.requests), int(total.tokens), formatUsd(round6(total.usd))],
   );
 }
 

@@ -7,6 +7,7 @@ import { cutText } from "../core/text";
 import type { Family, Money } from "./families";
 import { draftOf } from "./token-writes";
 import { LOG_TYPES, type LogType } from "../../shared/log-types";
+import { usdOfQuota } from "../../shared/money";
 
 export { LOG_TYPES, type LogType };
 export const TOKEN_STATUSES = ["enabled", "disabled", "expired", "exhausted"] as const;
@@ -118,9 +119,7 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
 const str = (v: unknown, max = NAME_MAX): string => (typeof v === "string" ? cutText(v, max) : "");
 const iso = (seconds: unknown): string | null =>
   typeof seconds === "number" && seconds > 0 && seconds <= LAST_SECOND ? new Date(seconds * 1000).toISOString() : null;
-/** To the millionth; an amount too large to have millionths (a hostile site's 1e308) is kept as it is, not made Infinity. */
-const round6 = (n: number) => (Math.abs(n) < 1e9 ? Math.round(n * 1e6) / 1e6 : n);
-export const usdOf = (quota: number, money: Money) => round6(quota / money.quotaPerUnit);
+export const usdOf = (quota: number, money: Money) => usdOfQuota(quota, money.quotaPerUnit);
 
 const oneHubLike = (f: Family) => f === "one-hub" || f === "done-hub";
 /** Families whose token list is 0-based (Veloera, one-api, new-api before 2025-06). */
@@ -324,7 +323,7 @@ export const CREDENTIAL_FIELDS = new Set([
 const CLEAN_DEPTH = 12;
 
 /**
- * A site's answer as it may pass through to a client (design.md 24): credential fields dropped at
+ * A site's answer as it may pass through to a client (docs/design.md 24): credential fields dropped at
  * every depth, the access token masked wherever a string carries it, and with `keys` every API
  * key (`key` of a token row) masked, as the token list shows it; a reveal is its own recorded call.
  */

@@ -1,17 +1,8 @@
 /**
- * The browser hardening of design.md 16. Pages get a nonce-based Content-Security-Policy (Next
- * puts the nonce on its own scripts when it finds it in the request's CSP header); every answer
- * refuses framing and sniffing and sends no Referer elsewhere.
+ * The pages' Content-Security-Policy of docs/design.md 16 (nonce-based: Next puts the nonce on its own
+ * scripts when it finds it in the request's CSP header) and HSTS. The headers of every answer
+ * (framing, sniffing, Referer) are in next.config.mjs.
  */
-export const COMMON_HEADERS: Record<string, string> = {
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-  "X-Frame-Options": "DENY",
-};
-
-/** API answers are JSON, never documents: nothing may load or frame them. */
-export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
-
 export function pagePolicy(nonce: string, { secure, dev }: { secure: boolean; dev: boolean }): string {
   return [
     "default-src 'self'",

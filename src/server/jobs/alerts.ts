@@ -1,5 +1,5 @@
 /**
- * The alerts' background work (design.md 21): every tick one instance (under a lease) evaluates
+ * The alerts' background work (docs/design.md 21): every tick one instance (under a lease) evaluates
  * every workspace's rules against the figures the syncs left, writing each event to the outbox;
  * then the digests whose time has come, and what is past keeping is removed. Every instance sends
  * what is due from the outbox, each message claimed by one of them.

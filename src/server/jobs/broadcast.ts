@@ -1,5 +1,5 @@
 /**
- * The word between instances (design.md 18): a write that changed an account's kept answers
+ * The word between instances (docs/design.md 18): a write that changed an account's kept answers
  * (site-data/live-state.ts forget) is told to every other instance, through Redis when REDIS_URL
  * is set, else PostgreSQL when it is the store; on SQLite there is no other instance.
  */

@@ -1,5 +1,5 @@
 /**
- * 自动签到 (design.md 20): every saved account opted in is checked in once a day of its site,
+ * 自动签到 (docs/design.md 20): every saved account opted in is checked in once a day of its site,
  * at its own moment of that day (spread over 00:30–20:30 by the account, the same every day), by
  * one instance of the deployment at a time. Veloera counts UTC days; new-api its server's, read
  * as UTC+8 as most run (its status says whether today's is done, so a different zone costs at

@@ -1,5 +1,5 @@
 /**
- * Leases of background jobs (design.md 18): one run of a job at a time across every instance on
+ * Leases of background jobs (docs/design.md 18): one run of a job at a time across every instance on
  * the store, a periodic job once per period however many instances look, and a holder that dies
  * loses its lease within `JOB_LEASE_SECONDS`. A job of the whole deployment is named by itself
  * (`ledger.prune`); a job of one account by its kind and the account (`checkin:12`).

@@ -1,5 +1,5 @@
 /**
- * The ledger's background work (design.md 13, 18): every account with a live session is synced
+ * The ledger's background work (docs/design.md 13, 18): every account with a live session is synced
  * every LEDGER_SYNC_MINUTES (never one without: its access token is used only while its owner is
  * signed in), each at its own moment of the interval so that the syncs spread over it; and once an
  * hour, by one instance of the deployment, entries older than LEDGER_KEEP_DAYS are dropped, their
@@ -77,7 +77,7 @@ type Claimed = DueAccount & { key: string };
 
 /**
  * The newest live session of each claimed account signed in at its site's address now (a session
- * signed in at an address the site has since left is no way to it, design.md 10), and when each
+ * signed in at an address the site has since left is no way to it, docs/design.md 10), and when each
  * last synced.
  */
 async function sessionsOf(db: Db, accounts: Claimed[], now: Date) {

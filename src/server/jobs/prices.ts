@@ -1,5 +1,5 @@
 /**
- * Price reads (design.md 22): every hour, one instance (under a lease) reads the price list of
+ * Price reads (docs/design.md 22): every hour, one instance (under a lease) reads the price list of
  * each site that workspaces hold accounts on, and each account's group, ratio and usable models,
  * as background work inside each site's budget; every change of a price is kept with its time.
  */

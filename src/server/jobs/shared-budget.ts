@@ -1,5 +1,5 @@
 /**
- * The sites' budgets for the whole deployment (design.md 18): in Redis when REDIS_URL is set,
+ * The sites' budgets for the whole deployment (docs/design.md 18): in Redis when REDIS_URL is set,
  * else in PostgreSQL when it is the store; on SQLite (one process) they stay in memory.
  */
 import { env } from "../core/env";

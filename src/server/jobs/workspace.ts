@@ -1,5 +1,5 @@
 /**
- * The workspaces' background work (design.md 18): every saved account's session is renewed from
+ * The workspaces' background work (docs/design.md 18): every saved account's session is renewed from
  * its saved token before it ends, whether or not any browser is open, so the ledger job keeps
  * syncing it around the clock and a page never waits for a renewal. A few per minute, the most
  * urgent first, each through its site's budget; one at a time per account across instances.

@@ -1,5 +1,5 @@
 /**
- * Analytics from the usage ledger (design.md 13): spend, requests and tokens by day, model, token
+ * Analytics from the usage ledger (docs/design.md 13): spend, requests and tokens by day, model, token
  * or type, and the balance over time with the burn rate. Read from the hourly totals, so a month
  * of a busy account is a few thousand rows; days are calendar days in the asked time zone (zones
  * a whole number of hours from UTC split exactly; others at the hour).
@@ -48,7 +48,7 @@ export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader
     readers.push({
       siteId: session.siteId,
       siteUserId: session.siteUserId,
-      // A reader that no longer holds the account reads what it held, nothing after (design.md 24).
+      // A reader that no longer holds the account reads what it held, nothing after (docs/design.md 24).
       ...(session.heldUntil === undefined ? {} : { until: session.heldUntil }),
       key: account.key,
       sessionId: session.id,

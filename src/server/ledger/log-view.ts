@@ -1,5 +1,5 @@
 /**
- * The usage log as the ledger answers it (design.md 19): a page of an account's entries, newest
+ * The usage log as the ledger answers it (docs/design.md 19): a page of an account's entries, newest
  * first, its model and token filters matched as parts of the names, whatever their case (the sites
  * match them exactly), and the totals of everything the filter matches. What the site logged after
  * the last sync is read live by the caller and put before the ledger's entries.
@@ -23,7 +23,7 @@ export async function logCoverage(db: Db, session: LiveSession): Promise<LogCove
     select: { oldest: true, newest: true, syncedAt: true },
   });
   if (!state?.syncedAt || state.oldest === null || state.newest === null) return null;
-  // A reader that no longer holds the account sees it up to then (design.md 24).
+  // A reader that no longer holds the account sees it up to then (docs/design.md 24).
   const newest = session.heldUntil === undefined ? state.newest : Math.min(state.newest, session.heldUntil - 1);
   return { oldest: state.oldest, newest, syncedAt: state.syncedAt };
 }

@@ -1,5 +1,5 @@
 /**
- * An account whose ledger is read, and how far (design.md 24): a reader that no longer holds the
+ * An account whose ledger is read, and how far (docs/design.md 24): a reader that no longer holds the
  * account reads its entries, hours, snapshots and top-ups before `until` only (the first second of
  * an hour).
  */

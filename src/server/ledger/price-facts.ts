@@ -1,5 +1,5 @@
 /**
- * What the prices read from an account's ledger (design.md 22): the sums a model's price is fitted
+ * What the prices read from an account's ledger (docs/design.md 22): the sums a model's price is fitted
  * from over the last 7 days (where the site publishes none), and the group ratio the newest call
  * was billed at (one-hub's `metadata.group_ratio`, new-api's `other.group_ratio`), for a group the
  * site does not name to a token.

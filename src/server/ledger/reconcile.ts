@@ -1,5 +1,5 @@
 /**
- * 对账 (design.md 21): for each day of an account, the balance change its snapshots saw against
+ * 对账 (docs/design.md 21): for each day of an account, the balance change its snapshots saw against
  * what its log explains (−consumption + top-ups + check-in rewards + refunds), and the difference.
  * A day whose difference is past the tolerance is flagged: a deduction the log does not show, a
  * top-up never logged, a site's statistics bug. Top-ups and rewards logged without an amount in
@@ -9,6 +9,7 @@
 import type { Db } from "../db/client";
 import { dayStarts } from "../core/time";
 import { topupQuota } from "../../shared/log-types";
+import { usdOfQuota } from "../../shared/money";
 import { ledgerStore, type Owner } from "./store";
 
 export type ReconciledDay = {
@@ -28,6 +29,41 @@ export type ReconciledDay = {
   difference: number | null;
   flagged: boolean;
 };
+
+/** A day of 对账 in US dollars (the API's and the CSV's view), amounts to the millionth. */
+export type ReconciledDayUsd = {
+  day: string;
+  from: string | null;
+  to: string | null;
+  changeUsd: number | null;
+  consumptionUsd: number;
+  topupsUsd: number;
+  rewardsUsd: number;
+  refundsUsd: number;
+  adjustments: number;
+  expectedUsd: number | null;
+  differenceUsd: number | null;
+  flagged: boolean;
+};
+
+/** A day's figures in US dollars, at the site's quota units a dollar. */
+export function reconciledUsd(d: ReconciledDay, quotaPerUnit: number): ReconciledDayUsd {
+  const usd = (quota: number) => usdOfQuota(quota, quotaPerUnit);
+  return {
+    day: d.day,
+    from: d.from,
+    to: d.to,
+    changeUsd: d.change === null ? null : usd(d.change),
+    consumptionUsd: usd(d.consumption),
+    topupsUsd: usd(d.topups),
+    rewardsUsd: usd(d.rewards),
+    refundsUsd: usd(d.refunds),
+    adjustments: d.adjustments,
+    expectedUsd: d.expected === null ? null : usd(d.expected),
+    differenceUsd: d.difference === null ? null : usd(d.difference),
+    flagged: d.flagged,
+  };
+}
 
 /** A difference is flagged past this many quota units ($0.01 at 500,000 a dollar) or 1% of the day's use. */
 const toleranceOf = (quotaPerUnit: number, consumption: number) => Math.max(quotaPerUnit / 100, consumption / 100);

@@ -1,5 +1,5 @@
 /**
- * When each account's ledger syncs (design.md 18): every account has its own moment within the
+ * When each account's ledger syncs (docs/design.md 18): every account has its own moment within the
  * interval, the same on every instance, so that accounts added together spread over it instead of
  * all syncing at the top of it.
  */

@@ -1,5 +1,5 @@
 /**
- * What the ledger answers in a site's stead (design.md 18, 19). An account's summary as its last
+ * What the ledger answers in a site's stead (docs/design.md 18, 19). An account's summary as its last
  * sync left it: the balance the sync noted and today's spend from the ledger, with the sync's time
  * as `fetchedAt`; a workspace's 全部账户 shows these while they are fresh (the job runner keeps them
  * within one interval), so a page of 200 accounts asks no site at all, and 刷新 reads them live.

@@ -1,5 +1,5 @@
 /**
- * The ledger sync's lease (design.md 13): one sync per account at a time across instances, a row
+ * The ledger sync's lease (docs/design.md 13): one sync per account at a time across instances, a row
  * with an expiry renewed while the sync runs and checked in every commit. The leases this process
  * holds are let go of when it stops; those a store outage kept it from letting go of, once the
  * store is back (core/left-over.ts).

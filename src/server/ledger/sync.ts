@@ -1,5 +1,5 @@
 /**
- * The usage ledger's sync (design.md 13): an account's usage log copied into our store, exactly.
+ * The usage ledger's sync (docs/design.md 13): an account's usage log copied into our store, exactly.
  *
  * Sites mask or zero their log ids, so an entry is named by its second and a fingerprint of its
  * content. For each second the ledger keeps, of every distinct entry, as many copies as the site
@@ -371,7 +371,7 @@ async function covered(sync: Sync, from: number, to: number): Promise<{ oldest: 
 }
 
 /**
- * Where the account's ledger stands. `until`: the reader no longer holds the account (design.md
+ * Where the account's ledger stands. `until`: the reader no longer holds the account (docs/design.md
  * 24); it is told what the ledger held of it up to then, and nothing of the syncs since.
  */
 export async function ledgerStatus(db: Db, account: Account, until?: number): Promise<LedgerStatus> {

@@ -1,5 +1,5 @@
 /**
- * new-api's top-up history, kept for 对账 (design.md 21) where the log's top-up entries carry no
+ * new-api's top-up history, kept for 对账 (docs/design.md 21) where the log's top-up entries carry no
  * amount.
  */
 import type { Db } from "../db/client";

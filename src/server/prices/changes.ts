@@ -1,5 +1,5 @@
 /**
- * What a site's price change means to the accounts that use the model (design.md 22): the models
+ * What a site's price change means to the accounts that use the model (docs/design.md 22): the models
  * an account called in the last 7 days whose price on its site rose, or that left the site's list,
  * in the last day. The alerts' price_changed rule reads it.
  */

@@ -1,5 +1,5 @@
 /**
- * Prices across a person's accounts (design.md 22): a model's price for each account's own group
+ * Prices across a person's accounts (docs/design.md 22): a model's price for each account's own group
  * (the cheapest usable one marked), a model's history, and an account's side with the cheapest
  * other account for each model it used (如果在别处 is whatif.ts). Sites and accounts not read
  * within the hour are read first.

@@ -1,5 +1,5 @@
 /**
- * The comparison as CSV (design.md 22): a row per model and account with its price for the
+ * The comparison as CSV (docs/design.md 22): a row per model and account with its price for the
  * account's group, in USD; UTF-8 with a BOM and CRLF, like the other exports.
  */
 import { csvRecord, neutralize } from "../core/csv";

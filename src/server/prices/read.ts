@@ -1,5 +1,5 @@
 /**
- * Reading prices (design.md 22): a site's published list and group ratios (the same for every
+ * Reading prices (docs/design.md 22): a site's published list and group ratios (the same for every
  * account: read once per site), and an account's group, its ratio, its usable models and, where
  * the site publishes no prices (one-api) or not for its group, the prices fitted from its own log
  * over the last 7 days. Read through the site's budget like every other call; kept by store.ts.

@@ -1,5 +1,5 @@
 /**
- * The prices kept (design.md 22): each site's published list at group ratio 1 with every change of
+ * The prices kept (docs/design.md 22): each site's published list at group ratio 1 with every change of
  * it and its time, each site's group ratios, and each account's group, ratio, usable models and
  * the prices fitted from its own log. Written when a site is read (prices/read.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * 如果在别处 (design.md 22): a range's usage per model, all the accounts together, priced on every
+ * 如果在别处 (docs/design.md 22): a range's usage per model, all the accounts together, priced on every
  * account that offers the model at that account's own price, each part of the range at the list
  * price of its time.
  */

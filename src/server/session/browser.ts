@@ -1,5 +1,5 @@
 /**
- * Several accounts in one browser (design.md 11): the cookie lists up to 20 live sessions, most
+ * Several accounts in one browser (docs/design.md 11): the cookie lists up to 20 live sessions, most
  * recently used first; the first is the active account. These functions return new lists (the
  * cookie's unsealed value is shared through a cache and never changed in place).
  */

@@ -1,5 +1,5 @@
 /**
- * When each account's ledger is next due (design.md 18): one row per account (`ledger_due`), made
+ * When each account's ledger is next due (docs/design.md 18): one row per account (`ledger_due`), made
  * at sign-in (store.ts: an account is synced only while it has a live session), with an indexed
  * due time. The runner claims the earliest due rows
  * in bounded batches (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so two instances never claim one

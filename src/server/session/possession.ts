@@ -1,5 +1,5 @@
 /**
- * Power follows possession (design.md 24). An account (a site and Number(user id)) may be reached
+ * Power follows possession (docs/design.md 24). An account (a site and Number(user id)) may be reached
  * by several holders: browser sessions, saved accounts of workspaces, each with the access token it
  * was given. A holder has power over the account (its live data, actions, sessions, kept history)
  * only while its token is the account's current credential: the last one the site accepted, not

@@ -20,7 +20,7 @@ function bearerToken(headers: Headers): string | undefined {
 /**
  * The session of a request: its Bearer token when it sends one, else one account of its session
  * cookie (over HTTPS only the `__Host-` cookie): the one `named` (the key a page was rendered for,
- * design.md 24; null when that account is no longer in the browser), or the cookie's active one.
+ * docs/design.md 24; null when that account is no longer in the browser), or the cookie's active one.
  * null when the request names no session at all.
  */
 export async function resolveSession(

@@ -58,7 +58,7 @@ export type LiveSession = StoredSession & {
   key?: string;
   /**
    * Set when the reader no longer holds the account (a saved account whose credential ended): its
-   * history is read up to this second and no further (design.md 24). Live sessions never have it.
+   * history is read up to this second and no further (docs/design.md 24). Live sessions never have it.
    */
   heldUntil?: number;
 };
@@ -150,7 +150,7 @@ export function sessionStore(db: Db) {
       }
       // Its access token was sealed by a password since removed: the session can no longer be used.
       if (!sealedWithKnownPassword(row.accessToken)) return null;
-      // The site moved: the token was given for the old address, so the session ends (design.md 10).
+      // The site moved: the token was given for the old address, so the session ends (docs/design.md 10).
       if (row.site && row.site.url !== row.signedInUrl) {
         await db.session.deleteMany({ where: { id: row.id } });
         return null;

@@ -1,6 +1,6 @@
 /**
  * The vault: secrets kept at rest (a saved account's access token; later a channel's secret),
- * sealed with AES-256-GCM (design.md 17). The keys are a rotation map, from `VAULT_KEY` or, when
+ * sealed with AES-256-GCM (docs/design.md 17). The keys are a rotation map, from `VAULT_KEY` or, when
  * it is unset, derived from the session password's map (HKDF-SHA256, one key per id): the highest
  * id seals, every listed id unseals, and `reseal` moves a value to the newest key.
  *

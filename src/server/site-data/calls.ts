@@ -1,10 +1,10 @@
 /**
- * One authenticated call to an account's own site with its sealed access token (design.md 12):
+ * One authenticated call to an account's own site with its sealed access token (docs/design.md 12):
  * the reads of site-data and the writes of actions/ alike go through the site's gate (budget,
  * in-flight limit, 429 pause) and the account's share of it, and fail with a SiteDataError whose
  * message is the answer.
  */
-import { brand } from "../core/errors";
+import { Refusal, brand } from "../core/errors";
 import { env } from "../core/env";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
@@ -26,7 +26,7 @@ export type FailureKind = "refused" | "unreachable" | "busy" | "removed";
 /** A failure of the operation: its message is the answer (`{success:false,message}`). */
 const SITE_DATA_ERROR = brand("SiteDataError");
 
-export class SiteDataError extends Error {
+export class SiteDataError extends Refusal {
   /** Also one made by another copy of this module: reads are shared through the process state. */
   static [Symbol.hasInstance](value: unknown): boolean {
     return SITE_DATA_ERROR.is(value);
@@ -136,7 +136,7 @@ async function exchange(
   };
   let data: unknown;
   try {
-    // The operator may have set this site's own budget (design.md 15).
+    // The operator may have set this site's own budget (docs/design.md 15).
     const budget = { ...deps, perMinute, account: accountKey(account) };
     const answer = await throughGate(site.id, budget, () => {
       sent = true;

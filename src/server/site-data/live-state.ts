@@ -84,7 +84,7 @@ export function callsThisMinute(accountKey: string, now = Date.now()): { minute:
 
 /**
  * Whether an account other than this one made (or is waiting to make) a live call to the site
- * this minute: an account's share limits it only while others want the budget (design.md 12).
+ * this minute: an account's share limits it only while others want the budget (docs/design.md 12).
  */
 export function othersWant(siteId: number, accountKey: string, now = Date.now()): boolean {
   const entry = live().siteCallers.get(siteId);

@@ -1,6 +1,6 @@
 /**
  * Live site data of a signed-in account, read through its own site with its sealed access token
- * (design.md 12): summary, usage log pages, tokens and top-ups. Answers are cached per account
+ * (docs/design.md 12): summary, usage log pages, tokens and top-ups. Answers are cached per account
  * for a few seconds and identical calls in flight are shared, so a busy dashboard costs the site
  * one call; every call goes through the site's gate (budget, in-flight limit, 429 pause).
  */

@@ -8,6 +8,7 @@ import {
   type Family,
   type SiteProfile,
 } from "../gateway/families";
+import { Refusal } from "../core/errors";
 
 export const siteSchema = z
   .object({ id: z.number().int().positive(), name: z.string(), url: z.url() })
@@ -15,7 +16,8 @@ export const siteSchema = z
 
 export type Site = z.infer<typeof siteSchema>;
 
-export class SiteError extends Error {}
+/** Why a site was not added or changed (a bad address, an unknown id), in words. */
+export class SiteError extends Refusal {}
 
 const siteSelect = { id: true, name: true, url: true } as const;
 const profileSelect = {

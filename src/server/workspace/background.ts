@@ -1,6 +1,6 @@
 /**
  * What the background jobs read and keep of the saved accounts: the accounts opted in to the
- * automatic check-in and each day's outcome (design.md 20; jobs/checkin.ts decides when and
+ * automatic check-in and each day's outcome (docs/design.md 20; jobs/checkin.ts decides when and
  * tries), and the accounts the price reads use.
  */
 import type { Db } from "../db/client";

@@ -1,5 +1,5 @@
 /**
- * The overview of a workspace (design.md 17, 19): every saved account's row, asked side by side,
+ * The overview of a workspace (docs/design.md 17, 19): every saved account's row, asked side by side,
  * each site's failure marking its own row only, with the last figures the ledger knew for a row
  * that cannot be read now; accounts the person left out of totals are listed but not summed.
  */

@@ -1,5 +1,5 @@
 /**
- * The accounts a workspace keeps (design.md 17): each a site account with its access token sealed
+ * The accounts a workspace keeps (docs/design.md 17): each a site account with its access token sealed
  * in the vault, bound to the workspace and the account, and the account session renewed from it
  * through the sign-in's own verification (`GET /api/user/self`), so the person never types a token
  * again unless the site refuses it. A refused token puts the account in `reauth`; a site that left
@@ -61,7 +61,7 @@ type Renewal = { session: LiveSession } | { session: null; usable: boolean };
 const ORDER_BY = [{ pinned: "desc" as const }, { position: "asc" as const }, { id: "asc" as const }];
 
 /**
- * What verifying a token a person gave is limited by, as a sign-in is (design.md 8): the client's
+ * What verifying a token a person gave is limited by, as a sign-in is (docs/design.md 8): the client's
  * address and the account, under LOGIN_RATE_LIMIT a minute.
  */
 export type VerifyLimits = { clientAddress: string | null; loginRateLimit: number };

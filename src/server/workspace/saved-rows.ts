@@ -1,6 +1,6 @@
 /**
- * A saved account as it is stored and shown (design.md 17): its row, its state (a credential that
- * ended, design.md 24, reads as `reauth`), what the person may set on it, and the sites it refers to.
+ * A saved account as it is stored and shown (docs/design.md 17): its row, its state (a credential that
+ * ended, docs/design.md 24, reads as `reauth`), what the person may set on it, and the sites it refers to.
  */
 import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
@@ -60,12 +60,12 @@ export type SavedAccount = {
   credential: string | null;
   /**
    * Set once the saved token is no longer the account's credential: the first second after the
-   * history this workspace may still read (design.md 24). null while it holds the account.
+   * history this workspace may still read (docs/design.md 24). null while it holds the account.
    */
   heldUntil: number | null;
 };
 
-/** The bound of the history a saved account's workspace reads (design.md 24): none while it holds the account. */
+/** The bound of the history a saved account's workspace reads (docs/design.md 24): none while it holds the account. */
 export const heldOf = (a: Pick<SavedAccount, "heldUntil">): { until?: number } =>
   a.heldUntil === null ? {} : { until: a.heldUntil };
 

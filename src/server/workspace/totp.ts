@@ -1,5 +1,5 @@
 /**
- * A workspace's optional second factor (design.md 17): TOTP (RFC 6238, the authenticator apps'
+ * A workspace's optional second factor (docs/design.md 17): TOTP (RFC 6238, the authenticator apps'
  * 30-second six-digit codes, with `otplib`) and ten recovery codes shown once. The secret is kept
  * sealed in the vault, bound to the workspace; recovery codes only as SHA-256 hashes, each good
  * once; a code is accepted one step either side of now, and never twice (the last step used is

@@ -1,5 +1,5 @@
 /**
- * Moving accounts in and out of a workspace (design.md 17). In: an All API Hub backup (its V2
+ * Moving accounts in and out of a workspace (docs/design.md 17). In: an All API Hub backup (its V2
  * `{version, timestamp, accounts: {accounts, pinnedAccountIds, orderedAccountIds}, tagStore}`, a
  * partial `type: "accounts"` one, or a V1 file with `accounts.accounts` / `data.accounts`) or a
  * metapi backup (`accounts: {sites, accounts}`, the site user id in each account's `extraConfig`

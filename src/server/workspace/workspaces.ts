@@ -1,5 +1,5 @@
 /**
- * Workspaces (design.md 17): a person's identity on this deployment, a name and a password (scrypt
+ * Workspaces (docs/design.md 17): a person's identity on this deployment, a name and a password (scrypt
  * hash), and its sessions: one per device, server-side (only the token's SHA-256 is kept), ending
  * 30 days after their last use and 90 days after they began, each listed and revocable. API tokens
  * for other programs are sessions too, named, read-only or read-write, with no idle end.

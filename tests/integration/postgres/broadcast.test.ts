@@ -8,7 +8,7 @@ import { startApp, type RunningApp } from "../../support/server";
 
 /**
  * Caches stay per instance, but a write on one instance forgets the answers it changed on every
- * other (design.md 18): through PostgreSQL's LISTEN/NOTIFY, and through Redis when REDIS_URL is set.
+ * other (docs/design.md 18): through PostgreSQL's LISTEN/NOTIFY, and through Redis when REDIS_URL is set.
  */
 
 let store: TempDb;

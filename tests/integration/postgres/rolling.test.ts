@@ -7,7 +7,7 @@ import { signInOverHttp } from "../../support/http";
 import { startApp, type RunningApp } from "../../support/server";
 
 /**
- * Stopping and many workers (design.md 23): SIGTERM stops accepting and lets the requests in
+ * Stopping and many workers (docs/design.md 23): SIGTERM stops accepting and lets the requests in
  * flight finish, so a rolling restart of two instances under load fails no request; WORKERS=2
  * serves one port from two processes, replaces one that dies, and stops both on SIGTERM.
  */

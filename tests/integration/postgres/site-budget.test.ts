@@ -13,7 +13,7 @@ import { startPrivateRedis, type PrivateRedis } from "../../support/private-redi
 import { startApp, type RunningApp } from "../../support/server";
 
 /**
- * One budget for the whole deployment (design.md 18): the store's take is atomic however many
+ * One budget for the whole deployment (docs/design.md 18): the store's take is atomic however many
  * instances ask at once, by PostgreSQL and by Redis; two production instances on one PostgreSQL
  * (and with Redis) send one stand-in site no more than its budget in any minute under live and
  * background load; with Redis gone each instance keeps to its share, and back on the shared budget

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Refusal } from "../../core/errors";
+import { Refusal, answered } from "../../core/errors";
 import { doneSchema, failure, MSG, orFailure, type Failure } from "../../core/messages";
 import { accountListSchema } from "../../accounts/schemas";
 import { covers, ledgerLogs, logCoverage, logNames, matching } from "../../ledger/log-view";
@@ -17,16 +17,7 @@ import {
   tokensSuccess,
   topupsSuccess,
 } from "../schemas/accounts";
-import {
-  SiteDataError,
-  logs,
-  logsSince,
-  summary,
-  tokens,
-  topups,
-  type Account,
-  type SiteDataDeps,
-} from "../../site-data/site-data";
+import { logs, logsSince, summary, tokens, topups, type Account, type SiteDataDeps } from "../../site-data/site-data";
 import {
   AccountError,
   listAccounts,
@@ -59,12 +50,7 @@ async function run<T>(
   // A workspace's account whose site cannot be read now says why (需要重新授权, 站点已移除).
   if (ctx.saved?.problem) return failure(ctx.saved.problem);
   if (!session.site) return failure(MSG.siteRemoved);
-  try {
-    return { success: true, data: await op(accountOf(session), siteDepsOf(ctx, refresh === true)) };
-  } catch (error) {
-    if (error instanceof SiteDataError) return failure(error.message);
-    throw error;
-  }
+  return { success: true, data: await op(accountOf(session), siteDepsOf(ctx, refresh === true)) };
 }
 
 /** The gateway account's session of a viewer that is no workspace. */
@@ -85,8 +71,8 @@ function browserOf(ctx: { browser: BrowserAccounts | null; workspace: unknown })
 }
 
 /**
- * The accounts of this browser (design.md 11) and the live data of the active one's site
- * (design.md 12); REST /api/account/* wraps the site-data procedures.
+ * The accounts of this browser (docs/design.md 11) and the live data of the active one's site
+ * (docs/design.md 12); REST /api/account/* wraps the site-data procedures.
  */
 export const accountRouter = router({
   /** Every account in this browser, the active first, and those that dropped out since last told. */
@@ -238,11 +224,13 @@ export const accountRouter = router({
         const recent =
           query.to !== undefined && query.to < since
             ? null
-            : await run(ctx, p.refresh, (account, deps) =>
-                logsSince(
-                  account,
-                  { type: query.type, from: Math.max(since, query.from ?? since), to: query.to },
-                  deps,
+            : await answered(
+                run(ctx, p.refresh, (account, deps) =>
+                  logsSince(
+                    account,
+                    { type: query.type, from: Math.max(since, query.from ?? since), to: query.to },
+                    deps,
+                  ),
                 ),
               );
         const page = await ledgerLogs(ctx.db, ctx.session, query, {
@@ -267,7 +255,8 @@ export const accountRouter = router({
           };
         }
       }
-      const live = await run(ctx, p.refresh, (account, deps) => logs(account, query, deps));
+      // A site that cannot be read now: the ledger's copy, said so.
+      const live = await answered(run(ctx, p.refresh, (account, deps) => logs(account, query, deps)));
       const site = { source: "site" as const, match: "exact" as const, totals: null, ledger: null };
       if (live.success) return { success: true as const, data: { ...live.data, ...site } };
       const stored = coverage

@@ -8,6 +8,7 @@ import { fileSuccess } from "../schemas/accounts";
 import { proxyRequest } from "../../actions/proxy";
 import { forgetAccountReads, siteCall, siteProfile } from "../../site-data/calls";
 import { ActionRefused, redeem } from "../../actions/redeem";
+import { answered } from "../../core/errors";
 import { failure, orFailure } from "../../core/messages";
 import {
   actionRecordsSuccess,
@@ -24,7 +25,7 @@ import { authedProcedure, router } from "../trpc";
 import { act, actorOf } from "../acting";
 import { rest, rests, type RestParts } from "../rest-routes";
 
-/** After a write the site logged (a top-up, a check-in), the ledger catches up, where it is kept (design.md 13). */
+/** After a write the site logged (a top-up, a check-in), the ledger catches up, where it is kept (docs/design.md 13). */
 function followLedger(ctx: AuthedContext): void {
   if (ctx.ledgerSyncMinutes > 0) startLedgerSync(ctx, ctx.session);
 }
@@ -114,7 +115,9 @@ export const actionsRouter = router({
           const name = `${session.site?.name ?? "已移除的站点"} · ${who.displayName || who.username || `用户 ${who.userId}`}`;
           const one = { ...ctx, session, saved: null };
           if (isLedgerOnly(session)) return { name, state: "failed" as const, message: "需要重新授权" };
-          const answer = await act(one, true, (account, deps, actor) => checkin(ctx.db, account, actor, deps));
+          const answer = await answered(
+            act(one, true, (account, deps, actor) => checkin(ctx.db, account, actor, deps)),
+          );
           return answer.success
             ? { name, state: answer.data.state, message: answer.data.message }
             : { name, state: "failed" as const, message: answer.message };

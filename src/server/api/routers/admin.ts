@@ -9,7 +9,7 @@ import {
   operatorSignIn,
   operatorSignOut,
 } from "../../admin/operator";
-import { NeedsConfirmation, addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
+import { addSite, editSite, listSites, probeSites, removeSite } from "../../admin/sites";
 import { intParam, optionalParam } from "../schemas/params";
 import { doneSchema, failure, failureSchema, orFailure, successOf } from "../../core/messages";
 import {
@@ -20,7 +20,7 @@ import {
   workspacesAdminSchema,
 } from "../../admin/schemas";
 import { siteLedger } from "../../ledger/sites";
-import { SiteError, parseSiteId, siteRegistry } from "../../sites/registry";
+import { parseSiteId, siteRegistry } from "../../sites/registry";
 import { failingBySite } from "../../ledger/sync-status";
 import { signup, workspaceTotals } from "../../workspace/signup";
 import type { Context } from "../context";
@@ -82,22 +82,12 @@ const editInput = z.object({
   sameGateway: yes.optional(),
 });
 
-/** A site change: a registry refusal (bad URL, unknown id) or a needed confirmation is an answer. */
+/**
+ * A site change. A registry refusal (bad URL, unknown id) or a needed confirmation (with the
+ * probe's finding) is answered in words by the API's error map.
+ */
 async function change<T>(op: () => Promise<T>) {
-  try {
-    return { success: true as const, data: await op() };
-  } catch (error) {
-    if (error instanceof NeedsConfirmation) {
-      return {
-        success: false as const,
-        message: error.message,
-        needsConfirmation: true as const,
-        probe: error.finding,
-      };
-    }
-    if (error instanceof SiteError) return failure(error.message);
-    throw error;
-  }
+  return { success: true as const, data: await op() };
 }
 
 /** A change's answer: done, a refusal, or the question whether to save a site that did not answer. */
@@ -117,7 +107,7 @@ const probeOpts = (ctx: Context) => ({
   ledger: siteLedger(ctx.db),
 });
 
-/** Site administration (design.md 15): the operator's sign-in, the sites, and what operators did. */
+/** Site administration (docs/design.md 15): the operator's sign-in, the sites, and what operators did. */
 export const adminRouter = router({
   /** Whether an operator password is set (the admin page explains how to set one when not). */
   status: publicProcedure

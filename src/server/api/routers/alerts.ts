@@ -1,4 +1,4 @@
-import { AlertRefused, alertChannels, testChannel } from "../../alerts/channels";
+import { alertChannels, testChannel } from "../../alerts/channels";
 import { alertDigests, sendDigestNow } from "../../alerts/digests";
 import { alertHistory } from "../../alerts/history";
 import { statementLinkState, useStatementLink } from "../../alerts/statement-links";
@@ -33,21 +33,16 @@ import {
 import { publicProcedure, router, savedAccountsOf, workspaceProcedure } from "../trpc";
 import { heldOf, savedName } from "../../workspace/saved-accounts";
 import { daysBetween } from "../../core/time";
-import { reconcile } from "../../ledger/reconcile";
+import { reconcile, reconciledUsd } from "../../ledger/reconcile";
 import { siteRegistry } from "../../sites/registry";
 import { rest } from "../rest-routes";
 
 /** Days one reconciliation covers at most (each is a few small reads). */
 const RECONCILE_MAX_DAYS = 92;
 
-/** A refusal of the alerts (a bad threshold, an address it will not send to) is an answer in words. */
+/** A refusal of the alerts (a bad threshold, an address it will not send to) is answered in words by the API's error map. */
 async function answer<T>(run: () => Promise<T>): Promise<{ success: true; data: T } | Failure> {
-  try {
-    return { success: true, data: await run() };
-  } catch (error) {
-    if (error instanceof AlertRefused) return failure(error.message);
-    throw error;
-  }
+  return { success: true, data: await run() };
 }
 
 const NO_RULE = "没有这条规则";
@@ -55,7 +50,7 @@ const NO_CHANNEL = "没有这个通知渠道";
 const NO_DIGEST = "没有这个摘要";
 
 /**
- * 提醒 (design.md 21): a workspace's channels, rules and alerts. The server evaluates the rules
+ * 提醒 (docs/design.md 21): a workspace's channels, rules and alerts. The server evaluates the rules
  * after its syncs and delivers each event once to the rule's channels.
  */
 export const alertsRouter = router({
@@ -131,7 +126,7 @@ export const alertsRouter = router({
         try {
           await savedAccountsOf(ctx).get(workspaceId, input.account);
         } catch (error) {
-          if (error instanceof Refusal) return failure("工作区中没有这个账户");
+          if (error instanceof Refusal && error.code === "NOT_FOUND") return failure(error.message);
           throw error;
         }
       }
@@ -182,13 +177,12 @@ export const alertsRouter = router({
       try {
         account = await savedAccountsOf(ctx).get(ctx.workspace.workspaceId, input.account);
       } catch (error) {
-        if (error instanceof Refusal) return failure("工作区中没有这个账户");
+        if (error instanceof Refusal && error.code === "NOT_FOUND") return failure(error.message);
         throw error;
       }
       const site = await siteRegistry(ctx.db).profiled(account.siteId);
       if (!site) return failure("账户所在的站点已移除");
       const q = site.money.quotaPerUnit;
-      const usd = (n: number) => Math.round((n / q) * 1e6) / 1e6;
       const days = await reconcile(
         ctx.db,
         { siteId: account.siteId, siteUserId: account.siteUserId, ...heldOf(account), quotaPerUnit: q },
@@ -198,20 +192,7 @@ export const alertsRouter = router({
         success: true as const,
         data: {
           account: { id: account.id, name: savedName(account) },
-          days: days.map((d) => ({
-            day: d.day,
-            from: d.from,
-            to: d.to,
-            changeUsd: d.change === null ? null : usd(d.change),
-            consumptionUsd: usd(d.consumption),
-            topupsUsd: usd(d.topups),
-            rewardsUsd: usd(d.rewards),
-            refundsUsd: usd(d.refunds),
-            adjustments: d.adjustments,
-            expectedUsd: d.expected === null ? null : usd(d.expected),
-            differenceUsd: d.difference === null ? null : usd(d.difference),
-            flagged: d.flagged,
-          })),
+          days: days.map((d) => reconciledUsd(d, q)),
         },
       };
     }),

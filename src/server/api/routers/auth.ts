@@ -48,7 +48,7 @@ async function signIn(ctx: Context, body: unknown): Promise<LoginOutcome["result
       u: userInfo.id,
     });
     await setBrowserAccounts(ctx.resHeaders, accounts, ctx.secure);
-    // The account's ledger catches up in the background (design.md 13).
+    // The account's ledger catches up in the background (docs/design.md 13).
     if (ctx.ledgerSyncMinutes > 0) {
       const session = await sessionStore(ctx.db).findValid(sessionToken);
       if (session) startLedgerSync(ctx, session);

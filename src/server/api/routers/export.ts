@@ -22,7 +22,7 @@ const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } 
   user: ctx.session.siteUserId,
 });
 
-/** Exports of the usage ledger (design.md 14): REST GET /api/export/usage.csv and /statement.pdf. */
+/** Exports of the usage ledger (docs/design.md 14): REST GET /api/export/usage.csv and /statement.pdf. */
 export const exportRouter = router({
   /** How many rows a CSV export with these filters holds (the dashboard shows it before the download). */
   count: authedProcedure

@@ -36,7 +36,7 @@ const readySchema = z
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
 /**
- * Health, readiness and metrics for load balancers, orchestrators and monitoring (design.md 23):
+ * Health, readiness and metrics for load balancers, orchestrators and monitoring (docs/design.md 23):
  * `health` says the process answers; `ready` that it can serve, with the reasons when it cannot.
  * Neither needs a session, and neither says anything secret; `metrics` asks for METRICS_TOKEN.
  */

@@ -45,7 +45,7 @@ async function pricedAccountsOf(ctx: AuthedContext, sessions: LiveSession[]): Pr
   return accounts;
 }
 
-/** 模型价格 (design.md 22): a model's price on each account, and what the usage would cost elsewhere. */
+/** 模型价格 (docs/design.md 22): a model's price on each account, and what the usage would cost elsewhere. */
 export const pricesRouter = router({
   /** Every model across the accounts, each account's price of it (模型价格's table). */
   table: authedProcedure

@@ -10,7 +10,7 @@ const sessionListSchema = z.array(
 );
 
 /**
- * Only a holder the site accepts now lists or ends an account's sessions (design.md 24): a saved
+ * Only a holder the site accepts now lists or ends an account's sessions (docs/design.md 24): a saved
  * account that needs re-authorisation reads its kept history and nothing more.
  */
 const holderProcedure = authedProcedure.use(({ ctx, next }) => {

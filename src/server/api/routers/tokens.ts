@@ -27,7 +27,7 @@ import { rest, rests } from "../rest-routes";
 const seconds = (at: string | null) => (at === null ? null : Math.floor(Date.parse(at) / 1000));
 
 /**
- * The account's API keys on its site (design.md 20): the list is `account.tokens`; these change
+ * The account's API keys on its site (docs/design.md 20): the list is `account.tokens`; these change
  * them. Every one is a write (CSRF-checked, counted per account, in 操作记录); the full key only
  * through `reveal`, answered `no-store` like every account answer.
  */

@@ -8,7 +8,7 @@ import { sessionsFor, startLedgerSync } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
 import { rest } from "../rest-routes";
 
-/** The usage ledger of the signed-in account(s) (design.md 13). */
+/** The usage ledger of the signed-in account(s) (docs/design.md 13). */
 export const usageRouter = router({
   /** Where the account's ledger stands: entries, the range covered, a sync under way, the last error. */
   status: authedProcedure
@@ -18,7 +18,7 @@ export const usageRouter = router({
 
   /**
    * The balance the account's last sync noted, with when: what 概览 shows while its site cannot
-   * be read (design.md 19); null before any sync.
+   * be read (docs/design.md 19); null before any sync.
    */
   lastBalance: authedProcedure
     .output(

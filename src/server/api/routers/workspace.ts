@@ -73,7 +73,7 @@ function deviceOnly(kind: string): void {
 }
 
 /**
- * Workspaces (design.md 17): create one, sign in from any device, keep accounts in it. REST
+ * Workspaces (docs/design.md 17): create one, sign in from any device, keep accounts in it. REST
  * /api/workspace/* wraps these; with a workspace session every account route reads its accounts.
  */
 export const workspaceRouter = router({
@@ -167,7 +167,7 @@ export const workspaceRouter = router({
       const accounts = savedAccountsOf(ctx);
       const outcome = await accounts.add(ctx.workspace.workspaceId, input);
       if (!outcome.ok) return { success: false as const, message: outcome.message };
-      // The account's ledger catches up in the background, as at sign-in (design.md 13).
+      // The account's ledger catches up in the background, as at sign-in (docs/design.md 13).
       if (ctx.ledgerSyncMinutes > 0) {
         const session = await accounts.sessionOf(outcome.account);
         if (session) startLedgerSync(ctx, session);
@@ -207,7 +207,7 @@ export const workspaceRouter = router({
       // Its open alerts end with it (no message: nothing is watched any more).
       await endAccountAlerts(ctx.db, ctx.workspace.workspaceId, input.id);
       if (!input.ledger) return { success: true as const, data: { ledgerDeleted: false, entries: 0, note: null } };
-      // Kept history is deleted only by a holder the site accepts now (design.md 24).
+      // Kept history is deleted only by a holder the site accepts now (docs/design.md 24).
       if (removed.state !== "ok") {
         const note = "本工作区已不再持有该账户（保存的令牌已失效），账本已保留";
         return { success: true as const, data: { ledgerDeleted: false, entries: 0, note } };

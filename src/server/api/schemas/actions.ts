@@ -12,7 +12,7 @@ import {
 import { successOf } from "../../core/messages";
 import { intParam, intWithDefault } from "./params";
 
-// Writes on an account's site (design.md 20): inputs, and answers in the success envelope.
+// Writes on an account's site (docs/design.md 20): inputs, and answers in the success envelope.
 
 export const redeemInput = z.object({
   code: z.string().max(256).meta({ description: "兑换码（前后的空白会被去掉）" }),

@@ -7,7 +7,7 @@ import { successOf } from "../../core/messages";
 import { choice, intParam, intWithDefault } from "./params";
 import { closedRange, rangeShape } from "./range";
 
-// 提醒 (design.md 21): inputs, and answers in the success envelope.
+// 提醒 (docs/design.md 21): inputs, and answers in the success envelope.
 
 const id = intParam(1, 2_147_483_647);
 const success = <T extends z.ZodType>(data: T, name: string) => successOf(data).meta({ id: name });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { successOf } from "../../core/messages";
 import { closedRange, rangeShape } from "./range";
 
-// 模型价格 (design.md 22): inputs, and answers in the success envelope.
+// 模型价格 (docs/design.md 22): inputs, and answers in the success envelope.
 
 const success = <T extends z.ZodType>(data: T, name: string) => successOf(data).meta({ id: name });
 const usd = z.number().nullable();

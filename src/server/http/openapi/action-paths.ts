@@ -1,4 +1,4 @@
-/** The OpenAPI paths of the writes on an account's site (design.md 20): redeem, check-in, 操作记录. */
+/** The OpenAPI paths of the writes on an account's site (docs/design.md 20): redeem, check-in, 操作记录. */
 import {
   ACCOUNT_NOT_FOUND,
   ACCOUNT_PARAM,

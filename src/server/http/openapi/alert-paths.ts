@@ -1,4 +1,4 @@
-/** The OpenAPI paths of 提醒 (design.md 21): channels, rules and the alerts of a workspace. */
+/** The OpenAPI paths of 提醒 (docs/design.md 21): channels, rules and the alerts of a workspace. */
 import { RULE_KINDS } from "../../alerts/engine";
 import { ref } from "./common";
 import { operation } from "./workspace-paths";

@@ -1,4 +1,4 @@
-/** The OpenAPI paths of health and readiness (design.md 23). */
+/** The OpenAPI paths of health and readiness (docs/design.md 23). */
 import { json, ref } from "./common";
 
 const readiness = {

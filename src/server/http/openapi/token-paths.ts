@@ -1,4 +1,4 @@
-/** The OpenAPI paths of managing an account's API keys on its site (design.md 20). */
+/** The OpenAPI paths of managing an account's API keys on its site (docs/design.md 20). */
 import { actionRoute, WRITES } from "./action-paths";
 
 const ID = {

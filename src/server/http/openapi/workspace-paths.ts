@@ -102,7 +102,7 @@ const signInResponses = (what: string) => ({
   "503": UNAVAILABLE,
 });
 
-/** The workspace's routes (design.md 17): sign-in, its accounts, devices and API tokens. */
+/** The workspace's routes (docs/design.md 17): sign-in, its accounts, devices and API tokens. */
 export function workspacePaths(): Record<string, object> {
   return {
     "/api/workspace/register": {
