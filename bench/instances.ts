@@ -53,7 +53,7 @@ async function entriesIn(db: Db): Promise<number> {
 }
 
 /** Requests per second of the session check, one worker against two, side by side. */
-export async function benchWorkers(): Promise<InstanceFigures["workers"]> {
+async function benchWorkers(): Promise<InstanceFigures["workers"]> {
   const store = await tempPostgres();
   const gateway = await startLegacyGateway();
   const apps: RunningApp[] = [];

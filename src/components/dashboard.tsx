@@ -17,7 +17,7 @@ import { WorkspaceSettings } from "./workspace-settings";
 import { AlertsPanel } from "./alerts-panel";
 import { PricesPanel } from "./prices-panel";
 
-export const TABS = [
+const TABS = [
   { key: "accounts", label: "全部账户" },
   { key: "overview", label: "概览" },
   { key: "logs", label: "使用日志" },

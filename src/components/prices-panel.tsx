@@ -36,7 +36,7 @@ const VENDORS: Array<[string, RegExp]> = [
   ["Meta", /^llama/i],
   ["Mistral", /^(mistral|mixtral|codestral)/i],
 ];
-export const vendorOf = (model: string) => VENDORS.find(([, re]) => re.test(model))?.[0] ?? "其他";
+const vendorOf = (model: string) => VENDORS.find(([, re]) => re.test(model))?.[0] ?? "其他";
 
 /** A price: "$in / $out" per 1M tokens, or "$x / 次". */
 function priceText(c: {

@@ -7,7 +7,7 @@ import { api, errorMessage, type RouterOutputs } from "@/src/trpc/client";
 export type Sites = RouterOutputs["site"]["list"];
 
 /** A site's message about its user-id header, said in words a person can act on. */
-export function explained(message: string): string {
+function explained(message: string): string {
   if (/(New-Api-User|Veloera-User)/.test(message)) {
     return `${message}（站点要求请求附带令牌所属账户的用户ID：请核对用户ID是否就是生成这个访问令牌的账户的ID）`;
   }

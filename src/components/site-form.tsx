@@ -15,7 +15,7 @@ export type Finding =
     }
   | { reachable: false; error: string; ms: number };
 
-export function FindingText({ finding }: { finding: Finding }) {
+function FindingText({ finding }: { finding: Finding }) {
   return finding.reachable ? (
     <span>
       可访问（{finding.ms} ms）：{FAMILY_NAMES[finding.family] ?? finding.family}
@@ -148,7 +148,7 @@ export function SiteForm({
 }
 
 /** The largest per-minute budget a site may be given (the service refuses more). */
-export const MAX_BUDGET = 100_000;
+const MAX_BUDGET = 100_000;
 
 export const budgetOf = (text: string): number | null => (text.trim() === "" ? null : Number(text.trim()));
 

@@ -10,7 +10,7 @@ export type Rules = Extract<RouterOutputs["tokens"]["rules"], { success: true }>
 type Revealed = Extract<RouterOutputs["tokens"]["reveal"], { success: true }>["data"];
 
 /** A modal dialog (the browser's own: Esc closes it, focus stays inside), open while mounted. */
-export function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -223,7 +223,7 @@ export function TokenForm({
 }
 
 /** The site's critical budget in words, before it is spent. */
-export function CriticalNote({ rules }: { rules: Rules }) {
+function CriticalNote({ rules }: { rules: Rules }) {
   if (!rules.critical) return null;
   const { limit, left } = rules.critical;
   return (

@@ -10,10 +10,10 @@ import { migratePostgres, migrateSqlite } from "../../src/server/db/migrate";
 export type TempDb = { kind: "sqlite" | "postgres"; url: string; dir: string; db: Db; cleanup: () => Promise<void> };
 
 /** The PostgreSQL server tests use: TEST_DATABASE_URL, else the local one (trust auth). */
-export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
 /** Which store this test process runs on (the vitest project sets TEST_STORE). */
-export function storeKind(): "sqlite" | "postgres" {
+function storeKind(): "sqlite" | "postgres" {
   return process.env.TEST_STORE === "postgres" ? "postgres" : "sqlite";
 }
 
@@ -46,7 +46,7 @@ export function tempSqlite(): TempDb {
   return opened("sqlite", url, dir);
 }
 
-export function databaseUrl(adminUrl: string, name: string): string {
+function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();

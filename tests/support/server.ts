@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { SERVER_BUNDLE, serverArgs } from "../../scripts/serve";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const LOG_DIR = path.join(ROOT, "artifacts/server-logs");
+const LOG_DIR = path.join(ROOT, "artifacts/server-logs");
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -7,8 +7,8 @@ import type { GatewayUser, StandInFamily, StandInLog } from "./types";
  * The first index of a time-ordered log whose entry is at or after `at` (binary search), or null
  * when the log is not in time order (entries were written late).
  */
-export const ordered = new WeakMap<StandInLog[], { length: number; last: number; sorted: boolean }>();
-export function inTimeOrder(logs: StandInLog[]): boolean {
+const ordered = new WeakMap<StandInLog[], { length: number; last: number; sorted: boolean }>();
+function inTimeOrder(logs: StandInLog[]): boolean {
   const known = ordered.get(logs);
   const last = logs.at(-1)?.createdAt ?? 0;
   if (known && known.length === logs.length && known.last === last) return known.sorted;
@@ -18,7 +18,7 @@ export function inTimeOrder(logs: StandInLog[]): boolean {
   ordered.set(logs, { length: logs.length, last, sorted });
   return sorted;
 }
-export function lowerBound(logs: StandInLog[], at: number): number {
+function lowerBound(logs: StandInLog[], at: number): number {
   let lo = 0;
   let hi = logs.length;
   while (lo < hi) {
@@ -30,13 +30,13 @@ export function lowerBound(logs: StandInLog[], at: number): number {
 }
 
 /** Matching log rows, newest first: an array, or a window on a time-ordered log. */
-export type Rows = { length: number; slice(start: number, end: number): StandInLog[] };
+type Rows = { length: number; slice(start: number, end: number): StandInLog[] };
 
 /**
  * The rows of a user's log that match the query's filters, newest first by id as the sites order
  * them: the array's order is the id order, so an entry pushed late for a past second comes first.
  */
-export function filterLogs(logs: StandInLog[], q: Query, typeParam: string, like: boolean): Rows {
+function filterLogs(logs: StandInLog[], q: Query, typeParam: string, like: boolean): Rows {
   const type = int(q, typeParam) ?? 0;
   const start = int(q, "start_timestamp") ?? 0;
   const end = int(q, "end_timestamp") ?? 0;
@@ -68,7 +68,7 @@ export function filterLogs(logs: StandInLog[], q: Query, typeParam: string, like
 }
 
 /** The fields every family's log row has, under the same names. */
-export function logFields(l: StandInLog, userId: unknown, username: unknown) {
+function logFields(l: StandInLog, userId: unknown, username: unknown) {
   return {
     user_id: userId,
     created_at: l.createdAt,
@@ -83,7 +83,7 @@ export function logFields(l: StandInLog, userId: unknown, username: unknown) {
   };
 }
 
-export function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unknown, withIp: boolean) {
+function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unknown, withIp: boolean) {
   return {
     id,
     ...logFields(l, userId, username),
@@ -106,7 +106,7 @@ export function newApiLogRow(l: StandInLog, id: number, userId: unknown, usernam
   };
 }
 
-export function hubLogRow(l: StandInLog, userId: unknown, username: unknown, doneHub: boolean) {
+function hubLogRow(l: StandInLog, userId: unknown, username: unknown, doneHub: boolean) {
   return {
     id: 0,
     ...logFields(l, userId, username),

@@ -17,7 +17,7 @@ export class AccountError extends Refusal {
   }
 }
 
-export type { DroppedAccount, ListedAccount } from "./schemas";
+export type { ListedAccount } from "./schemas";
 
 const text = (info: Record<string, unknown>, key: string) => (typeof info[key] === "string" ? info[key] : "");
 

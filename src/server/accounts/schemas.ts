@@ -49,7 +49,7 @@ export const savedFieldsSchema = z
   })
   .meta({ id: "SavedAccountFields" });
 
-export const listedAccountSchema = z.object({
+const listedAccountSchema = z.object({
   key: z.string().describe("账户标识（不是令牌）"),
   active: z.boolean(),
   site: z.object({ id: z.number().int(), name: z.string(), url: z.string() }).nullable(),
@@ -62,7 +62,7 @@ export const listedAccountSchema = z.object({
 export type ListedAccount = z.infer<typeof listedAccountSchema>;
 
 /** An account whose session ended since the browser was last told. */
-export const droppedAccountSchema = z.object({
+const droppedAccountSchema = z.object({
   siteId: z.number().int(),
   siteName: z.string().nullable(),
   userId: z.number(),

@@ -39,7 +39,7 @@ export function retryIn(nextAt: number | null, now = Date.now()): string {
 }
 
 /** Writes one account may make per minute through this service (a pasted code sent twice, a script in a loop). */
-export const WRITES_PER_MINUTE = 6;
+const WRITES_PER_MINUTE = 6;
 
 const WRITES: StatePart<Map<string, number[]>> = { name: "account-writes", create: () => new Map() };
 

@@ -40,10 +40,10 @@ const ROUTES: Route[] = [
   { method: "POST", path: /^\/api\/user\/check_in$/, families: ["veloera"], write: true },
 ];
 
-export const PROXY_LIMITS = { bodyBytes: 64 * 1024, queryChars: 2048 } as const;
+const PROXY_LIMITS = { bodyBytes: 64 * 1024, queryChars: 2048 } as const;
 
 /** Why a proxied call is not sent, in words. */
-export class ProxyRefused extends Refusal {}
+class ProxyRefused extends Refusal {}
 
 /**
  * The site request a client's call becomes, or why it is refused. `rest` is what follows

@@ -8,8 +8,7 @@ import { SiteDataError } from "../site-data/calls";
 import { csvRecord, neutralize } from "../core/csv";
 import type { ActionRecord } from "./schemas";
 
-export const ACTION_KINDS = ["redeem", "checkin", "token", "proxy"] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
+export type ActionKind = "redeem" | "checkin" | "token" | "proxy";
 
 /** How long records are kept. */
 export const RECORD_KEEP_DAYS = 365;
@@ -71,7 +70,7 @@ function visibleTo(viewer: Omit<Actor, "device">) {
 const KIND_TEXT: Record<string, string> = { redeem: "兑换码", checkin: "签到", token: "令牌", proxy: "代理" };
 
 /** Most records one export holds (a year of an account's writes is far fewer). */
-export const RECORDS_CSV_MAX = 100_000;
+const RECORDS_CSV_MAX = 100_000;
 
 /**
  * The account's 操作记录 as CSV (UTF-8 with a BOM, so spreadsheets read the Chinese): newest first,

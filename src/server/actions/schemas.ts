@@ -5,7 +5,7 @@ import { moneySchema } from "../gateway/families";
 
 const iso = z.iso.datetime();
 
-export const actionRecordSchema = z
+const actionRecordSchema = z
   .object({
     at: iso,
     kind: z
@@ -41,8 +41,7 @@ export const redeemResultSchema = z
   .meta({ id: "RedeemResult" });
 export type RedeemResult = z.infer<typeof redeemResultSchema>;
 
-export const CHECKIN_STATES = ["available", "done", "manual", "disabled", "unsupported"] as const;
-export type CheckinState = (typeof CHECKIN_STATES)[number];
+const CHECKIN_STATES = ["available", "done", "manual", "disabled", "unsupported"] as const;
 
 export const checkinStatusSchema = z
   .object({
@@ -99,7 +98,7 @@ export const tokenRulesSchema = z
   .meta({ id: "TokenRules" });
 export type TokenRulesAnswer = z.infer<typeof tokenRulesSchema>;
 
-export const clientConfigsSchema = z
+const clientConfigsSchema = z
   .object({
     env: z.string().describe(".env 片段：OPENAI_BASE_URL 与 OPENAI_API_KEY"),
     cherryStudio: z.object({

@@ -24,7 +24,7 @@ const SLOWDOWN_MAX_MS = 3_000;
 /** Failed sign-ins of one address are one audit entry per this window, with a count. */
 const FAILURE_AUDIT_WINDOW_MS = 10 * 60_000;
 
-export const OPERATOR_MSG = {
+const OPERATOR_MSG = {
   notSet: "尚未设置管理员密码：请在服务器上运行 npm run sites -- admin-password",
   wrongPassword: "管理员密码错误",
   tooShort: `密码至少需要 ${MIN_PASSWORD_LENGTH} 个字符`,
@@ -199,7 +199,7 @@ export const AUDIT_ACTIONS = [
   "signupMode",
   "inviteCreate",
 ] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditQuery = {
   /** Only these actions (all when absent). */

@@ -14,7 +14,7 @@ import { Refusal } from "../core/errors";
 
 export type { MoveOutcome, ProbeFinding, SiteRow } from "./schemas";
 
-export function findingOf(result: ProbeResult): ProbeFinding {
+function findingOf(result: ProbeResult): ProbeFinding {
   if (!result.ok) return { reachable: false, ms: result.ms, error: result.error };
   const p = result.profile;
   return {
@@ -28,7 +28,7 @@ export function findingOf(result: ProbeResult): ProbeFinding {
 }
 
 /** A change that needs the operator's explicit yes: the site did not answer its probe. */
-export class NeedsConfirmation extends Refusal {
+class NeedsConfirmation extends Refusal {
   constructor(
     message: string,
     readonly finding: ProbeFinding,

@@ -13,20 +13,11 @@ import { OutboundRefused, checkOutboundUrl } from "../net/outbound";
 import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
 import type { AlertChannelView } from "./schemas";
 import { STATEMENT_LINK_MARK, type DigestPayload } from "./digest-report";
-import {
-  CHANNEL_TYPES,
-  SendRefused,
-  sendWith,
-  type Attachment,
-  type ChannelSettings,
-  type ChannelType,
-} from "./senders";
+import { SendRefused, sendWith, type Attachment, type ChannelSettings, type ChannelType } from "./senders";
 import { createStatementLink, workspaceStatement } from "./statement-links";
 
-export { CHANNEL_TYPES, type ChannelType };
-
 /** At most this many channels per workspace. */
-export const MAX_CHANNELS = 20;
+const MAX_CHANNELS = 20;
 
 /** Why an alert setting or a send was refused, in words. */
 export class AlertRefused extends Refusal {}
@@ -208,7 +199,7 @@ export function alertChannels(db: Db) {
 }
 
 /** Tests a workspace may send to its channels a minute (the 测试 button is not a way to probe addresses). */
-export const CHANNEL_TESTS_PER_MINUTE = 10;
+const CHANNEL_TESTS_PER_MINUTE = 10;
 
 /** Channels sent to an address the person gave (the others go to the services' own hosts). */
 const OWN_ADDRESS = new Set(["webhook", "ntfy"]);

@@ -8,8 +8,8 @@ import pLimit from "p-limit";
 import type { Db } from "../db/client";
 import { AlertRefused, sendToChannel } from "./channels";
 
+/** Minutes before each retry; past the last, the delivery has failed (eight attempts in all). */
 const BACKOFF_MIN = [1, 5, 15, 60, 180, 180, 180];
-export const MAX_ATTEMPTS = BACKOFF_MIN.length + 1;
 const CLAIM_MS = 2 * 60_000;
 const PER_RUN = 50;
 

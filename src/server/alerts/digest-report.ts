@@ -70,7 +70,7 @@ export type DigestPayload = {
 export const STATEMENT_LINK_MARK = "{{statement-link}}";
 
 /** The period before one of the same length (a month: the calendar month before). */
-export function previousPeriod(cadence: Cadence, p: Period): Period {
+function previousPeriod(cadence: Cadence, p: Period): Period {
   if (cadence === "monthly") {
     const [y, m] = p.from.split("-").map(Number) as [number, number];
     const start = new Date(Date.UTC(y, m - 2, 1)).toISOString().slice(0, 10);

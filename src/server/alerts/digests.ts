@@ -64,7 +64,7 @@ type DigestRow = {
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-export const digestView = (r: DigestRow): DigestView => ({
+const digestView = (r: DigestRow): DigestView => ({
   id: r.id,
   cadence: r.cadence as Cadence,
   time: `${pad(Math.floor(r.minute / 60))}:${pad(r.minute % 60)}`,
@@ -196,7 +196,7 @@ const ATTACHING = new Set(["email"]);
  * Builds and queues one digest's period now, whatever its schedule (the due check and the 发送一次
  * button both come here). Returns false when another instance claimed the period first.
  */
-export async function queueDigest(
+async function queueDigest(
   db: Db,
   row: DigestRow,
   due: { period: Period; key: string },

@@ -50,7 +50,7 @@ export type Facts = {
 };
 
 /** Below this, a day's spend is too small to call a spike (a few cents against none). */
-export const SPIKE_FLOOR_USD = 0.05;
+const SPIKE_FLOOR_USD = 0.05;
 
 export function median(values: number[]): number | null {
   if (values.length === 0) return null;
@@ -134,7 +134,7 @@ export function check(kind: RuleKind, threshold: number | null, f: Facts): Check
 }
 
 /** Which way is worse for the rule's figure (escalation); null: the rule has no figure to worsen. */
-export function worseBy(kind: RuleKind, from: number, to: number): number | null {
+function worseBy(kind: RuleKind, from: number, to: number): number | null {
   switch (kind) {
     case "balance_below":
     case "days_left_below":

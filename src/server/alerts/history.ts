@@ -112,7 +112,7 @@ export async function endAccountAlerts(
 }
 
 /** Resolved alerts and sent or given-up messages are kept this long, then removed. */
-export const ALERT_KEEP_DAYS = 180;
+const ALERT_KEEP_DAYS = 180;
 
 /**
  * Removes what is past keeping, in bounded batches: resolved alerts with their messages, digest

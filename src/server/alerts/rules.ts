@@ -10,7 +10,7 @@ import { AlertRefused } from "./channels";
 import { RULE_KINDS, type RuleKind } from "./engine";
 import type { AlertRuleView } from "./schemas";
 
-export const MAX_RULES = 100;
+const MAX_RULES = 100;
 
 /** The threshold each kind needs, its bounds and its words; null: the kind has none. */
 const THRESHOLD: Record<RuleKind, { min: number; max: number; what: string } | null> = {
@@ -25,14 +25,14 @@ const THRESHOLD: Record<RuleKind, { min: number; max: number; what: string } | n
   price_changed: { min: 1, max: 1000, what: "涨价幅度（%）" },
 };
 
-export const DEFAULT_RULES: Array<{ kind: RuleKind; threshold: number | null }> = [
+const DEFAULT_RULES: Array<{ kind: RuleKind; threshold: number | null }> = [
   { kind: "days_left_below", threshold: 3 },
   { kind: "token_refused", threshold: null },
   { kind: "site_down", threshold: 30 },
 ];
 
 /** Where a workspace's "today" is counted until the person says otherwise. */
-export const DEFAULT_ALERT_ZONE = "Asia/Shanghai";
+const DEFAULT_ALERT_ZONE = "Asia/Shanghai";
 
 const ruleSelect = {
   id: true,

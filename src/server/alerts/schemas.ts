@@ -43,7 +43,7 @@ export const alertRuleSchema = z
   .meta({ id: "AlertRule" });
 export type AlertRuleView = z.infer<typeof alertRuleSchema>;
 
-export const alertDeliverySchema = z
+const alertDeliverySchema = z
   .object({
     channelId: z.number().int(),
     event: z.enum(["opened", "reminder", "escalated", "resolved"]),

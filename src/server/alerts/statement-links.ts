@@ -9,7 +9,7 @@ import type { Db } from "../db/client";
 import { statementFileName, statementPdf } from "../exports/statement";
 import { workspaceReaders } from "./digest-report";
 
-export const LINK_DAYS = 7;
+const LINK_DAYS = 7;
 
 const idOf = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
@@ -56,7 +56,7 @@ export async function statementLinkState(db: Db, secret: string, now = new Date(
   return { state: "ready", month: row.month, expiresAt: row.expiresAt };
 }
 
-export const LINK_MSG = {
+const LINK_MSG = {
   unknown: "链接无效",
   used: "这个链接已经用过：对账单只能通过链接下载一次，请在控制台的「导出」中下载",
   expired: `链接已过期（${LINK_DAYS} 天内有效），请在控制台的「导出」中下载`,

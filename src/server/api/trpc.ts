@@ -155,7 +155,7 @@ export const workspaceProcedure = publicProcedure.use(async ({ ctx, type, next }
  * was rendered for in this header, so a page acts on its own account whatever another tab made
  * active; REST clients may name one with `?account=`.
  */
-export const PAGE_ACCOUNT_HEADER = "x-gd-account";
+const PAGE_ACCOUNT_HEADER = "x-gd-account";
 
 const namedAccount = (ctx: Context): string | null => {
   const named = ctx.headers.get(PAGE_ACCOUNT_HEADER) ?? ctx.accountParam;

@@ -15,7 +15,7 @@ import type { LoginSuccess, UserInfo } from "./schemas";
  * the site is not registered, the site refused the token (or it names another user), or the site
  * could not be asked.
  */
-export type LoginFailureKind = "input" | "noSite" | "refused" | "unreachable";
+type LoginFailureKind = "input" | "noSite" | "refused" | "unreachable";
 
 export type LoginOutcome =
   | { result: LoginSuccess; expiresAt: Date; kind?: undefined }

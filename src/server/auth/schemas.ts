@@ -42,6 +42,4 @@ export const meSuccessSchema = z
   })
   .meta({ id: "MeSuccess" });
 
-export type MeSuccess = z.infer<typeof meSuccessSchema>;
-
 export const logoutSuccessSchema = z.object({ success: z.literal(true) }).meta({ id: "LogoutSuccess" });

@@ -8,7 +8,7 @@ import { cutText } from "../core/text";
 import { CREDENTIAL_FIELDS } from "../gateway/reads";
 import type { UserInfo } from "./schemas";
 
-export const USER_INFO_LIMITS = {
+const USER_INFO_LIMITS = {
   /** Levels of nesting kept below the object itself (`permissions.sidebar_modules.admin`). */
   depth: 3,
   text: 1000,

@@ -12,7 +12,7 @@ export type SharedTake =
   { kind: "taken"; used: number } | { kind: "wait"; ms: number; used: number } | { kind: "paused"; ms: number };
 
 /** A call this instance sent within the window, given back to a store that was away. */
-export type SentCall = { token: string; ageMs: number; background: boolean };
+type SentCall = { token: string; ageMs: number; background: boolean };
 
 export type SharedBudget = {
   /** Where the budget is kept: said by readiness and the metrics. */

@@ -9,7 +9,7 @@ import { driverOf, type Db } from "./driver";
  */
 export type SiteRow = { id: number; name: string; url: string };
 /** A site as sign-in needs it: the row, and its own request budget (null: the deployment's). */
-export type SiteRecord = SiteRow & { requestsPerMinute: number | null };
+type SiteRecord = SiteRow & { requestsPerMinute: number | null };
 
 type SessionRow = {
   id: string;

@@ -48,7 +48,7 @@ export type CsvQuery = {
 };
 
 /** The range's seconds, with the filters. */
-export function filterOf(q: CsvQuery): EntryFilter {
+function filterOf(q: CsvQuery): EntryFilter {
   return {
     from: q.start,
     to: q.end,
@@ -81,7 +81,7 @@ function timeFormatter(tz: string) {
 }
 
 /** The session ended while its download was under way: the download stops there. */
-export class ExportSessionEnded extends Error {
+class ExportSessionEnded extends Error {
   constructor() {
     super("session ended during the export");
   }

@@ -8,7 +8,7 @@ import { csvRecord, neutralize } from "../core/csv";
 import type { Reader } from "../ledger/analytics";
 import { reconcile, reconciledUsd } from "../ledger/reconcile";
 
-export const RECONCILIATION_HEADER = [
+const RECONCILIATION_HEADER = [
   "日期",
   "站点",
   "用户",
@@ -24,7 +24,6 @@ export const RECONCILIATION_HEADER = [
   "差额 (USD)",
   "不符",
 ];
-
 
 export async function reconciliationCsv(
   db: Db,

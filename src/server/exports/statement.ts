@@ -59,7 +59,7 @@ function localTime(tz: string, ms: number): string {
 type Doc = PDFKit.PDFDocument;
 
 /** Rows of a by-model or by-token table; the rest are summed in one row (users name tokens freely). */
-export const STATEMENT_TOP_ROWS = 30;
+const STATEMENT_TOP_ROWS = 30;
 
 /** The largest rows (they come largest first), and one 其他 row for the rest. */
 function topRows(rows: UsageSummary["rows"]): UsageSummary["rows"] {

@@ -23,7 +23,7 @@ export type Money = z.infer<typeof moneySchema>;
 
 export type SiteProfile = { family: Family; version: string | null; systemName: string | null; money: Money };
 
-export const DEFAULT_QUOTA_PER_UNIT = 500_000;
+const DEFAULT_QUOTA_PER_UNIT = 500_000;
 
 const has = (data: Record<string, unknown>, key: string) => Object.hasOwn(data, key);
 

@@ -73,7 +73,7 @@ export type Budget = {
 const liveReserve = (perMinute: number) => Math.max(1, Math.ceil(perMinute / 5));
 
 /** The part of a site's budget background work may use (counting every call of the window). */
-export const backgroundShare = (perMinute: number) => Math.max(1, perMinute - liveReserve(perMinute));
+const backgroundShare = (perMinute: number) => Math.max(1, perMinute - liveReserve(perMinute));
 
 /** A call waiting for its turn: an in-flight place and a slot of the budget, both free now. */
 type Waiter = {

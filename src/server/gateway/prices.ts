@@ -11,7 +11,7 @@
 import type { Family } from "./families";
 import { isRow, type SiteRequest } from "./reads";
 
-export const MAX_MODELS = 2000;
+const MAX_MODELS = 2000;
 const NAME_MAX = 200;
 const GROUPS_MAX = 100;
 

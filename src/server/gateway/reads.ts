@@ -10,8 +10,8 @@ import { LOG_TYPES, type LogType } from "../../shared/log-types";
 import { usdOfQuota } from "../../shared/money";
 
 export { LOG_TYPES, type LogType };
-export const TOKEN_STATUSES = ["enabled", "disabled", "expired", "exhausted"] as const;
-export type TokenStatus = (typeof TOKEN_STATUSES)[number];
+const TOKEN_STATUSES = ["enabled", "disabled", "expired", "exhausted"] as const;
+type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
 export type SiteRequest = { path: string; query: Record<string, string | number | undefined> };
 
@@ -104,11 +104,11 @@ export type LogQuery = {
 type Row = Record<string, unknown>;
 
 /** Longest name (model, token, group, user…) kept of what a site sends; longer ones are cut. */
-export const NAME_MAX = 200;
+const NAME_MAX = 200;
 /** Longest log text kept. */
-export const CONTENT_MAX = 2000;
+const CONTENT_MAX = 2000;
 /** At most this many extra fields of a log entry are kept, each value at most DETAIL_TEXT_MAX characters. */
-export const DETAIL_KEYS_MAX = 24;
+const DETAIL_KEYS_MAX = 24;
 const DETAIL_TEXT_MAX = 200;
 const DETAIL_KEY = /^[A-Za-z][A-Za-z0-9_]{0,39}$/;
 /** The last second a date holds in every store and format (9999-12-31T23:59:59Z). */
@@ -264,7 +264,7 @@ export type LogDetail = LogItem["detail"];
  * new-api's `other` (a JSON string) or one-hub's `metadata` (an object): the ratios, cache tokens,
  * first-token time. Only plain scalars under plain keys, bounded in number and length.
  */
-export function logDetail(row: Row): LogDetail {
+function logDetail(row: Row): LogDetail {
   const out: LogDetail = {};
   const add = (key: string, v: unknown) => {
     if (Object.keys(out).length >= DETAIL_KEYS_MAX || !DETAIL_KEY.test(key) || key in out) return;

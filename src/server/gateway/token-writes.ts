@@ -63,7 +63,7 @@ const MODELS_MAX = 1024;
 const ALLOW_MAX = 50;
 
 /** An IPv4/IPv6 address or a network in CIDR form. */
-export function isAddressOrNetwork(text: string): boolean {
+function isAddressOrNetwork(text: string): boolean {
   const [address = "", prefix, extra] = text.split("/");
   if (extra !== undefined) return false;
   const kind = isIP(address);

@@ -22,7 +22,7 @@ import { startJob } from "./registry";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-export const CHECKIN_RETRY_MS = HOUR_MS;
+const CHECKIN_RETRY_MS = HOUR_MS;
 export const CHECKIN_MAX_TRIES = 3;
 const PER_TICK = 40;
 const AT_ONCE = 4;
@@ -34,7 +34,7 @@ export function checkinMoment(accountId: number): number {
 }
 
 /** Whether the account is due now: its moment of the site's day has come, and today's is not settled. */
-export function isDue(c: CheckinCandidate, family: Family | null, now: number): boolean {
+function isDue(c: CheckinCandidate, family: Family | null, now: number): boolean {
   const { day, start } = siteDay(family, now);
   if (now < start + checkinMoment(c.id)) return false;
   if (c.checkinDay !== day) return true;
@@ -50,7 +50,7 @@ export function isDue(c: CheckinCandidate, family: Family | null, now: number): 
  * When the account is next due (now when it is due): its moment of today when it has not come and
  * today is not settled; a failed try's retry; else its moment of the next site day.
  */
-export function nextCheckin(c: CheckinCandidate, family: Family | null, now: number): number {
+function nextCheckin(c: CheckinCandidate, family: Family | null, now: number): number {
   if (isDue(c, family, now)) return now;
   const { day, start } = siteDay(family, now);
   const moment = start + checkinMoment(c.id);

@@ -69,7 +69,7 @@ const RUNNER: StatePart<{
 };
 
 /** How long after a start the next one may come: the interval, doubled per failure in a row (at most 8×). */
-export function retryWaitMs(intervalMs: number, failures: number): number {
+function retryWaitMs(intervalMs: number, failures: number): number {
   return intervalMs * 2 ** Math.min(Math.max(failures, 0), 3);
 }
 

@@ -12,7 +12,7 @@ import { siteRegistry } from "../sites/registry";
 import { listed } from "../accounts/browser-accounts";
 import type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
 
-export type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
+export type { BalanceReport, LedgerCoverage, UsageSummary } from "./schemas";
 import { TZDate } from "@date-fns/tz";
 import { addDays, dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
 import { reconcile } from "./reconcile";

@@ -8,7 +8,7 @@ import type { Db } from "../db/client";
 import { ledgerStore, ownerWhere, type Owner } from "./store";
 import type { ModelFitSums } from "./store-sql";
 
-export const FIT_DAYS = 7;
+const FIT_DAYS = 7;
 
 export function fitSumsOf(db: Db, owner: Owner, now = Date.now()): Promise<ModelFitSums[]> {
   const to = Math.floor(now / 1000) + 1;

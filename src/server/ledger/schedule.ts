@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 
 /** The account's moment within every interval (ms after each multiple of it). */
-export function phaseOf(key: string, intervalMs: number): number {
+function phaseOf(key: string, intervalMs: number): number {
   return createHash("sha256").update(key).digest().readUInt32BE(0) % intervalMs;
 }
 

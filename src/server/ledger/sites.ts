@@ -20,7 +20,7 @@ export function siteLedger(db: Db): SiteLedger {
  * to `site_id = -archive id` in one transaction, so nobody signed in at the new address reads the
  * previous gateway's history. Returns the archive's id and how many entries it holds.
  */
-export async function archiveSiteLedger(
+async function archiveSiteLedger(
   db: Db,
   siteId: number,
   url: string,

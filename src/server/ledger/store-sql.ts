@@ -23,12 +23,12 @@ export type EntryRow = {
 
 /** Sums of a group of entries. */
 export type Sums = { requests: number; quota: number; promptTokens: number; completionTokens: number };
-export type Grouped = Sums & { key: string };
+type Grouped = Sums & { key: string };
 export type Hourly = Sums & { hour: number };
 
 export type GroupBy = "model" | "token" | "type";
 /** Seconds, `from` inclusive, `to` exclusive; `consumeOnly` leaves out every type but consume. */
-export type Range = { from: number; to: number; consumeOnly: boolean };
+type Range = { from: number; to: number; consumeOnly: boolean };
 
 /** Which entries an export reads: seconds `from` inclusive to `to` exclusive, and exact filters. */
 export type EntryFilter = { from: number; to: number; type?: string; model?: string; token?: string };
@@ -121,7 +121,7 @@ export type OwnerMove = OwnerSnapshot & { type: string; content: string };
  * A table of values the bulk reads join (`WITH v(c0, c1, …) AS (VALUES (…), …)`), with casts on
  * PostgreSQL, which cannot tell a bare parameter's type inside VALUES.
  */
-export function valuesTable(rows: Array<Array<number>>, casts: string[] | null, p: (i: number) => string) {
+function valuesTable(rows: Array<Array<number>>, casts: string[] | null, p: (i: number) => string) {
   const width = rows[0]?.length ?? 0;
   const cell = (i: number, c: number) => (casts ? `${p(i)}::${casts[c]}` : p(i));
   const sql = rows.map((_, r) => `(${Array.from({ length: width }, (__, c) => cell(r * width + c, c)).join(", ")})`);
@@ -216,7 +216,7 @@ export type OwnerDay = Owner & { d: number; quota: number; early: number };
 export type OwnerWindow = Owner & { after: number; upTo: number };
 
 /** Windows summed per statement (five values each). */
-export const WINDOWS_PER_STATEMENT = 400;
+const WINDOWS_PER_STATEMENT = 400;
 
 /** ownerDays' statement and values, with placeholders from `p` (and casts on PostgreSQL). */
 export function ownerDaysQuery(owners: Owner[], days: DayWindow[], p: (i: number) => string, casts: boolean) {
@@ -283,7 +283,7 @@ export async function inBatches(
 
 /** [from, to) in Unix seconds. */
 export type Window = { from: number; to: number };
-export type HourlyKeyed = Hourly & { key: string };
+type HourlyKeyed = Hourly & { key: string };
 
 /** The statement and values of entrySums, with placeholders from `p`. */
 export function entrySumsQuery(
@@ -364,7 +364,7 @@ export const ENTRY_COLUMNS =
 export const HOUR_COLUMNS =
   "site_id, site_user_id, hour, type, model, token_name, requests, quota, prompt_tokens, completion_tokens";
 export const TOTAL_COLUMNS = "site_id, site_user_id, hour, type, requests, quota, prompt_tokens, completion_tokens";
-export const SUM_UPDATE = (
+const SUM_UPDATE = (
   table: string,
 ) => `requests = ${table}.requests + excluded.requests, quota = ${table}.quota + excluded.quota,
   prompt_tokens = ${table}.prompt_tokens + excluded.prompt_tokens,

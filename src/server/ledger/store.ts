@@ -10,19 +10,7 @@ import { driverOf, type Db } from "../db/driver";
 import type { LedgerStore } from "./store-sql";
 import { postgresStore } from "./store-pg";
 import { sqliteStore } from "./store-sqlite";
-export type {
-  EntryCursor,
-  EntryFilter,
-  EntryKey,
-  EntryRow,
-  GroupBy,
-  Grouped,
-  Hourly,
-  LedgerStore,
-  Owner,
-  Range,
-  Sums,
-} from "./store-sql";
+export type { EntryCursor, EntryFilter, EntryRow, Hourly, LedgerStore, Owner, Sums } from "./store-sql";
 export { boundOf, ownerWhere } from "./owner";
 
 const stores = new WeakMap<Db, LedgerStore>();

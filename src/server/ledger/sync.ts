@@ -38,9 +38,9 @@ import {
   type SiteDataDeps,
 } from "../site-data/site-data";
 
-export const LEDGER_PAGE_SIZE = 100;
+const LEDGER_PAGE_SIZE = 100;
 /** Entries a site writes late (a slow request logged when it ends) are looked for this far back. */
-export const LATE_WINDOW_SECONDS = 3600;
+const LATE_WINDOW_SECONDS = 3600;
 const INITIAL_SLICE_SECONDS = 3600;
 const MAX_SLICE_SECONDS = 7 * 86_400;
 

@@ -9,9 +9,9 @@ import { modelsUsedSince } from "../ledger/price-facts";
 import { priceStore, type PriceFigures, type PriceMove } from "./store";
 
 /** A change is told for this long after it was read. */
-export const CHANGE_WINDOW_MS = 24 * 3_600_000;
+const CHANGE_WINDOW_MS = 24 * 3_600_000;
 /** The models an account called in this many days are the ones whose changes it is told. */
-export const USED_DAYS = 7;
+const USED_DAYS = 7;
 
 /** A model's change as a rule reads it: its rise in percent, or null when it left the list. */
 export type ModelRise = { model: string; risePct: number | null; text: string };

@@ -5,7 +5,7 @@
 import { csvRecord, neutralize } from "../core/csv";
 import type { PriceTable } from "./compare";
 
-export const PRICES_HEADER = [
+const PRICES_HEADER = [
   "模型",
   "站点",
   "账户",

@@ -41,7 +41,7 @@ export class SiteDataError extends Refusal {
   }
 }
 
-export const UNEXPECTED = "站点返回的数据无法识别";
+const UNEXPECTED = "站点返回的数据无法识别";
 
 /** The site answered, but not in any shape its family uses. */
 export const unexpected = () => new SiteDataError(`${MSG.siteFailedPrefix}${UNEXPECTED}`);
@@ -75,11 +75,11 @@ export type SiteDataDeps = {
 const REFUSAL =
   /access token|令牌|未登录|封禁|banned|Unauthorized|无权进行此操作|会话无效|用户校验失败|New-Api-User|Veloera-User/i;
 
-export function redact(message: string, accessToken: string): string {
+function redact(message: string, accessToken: string): string {
   return accessToken.length >= 8 ? message.split(accessToken).join("***") : message;
 }
 
-export const accountKey = (account: Account) => `${account.siteId}:${account.siteUserId}`;
+const accountKey = (account: Account) => `${account.siteId}:${account.siteUserId}`;
 
 /** One operation's reads: the account, its site, and its access token, unsealed once for them all. */
 export type Ctx = { account: Account; site: ProfiledSite; deps: SiteDataDeps; token: () => Promise<string | null> };

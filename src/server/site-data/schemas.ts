@@ -42,7 +42,7 @@ export const logTotalsSchema = z
   .meta({ id: "LogTotals" });
 export type LogTotals = z.infer<typeof logTotalsSchema>;
 
-export const LOG_RECENT = ["included", "none", "failed", "partial"] as const;
+const LOG_RECENT = ["included", "none", "failed", "partial"] as const;
 
 export const logsPageSchema = page
   .extend({
@@ -90,8 +90,7 @@ export const topupsPageSchema = page
   .meta({ id: "TopupsPage" });
 export type TopupsPage = z.infer<typeof topupsPageSchema>;
 
-export const OVERVIEW_STATES = ["ok", "unreachable", "refused", "expired", "syncing"] as const;
-export type OverviewState = (typeof OVERVIEW_STATES)[number];
+const OVERVIEW_STATES = ["ok", "unreachable", "refused", "expired", "syncing"] as const;
 
 /** One account's row of the overview: its summary, or why there is none. */
 export const overviewRowSchema = z.object({

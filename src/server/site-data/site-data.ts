@@ -29,8 +29,8 @@ import {
 } from "../gateway/reads";
 import type { LogsPage, OverviewRow, Summary, TokensPage, TopupsPage } from "./schemas";
 
-export type { LogsPage, OverviewRow, OverviewState, Summary, TokensPage, TopupsPage } from "./schemas";
-export { SiteDataError, type Account, type FailureKind, type SiteDataDeps } from "./calls";
+export type { OverviewRow, Summary, TokensPage, TopupsPage } from "./schemas";
+export { SiteDataError, type Account, type SiteDataDeps } from "./calls";
 import { SiteDataError, contextOf, openSite, read, unexpected, type Account, type SiteDataDeps } from "./calls";
 import { localMidnight } from "../core/time";
 import { cached, tokenPageBases } from "./live-state";
@@ -67,7 +67,7 @@ async function windowOfPages<T extends { rows: unknown[] }>(
   return { ...last, rows } as T;
 }
 
-export const CACHE_TTL_MS = { summary: 30_000, page: 15_000 } as const;
+const CACHE_TTL_MS = { summary: 30_000, page: 15_000 } as const;
 
 const keyOf = (account: Account, kind: string, params: unknown) =>
   `${account.siteId}:${account.siteUrl}:${account.siteUserId}:${kind}:${JSON.stringify(params)}`;
@@ -128,7 +128,7 @@ export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps
 }
 
 /** How many of the newest entries `logsSince` reads at most (RECENT_PAGES pages of 100). */
-export const RECENT_PAGES = 5;
+const RECENT_PAGES = 5;
 
 /**
  * The site's entries of one type (or all) in a time range, newest first, up to RECENT_PAGES pages

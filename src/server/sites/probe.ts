@@ -10,7 +10,7 @@ import { isRow } from "../gateway/reads";
 import { processState, type StatePart } from "../core/process-state";
 import { SiteError, siteRegistry, type ProfiledSite } from "./registry";
 
-export const PROFILE_MAX_AGE_MS = 60 * 60 * 1000;
+const PROFILE_MAX_AGE_MS = 60 * 60 * 1000;
 /** After a failed probe, the next one waits this long (the stored profile serves meanwhile). */
 const RETRY_PROBE_MS = 60 * 1000;
 /**

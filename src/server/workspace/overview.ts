@@ -93,7 +93,7 @@ function rowFromLedger(
  * so; no site is asked), else its live summary, or why there is none and the last balance the
  * ledger knew. 刷新 (`deps.refresh`) always reads the site.
  */
-export async function savedRow(
+async function savedRow(
   s: ScopedAccount,
   tz: string,
   deps: SiteDataDeps,

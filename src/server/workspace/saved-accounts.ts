@@ -31,24 +31,20 @@ import {
   type SavedAccount,
   type SiteIndex,
 } from "./saved-rows";
-export { RUNNER_RENEW_BEFORE_MS } from "./saved-rows";
 
 export {
   MAX_WORKSPACE_ACCOUNTS,
   SAVED_MSG,
-  checkAlias,
-  checkTags,
   heldOf,
   savedName,
   siteIndex,
   vaultContext,
   type SavedAccount,
-  type SavedState,
   type SiteIndex,
 } from "./saved-rows";
 
 /** A session this close to its end is renewed before it is used (the runner renews earlier). */
-export const RENEW_BEFORE_MS = 60 * 60_000;
+const RENEW_BEFORE_MS = 60 * 60_000;
 /** How long a renewal holds its account against renewals on other instances. */
 const RENEW_LEASE_MS = 2 * 60_000;
 /** Renewals under way in this process, per saved account: two requests share one call to the site. */

@@ -27,7 +27,7 @@ export const SAVED_MSG = {
   empty: "工作区中还没有账户，请先添加账户",
 } as const;
 
-export type SavedState = "ok" | "reauth" | "site_removed";
+type SavedState = "ok" | "reauth" | "site_removed";
 
 /** A text field of the user object the site gave ("" when it is not text). */
 const textOf = (info: Record<string, unknown>, key: string) => (typeof info[key] === "string" ? info[key] : "");
@@ -189,7 +189,7 @@ export function checkTags(tags: string[]): string[] {
 }
 
 /** The background renewal starts this long before a session ends, so a read rarely waits for one. */
-export const RUNNER_RENEW_BEFORE_MS = 3 * 60 * 60_000;
+const RUNNER_RENEW_BEFORE_MS = 3 * 60 * 60_000;
 
 /**
  * What a site's acceptance of the token sets on the account: its new session, its names, `ok`,

@@ -94,7 +94,7 @@ export const devicesSchema = z.object({
   }),
 });
 
-export const apiTokenSchema = z.object({
+const apiTokenSchema = z.object({
   id: z.string(),
   name: z.string(),
   access: z.enum(["read", "write"]),

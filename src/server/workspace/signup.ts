@@ -12,7 +12,7 @@ export type SignupMode = "open" | "invite";
 const SETTING = "workspace_signup";
 const INVITE_DAYS = 30;
 
-export const SIGNUP_MSG = {
+const SIGNUP_MSG = {
   inviteRequired: "本站只能凭邀请码创建工作区，请向管理员索取邀请码",
   inviteInvalid: "邀请码无效、已过期或已被使用",
 } as const;

@@ -16,7 +16,7 @@ import { vaultOpen, vaultSeal } from "../session/vault";
 const RECOVERY_CODES = 10;
 const STEP_SECONDS = 30;
 
-export const TOTP_MSG = {
+const TOTP_MSG = {
   required: "该工作区已开启两步验证，请输入验证器中的 6 位验证码或一个恢复码",
   wrong: "两步验证码错误或已使用",
   setupWrong: "验证码不正确，请确认验证器中的时间与名称后重试",

@@ -42,7 +42,7 @@ export type ImportOutcome = {
   accountId: number | null;
 };
 
-export const TRANSFER_MSG = {
+const TRANSFER_MSG = {
   unknown: "无法识别的备份文件：请选择 All API Hub 或 metapi 导出的 JSON 文件",
   empty: "备份文件中没有账户",
   tooMany: `一次最多导入 ${MAX_WORKSPACE_ACCOUNTS} 个账户`,
@@ -64,7 +64,7 @@ const stringArray = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 
 /** A site address as compared: scheme and host lower-cased, no trailing slash, no query. */
-export function normalizeSiteUrl(raw: string): string | null {
+function normalizeSiteUrl(raw: string): string | null {
   try {
     const url = new URL(raw.trim());
     if (url.protocol !== "http:" && url.protocol !== "https:") return null;

@@ -12,12 +12,12 @@ import { driverOf } from "../db/driver";
 import { spendInvite } from "./signup";
 import { addressBucket } from "../net/client-address";
 
-export const WORKSPACE_IDLE_MS = 30 * 24 * 60 * 60_000;
+const WORKSPACE_IDLE_MS = 30 * 24 * 60 * 60_000;
 export const WORKSPACE_MAX_MS = 90 * 24 * 60 * 60_000;
 /** A session's last use is written at most this often (not on every request). */
 const TOUCH_EVERY_MS = 5 * 60_000;
 /** Workspaces one address may create per hour while creation is open. */
-export const CREATIONS_PER_HOUR = 3;
+const CREATIONS_PER_HOUR = 3;
 const NAME_MIN = 2;
 const NAME_MAX = 40;
 const API_TOKENS_MAX = 20;
@@ -42,9 +42,9 @@ export const WS_MSG = {
  * Wrong passwords or codes one signed-in device may give (changing the password, turning the second
  * factor on or off) before it is signed out: a stolen device cookie is not a way to guess them.
  */
-export const MAX_WRONG_SECRETS = 5;
+const MAX_WRONG_SECRETS = 5;
 
-export type SessionKind = "device" | "api-read" | "api-write";
+type SessionKind = "device" | "api-read" | "api-write";
 
 /** A workspace session as a request holds it. */
 export type WorkspaceSession = {
@@ -75,7 +75,7 @@ export function nameKeyOf(name: string): string {
   return name.normalize("NFKC").trim().toLowerCase();
 }
 
-export function checkName(raw: string): string {
+function checkName(raw: string): string {
   const name = raw.normalize("NFC").trim();
   const length = [...name].length;
   // eslint-disable-next-line no-control-regex
@@ -85,7 +85,7 @@ export function checkName(raw: string): string {
   return name;
 }
 
-export function checkPassword(password: string): void {
+function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) throw new Refusal(WS_MSG.passwordTooShort, "BAD_REQUEST");
   if (password.length > MAX_PASSWORD_LENGTH) throw new Refusal(WS_MSG.passwordTooLong, "BAD_REQUEST");
 }

@@ -122,7 +122,7 @@ export const reconciliationSuccess = success(
   "ReconciliationSuccess",
 );
 
-export const digestSchema = z
+const digestSchema = z
   .object({
     id: z.number().int(),
     cadence: z

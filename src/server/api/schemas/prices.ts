@@ -11,7 +11,7 @@ export const compareInput = z.object({
   model: z.string().trim().min(1, "请填写模型名称").max(200).describe("模型名称，如 gpt-4o-mini"),
 });
 
-export const priceRowSchema = z
+const priceRowSchema = z
   .object({
     siteId: z.number().int(),
     siteName: z.string(),

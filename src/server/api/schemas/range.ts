@@ -60,7 +60,7 @@ export const rangeShape = {
 };
 
 /** A range settled in its zone: the calendar days it touches and its instants (Unix seconds, `end` excluded). */
-export type Range = { from: string; to: string; tz: string; start: number; end: number };
+type Range = { from: string; to: string; tz: string; start: number; end: number };
 
 type Asked = { from?: DateParam; to?: DateParam; tz: string };
 

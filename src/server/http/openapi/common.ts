@@ -72,7 +72,7 @@ export const ACCOUNT_NOT_FOUND = {
 };
 export const ADMIN_SECURITY = [{ bearerAuth: [] }, { adminCookieAuth: [] }];
 
-export const intQuery = (name: string, description: string, min: number, max: number, dflt?: number) => ({
+const intQuery = (name: string, description: string, min: number, max: number, dflt?: number) => ({
   name,
   in: "query",
   required: false,
