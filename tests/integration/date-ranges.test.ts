@@ -39,10 +39,10 @@ async function edgeAccount() {
 }
 
 type Api = Awaited<ReturnType<typeof edgeAccount>>;
-type Range = { from?: string | number; to?: string | number; tz?: string };
+type RangeParams = { from?: string | number; to?: string | number; tz?: string };
 
 /** How many EDGE_MODEL entries each endpoint sees in a range. */
-const ENDPOINTS: Array<[string, (api: Api, r: Range) => Promise<number>]> = [
+const ENDPOINTS: Array<[string, (api: Api, r: RangeParams) => Promise<number>]> = [
   [
     "account.logs",
     async (api, r) => {
@@ -82,7 +82,7 @@ describe("the range parameters", () => {
 
   it("names the bad parameter on every ranged endpoint", async () => {
     const api = await edgeAccount();
-    const calls: Array<(input: Range) => Promise<unknown>> = [
+    const calls: Array<(input: RangeParams) => Promise<unknown>> = [
       (i) => api.account.logs(i),
       (i) => api.usage.summary(i),
       (i) => api.usage.balance(i),

@@ -31,7 +31,7 @@ async function synced(family: StandInFamily = "new-api") {
 const newestFirst = (logs: StandInLog[]) => [...logs].sort((a, b) => b.createdAt - a.createdAt);
 const seconds = (items: Array<{ createdAt: string | null }>) => items.map((i) => Date.parse(i.createdAt ?? "") / 1000);
 
-function totalsOf(logs: StandInLog[]) {
+function expectedTotals(logs: StandInLog[]) {
   const consume = logs.filter((l) => l.type === 2);
   const quota = consume.reduce((s, l) => s + l.quota, 0);
   return {
@@ -56,14 +56,14 @@ describe("account.logs from the ledger", () => {
     expect(page.data.ledger?.recent).toBe("included");
     expect(page.data.items.every((i) => i.model === "claude-sonnet-4")).toBe(true);
     expect(seconds(page.data.items)).toEqual(claude.slice(20, 40).map((l) => l.createdAt));
-    expect(page.data.totals).toEqual(totalsOf(claude));
+    expect(page.data.totals).toEqual(expectedTotals(claude));
 
     // A part of a token name, and a type with a part of a model shared by two.
     const server = await api.account.logs({ token: "生产", type: "consume", model: "4O" });
     if (!server.success) throw new Error(server.message);
     const truth = logs.filter((l) => l.type === 2 && l.tokenName === "生产服务器" && l.model.includes("4o"));
     expect(new Set(truth.map((l) => l.model))).toEqual(new Set(["gpt-4o", "gpt-4o-mini"]));
-    expect(server.data.totals).toEqual(totalsOf(truth));
+    expect(server.data.totals).toEqual(expectedTotals(truth));
 
     // The pickers: the names the ledger knows, most used first.
     const names = await api.account.logNames();
@@ -96,7 +96,7 @@ describe("account.logs from the ledger", () => {
     expect(seconds(first.data.items)).toEqual(truth.slice(0, 5).map((l) => l.createdAt));
     expect(seconds(second.data.items)).toEqual(truth.slice(5, 10).map((l) => l.createdAt));
     expect(first.data.total).toBe(logs.length);
-    expect(first.data.totals).toEqual(totalsOf(logs));
+    expect(first.data.totals).toEqual(expectedTotals(logs));
 
     const opus = await api.account.logs({ model: "opus" });
     if (!opus.success) throw new Error(opus.message);
@@ -133,7 +133,7 @@ describe("account.logs from the ledger", () => {
     expect(held.success && held.data.source).toBe("ledger");
     expect(held.success && held.data.ledger?.recent).toBe("none");
     expect(held.success && held.data.totals).toEqual(
-      totalsOf(logs.filter((l) => l.createdAt >= NOW - 3 * 86_400 && l.createdAt <= NOW - 86_400)),
+      expectedTotals(logs.filter((l) => l.createdAt >= NOW - 3 * 86_400 && l.createdAt <= NOW - 86_400)),
     );
   });
 

@@ -5,7 +5,7 @@
 import { Refusal } from "../core/errors";
 import type { DroppedAccount, ListedAccount } from "./schemas";
 import type { Db } from "../db/client";
-import { accountKey, activated, liveAccounts, without } from "../session/browser";
+import { browserAccountKey, activated, liveAccounts, without } from "../session/browser";
 import type { BrowserAccounts } from "../session/cookie";
 import { hashToken, sessionStore, type LiveSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
@@ -24,7 +24,7 @@ const text = (info: Record<string, unknown>, key: string) => (typeof info[key] =
 export function listed(session: LiveSession, active: boolean): ListedAccount {
   const info = JSON.parse(session.userInfo) as Record<string, unknown>;
   return {
-    key: accountKey(session.id),
+    key: browserAccountKey(session.id),
     active,
     site: session.site,
     userId: session.siteUserId,
@@ -57,7 +57,7 @@ export async function listAccounts(db: Db, browser: BrowserAccounts) {
 /** The live account of this browser a key names; an error when it names none (another browser's, or ended). */
 async function find(db: Db, browser: BrowserAccounts, key: string) {
   const { live } = await liveAccounts(db, browser);
-  const found = live.find((x) => accountKey(x.session.id) === key);
+  const found = live.find((x) => browserAccountKey(x.session.id) === key);
   if (!found) throw new AccountError("账户不存在或已退出，请刷新后重试");
   return found;
 }
@@ -88,8 +88,8 @@ export async function sessionByKey(
   own: LiveSession,
   key: string,
 ): Promise<LiveSession | null | undefined> {
-  if (!browser) return accountKey(own.id) === key ? own : undefined;
-  const entry = browser.a.find((x) => accountKey(hashToken(x.t)) === key);
+  if (!browser) return browserAccountKey(own.id) === key ? own : undefined;
+  const entry = browser.a.find((x) => browserAccountKey(hashToken(x.t)) === key);
   if (!entry) return undefined;
   return sessionStore(db).findValid(entry.t);
 }

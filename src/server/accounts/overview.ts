@@ -45,7 +45,7 @@ export async function rowOf(
   return last ? { ...row, lastKnown: { balance: { quota: last.quota, usd: last.usd }, at: last.at } } : row;
 }
 
-export function totalsOf(rows: OverviewRow[]) {
+export function overviewTotals(rows: OverviewRow[]) {
   const ok = rows.filter((r) => r.state === "ok" && r.summary);
   const sum = (pick: (r: OverviewRow) => number) => round6(ok.reduce((s, r) => s + pick(r), 0));
   // A site that cannot be read counts with the balance its last sync noted, an account waiting for
@@ -99,5 +99,5 @@ export async function overview(
     lastKnown: null,
   }));
   const rows = [...live, ...expired];
-  return { rows, totals: totalsOf(rows), cookie: listing.cookie };
+  return { rows, totals: overviewTotals(rows), cookie: listing.cookie };
 }

@@ -19,7 +19,7 @@ export const siteRowSchema = z.object({
   liveSessions: z.number().int(),
   ledgerEntries: z.number().int(),
 });
-export type SiteRow = z.infer<typeof siteRowSchema>;
+export type AdminSiteRow = z.infer<typeof siteRowSchema>;
 
 /** What a probe found, as the form shows it. */
 export const probeFindingSchema = z.discriminatedUnion("reachable", [

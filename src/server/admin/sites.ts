@@ -9,10 +9,10 @@ import { sessionStore } from "../session/store";
 import { probeSite, probeUrl, type ProbeOptions, type ProbeResult } from "../sites/probe";
 import { SiteError, normalizeSiteUrl, siteRegistry, type ProfiledSite } from "../sites/registry";
 import { audit } from "./operator";
-import type { MoveOutcome, ProbeFinding, SiteRow } from "./schemas";
+import type { MoveOutcome, ProbeFinding, AdminSiteRow } from "./schemas";
 import { Refusal } from "../core/errors";
 
-export type { MoveOutcome, ProbeFinding, SiteRow } from "./schemas";
+export type { MoveOutcome, ProbeFinding, AdminSiteRow } from "./schemas";
 
 function findingOf(result: ProbeResult): ProbeFinding {
   if (!result.ok) return { reachable: false, ms: result.ms, error: result.error };
@@ -54,7 +54,7 @@ export type SiteLedger = {
   archive(siteId: number, url: string): Promise<{ archiveId: number; entries: number }>;
 };
 
-export async function listSites(db: Db, ledger: SiteLedger, now = new Date()): Promise<SiteRow[]> {
+export async function listSites(db: Db, ledger: SiteLedger, now = new Date()): Promise<AdminSiteRow[]> {
   const registry = siteRegistry(db);
   const [sites, health, sessions, entries] = await Promise.all([
     registry.listProfiled(),
@@ -102,7 +102,7 @@ export async function addSite(
   input: { name: string; url: string; requestsPerMinute?: number | null; confirmUnreachable?: boolean },
   actor: string,
   opts: ChangeOptions,
-): Promise<{ site: SiteRow; probe: ProbeFinding | null }> {
+): Promise<{ site: AdminSiteRow; probe: ProbeFinding | null }> {
   const registry = siteRegistry(db);
   const url = normalizeSiteUrl(input.url);
   const result = await probed(url, input.confirmUnreachable === true, opts);
@@ -161,7 +161,7 @@ export async function editSite(
   },
   actor: string,
   opts: ChangeOptions,
-): Promise<{ site: SiteRow; probe: ProbeFinding | null; move: MoveOutcome | null }> {
+): Promise<{ site: AdminSiteRow; probe: ProbeFinding | null; move: MoveOutcome | null }> {
   const registry = siteRegistry(db);
   const before = await registry.profiled(id);
   if (!before) throw new SiteError(`站点不存在: ${id}`);
@@ -215,7 +215,7 @@ export async function removeSite(
 }
 
 /** Probes saved sites now (one, or all side by side); each site's health is stored. */
-export async function probeSites(db: Db, ids: number[], opts: ChangeOptions): Promise<SiteRow[]> {
+export async function probeSites(db: Db, ids: number[], opts: ChangeOptions): Promise<AdminSiteRow[]> {
   await Promise.all(
     ids.map(async (id) => {
       try {
@@ -230,7 +230,7 @@ export async function probeSites(db: Db, ids: number[], opts: ChangeOptions): Pr
   return rows.filter((r) => ids.includes(r.id));
 }
 
-async function rowOf(db: Db, id: number, ledger: SiteLedger): Promise<SiteRow> {
+async function rowOf(db: Db, id: number, ledger: SiteLedger): Promise<AdminSiteRow> {
   const row = (await listSites(db, ledger)).find((r) => r.id === id);
   if (!row) throw new SiteError(`站点不存在: ${id}`);
   return row;

@@ -30,13 +30,13 @@ export function presentFields(body: unknown): Partial<LoginInput> {
 }
 
 /** An account: a site and a user's numeric id on it. */
-export type Account = { siteId: number; siteUserId: number };
+export type SignInAccount = { siteId: number; siteUserId: number };
 
 /**
  * The account a login body names, however the ids are spelled (`1`, `"01"`, `"1.0"`, `"0x1"` are
  * one user: the contract compares Number(userId)); null when it names none.
  */
-export function accountOf(body: unknown): Account | null {
+export function signInAccountOf(body: unknown): SignInAccount | null {
   const { userId, siteId } = presentFields(body);
   const site = parseSiteId(siteId);
   const siteUserId = userId === undefined ? NaN : Number(userId);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Db } from "../db/client";
 import { hotPath } from "../db/hot-path";
 import { addressBucket } from "../net/client-address";
-import { accountOf } from "./login-input";
+import { signInAccountOf } from "./login-input";
 
 const WINDOW_MS = 60_000;
 
@@ -27,7 +27,7 @@ export function loginRateLimiter(db: Db, perMinute: number) {
   return {
     /** A sign-in of the contract: the account is the site and user its body names. */
     hit(clientAddress: string | null, body: unknown, now = Date.now()): Promise<RateDecision> {
-      const account = accountOf(body);
+      const account = signInAccountOf(body);
       return charge(db, perMinute, "", clientAddress, account && `${account.siteId}:${account.siteUserId}`, now);
     },
     /** A sign-in to something else named `name` (a workspace), counted apart from the accounts' under `scope`. */

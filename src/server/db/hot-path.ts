@@ -7,9 +7,9 @@ import { driverOf, type Db } from "./driver";
  * (every login). Prisma's query layer costs more per query than the rest of a request (profiles in
  * docs/benchmarks.md); Prisma keeps the schema, the migrations and every other query.
  */
-export type SiteRow = { id: number; name: string; url: string };
+export type SiteRef = { id: number; name: string; url: string };
 /** A site as sign-in needs it: the row, and its own request budget (null: the deployment's). */
-type SiteRecord = SiteRow & { requestsPerMinute: number | null };
+type SiteRecord = SiteRef & { requestsPerMinute: number | null };
 
 type SessionRow = {
   id: string;
@@ -22,7 +22,7 @@ type SessionRow = {
   accessToken: string;
   createdAt: Date;
   expiresAt: Date;
-  site: SiteRow | null;
+  site: SiteRef | null;
   /** The fingerprint of its access token (null: from before they were kept), and whether that credential ended. */
   credential: string | null;
   credentialEnded: boolean;

@@ -47,7 +47,7 @@ const zero = (): Omit<LogTotals, "usd"> => ({
   completionTokens: 0,
 });
 
-function totalsOf(items: LogItem[]): Omit<LogTotals, "usd"> {
+function logTotals(items: LogItem[]): Omit<LogTotals, "usd"> {
   const t = zero();
   for (const i of items) {
     t.entries += 1;
@@ -127,7 +127,7 @@ export async function ledgerLogs(
           },
         }),
   ]);
-  const totals = totalsOf(before);
+  const totals = logTotals(before);
   for (const g of groups) {
     totals.entries += g._count._all;
     if (g.type !== "consume") continue;

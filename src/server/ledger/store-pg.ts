@@ -16,7 +16,7 @@ import {
   SUMS,
   sumsOf,
   hoursOf,
-  totalsOf,
+  hourTotals,
   ENTRY_COLUMNS,
   HOUR_COLUMNS,
   TOTAL_COLUMNS,
@@ -52,7 +52,7 @@ export function postgresStore(pool: pg.Pool): LedgerStore {
       const col = <K extends keyof EntryRow>(k: K) => rows.map((r) => r[k]);
       const hours = hoursOf(rows);
       const h = (i: number) => hours.map((x) => x[i]);
-      const totals = totalsOf(hours);
+      const totals = hourTotals(hours);
       const t = (i: number) => totals.map((x) => x[i]);
       const res = await pool.query<{ held: string }>({
         name: "gd-ledger-commit",

@@ -26,9 +26,9 @@ export type Sums = { requests: number; quota: number; promptTokens: number; comp
 type Grouped = Sums & { key: string };
 export type Hourly = Sums & { hour: number };
 
-export type GroupBy = "model" | "token" | "type";
+export type EntryGroupBy = "model" | "token" | "type";
 /** Seconds, `from` inclusive, `to` exclusive; `consumeOnly` leaves out every type but consume. */
-type Range = { from: number; to: number; consumeOnly: boolean };
+type EntryRange = { from: number; to: number; consumeOnly: boolean };
 
 /** Which entries an export reads: seconds `from` inclusive to `to` exclusive, and exact filters. */
 export type EntryFilter = { from: number; to: number; type?: string; model?: string; token?: string };
@@ -53,19 +53,19 @@ export type LedgerStore = {
    */
   commit(owner: Owner, rows: EntryRow[], holder: string, cursor: number): Promise<boolean>;
   /** Totals per model, token or type over the range, largest spend first. */
-  grouped(owners: Owner[], range: Range, by: GroupBy): Promise<Grouped[]>;
+  grouped(owners: Owner[], range: EntryRange, by: EntryGroupBy): Promise<Grouped[]>;
   /** Totals per hour over the range, oldest first. */
-  hourly(owners: Owner[], range: Range): Promise<Hourly[]>;
+  hourly(owners: Owner[], range: EntryRange): Promise<Hourly[]>;
   /** Deletes an account's entries before `at` (their hourly totals stay); returns how many. */
   pruneBefore(owner: Owner, at: number): Promise<number>;
   /** Totals per hour and model, token or type over the range, oldest first. */
-  hourlyBy(owners: Owner[], range: Range, by: GroupBy): Promise<Array<Hourly & { key: string }>>;
+  hourlyBy(owners: Owner[], range: EntryRange, by: EntryGroupBy): Promise<Array<Hourly & { key: string }>>;
   /**
    * Totals of the entries themselves (not the hourly totals) in windows that each lie inside one
    * hour, per hour and model, token or type (key "" when `by` is null), in one query: the parts of
    * hours on the other side of a day's edge in a zone whose midnight is not on the hour (+05:30).
    */
-  entrySums(owners: Owner[], windows: Window[], consumeOnly: boolean, by: GroupBy | null): Promise<HourlyKeyed[]>;
+  entrySums(owners: Owner[], windows: Window[], consumeOnly: boolean, by: EntryGroupBy | null): Promise<HourlyKeyed[]>;
   /**
    * Consumption per account and day from the hourly totals (many accounts at once): for each day
    * [start, end) its whole sum and the part before `cutoff`; `d` is the day's index.
@@ -290,7 +290,7 @@ export function entrySumsQuery(
   owners: Owner[],
   windows: Window[],
   consumeOnly: boolean,
-  by: GroupBy | null,
+  by: EntryGroupBy | null,
   p: (i: number) => string,
 ) {
   const o = ownersClause(owners, p, 0, "at");
@@ -304,7 +304,7 @@ export function entrySumsQuery(
   return { sql, values: [...o.values, ...windows.flatMap((w) => [w.from, w.to])] };
 }
 
-export const COLUMN: Record<GroupBy, string> = { model: "model", token: "token_name", type: "type" };
+export const COLUMN: Record<EntryGroupBy, string> = { model: "model", token: "token_name", type: "type" };
 
 export const SUMS =
   "SUM(requests) AS requests, SUM(quota) AS quota, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens";
@@ -342,7 +342,7 @@ export function hoursOf(rows: EntryRow[]): Array<[number, string, string, string
 }
 
 /** The hourly totals summed over models and tokens, one per (hour, type). */
-export function totalsOf(hours: ReturnType<typeof hoursOf>): Array<[number, string, number, number, number, number]> {
+export function hourTotals(hours: ReturnType<typeof hoursOf>): Array<[number, string, number, number, number, number]> {
   const totals = new Map<string, [number, string, number, number, number, number]>();
   for (const [hour, type, , , requests, quota, prompt, completion] of hours) {
     const key = `${hour} ${type}`;

@@ -5,7 +5,7 @@ import {
   SUMS,
   sumsOf,
   hoursOf,
-  totalsOf,
+  hourTotals,
   ENTRY_COLUMNS,
   HOUR_COLUMNS,
   TOTAL_COLUMNS,
@@ -72,7 +72,7 @@ export function sqliteStore(conn: () => Database.Database): LedgerStore {
       }
       const hours = hoursOf(rows);
       for (const h of hours) hour.run(owner.siteId, owner.siteUserId, ...h);
-      for (const t of totalsOf(hours)) total.run(owner.siteId, owner.siteUserId, ...t);
+      for (const t of hourTotals(hours)) total.run(owner.siteId, owner.siteUserId, ...t);
       return true;
     });
     statements = { insert, hour, cursor, kept, commit };

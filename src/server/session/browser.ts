@@ -9,7 +9,7 @@ import { MAX_BROWSER_ACCOUNTS, type BrowserAccount, type BrowserAccounts } from 
 import { hashToken, sessionStore, type LiveSession } from "./store";
 
 /** An opaque key naming an account of this browser: derived from its session id, never a token. */
-export function accountKey(sessionId: string): string {
+export function browserAccountKey(sessionId: string): string {
   return createHash("sha256").update(`gd-account:${sessionId}`).digest("base64url").slice(0, 22);
 }
 

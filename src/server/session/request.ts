@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { accountKey, activeAccount } from "./browser";
+import { browserAccountKey, activeAccount } from "./browser";
 import { accountsFromCookie, hasSessionCookie, type BrowserAccounts } from "./cookie";
 import { hashToken, sessionStore, type LiveSession } from "./store";
 
@@ -36,7 +36,7 @@ export async function resolveSession(
   const accounts = await accountsFromCookie(cookieHeader, secure);
   if (!accounts) return { via: "cookie", session: null, browser: { a: [], d: [] }, changed: false };
   if (named !== null) {
-    const entry = accounts.a.find((x) => accountKey(hashToken(x.t)) === named);
+    const entry = accounts.a.find((x) => browserAccountKey(hashToken(x.t)) === named);
     const session = entry ? await sessionStore(db).findValid(entry.t) : null;
     return { via: "cookie", session, browser: accounts, changed: false };
   }

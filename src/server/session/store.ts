@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
-import { hotPath, type SiteRow } from "../db/hot-path";
+import { hotPath, type SiteRef } from "../db/hot-path";
 import { seal, sealedWithKnownPassword, unseal } from "./seal";
 
 export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -54,7 +54,7 @@ export type StoredSession = {
  * workspace names its saved accounts by their id).
  */
 export type LiveSession = StoredSession & {
-  site: SiteRow | null;
+  site: SiteRef | null;
   key?: string;
   /**
    * Set when the reader no longer holds the account (a saved account whose credential ended): its

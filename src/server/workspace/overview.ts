@@ -4,7 +4,7 @@
  * that cannot be read now; accounts the person left out of totals are listed but not summed.
  */
 import { MSG } from "../core/messages";
-import { rowOf, totalsOf, type AccountRow, type LastBalance } from "../accounts/overview";
+import { rowOf, overviewTotals, type AccountRow, type LastBalance } from "../accounts/overview";
 import type { ListedAccount } from "../accounts/schemas";
 import type { Db } from "../db/client";
 import type { Summary } from "../site-data/schemas";
@@ -143,7 +143,7 @@ export async function workspaceOverview(
       return fromLedger ?? savedRow(x, tz, deps, none, x.saved.id === active);
     }),
   );
-  return { rows, totals: totalsOf(rows.filter((r) => !r.saved?.excluded)) };
+  return { rows, totals: overviewTotals(rows.filter((r) => !r.saved?.excluded)) };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
-import type { SiteRow } from "../db/hot-path";
+import type { SiteRef } from "../db/hot-path";
 import { endingKey, heldUntilSecond } from "../session/possession";
 import { SESSION_LIFETIME_MS } from "../session/store";
 import { siteRegistry } from "../sites/registry";
@@ -136,7 +136,7 @@ export const endingOf = (row: Pick<Row, "siteId" | "siteUserId" | "credential">,
     : endings.get(endingKey({ siteId: row.siteId, siteUserId: Number(row.siteUserId) }, row.credential));
 
 /** The registered sites by id (absent once removed): read once per request and handed around. */
-export type SiteIndex = Map<number, SiteRow>;
+export type SiteIndex = Map<number, SiteRef>;
 
 export async function siteIndex(db: Db): Promise<SiteIndex> {
   return new Map((await siteRegistry(db).list()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url }]));

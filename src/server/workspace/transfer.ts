@@ -64,7 +64,7 @@ const stringArray = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 
 /** A site address as compared: scheme and host lower-cased, no trailing slash, no query. */
-function normalizeSiteUrl(raw: string): string | null {
+function comparableSiteUrl(raw: string): string | null {
   try {
     const url = new URL(raw.trim());
     if (url.protocol !== "http:" && url.protocol !== "https:") return null;
@@ -185,7 +185,7 @@ export async function importAccounts(
 ): Promise<ImportOutcome[]> {
   const sites = new Map<string, number>();
   for (const site of await siteRegistry(db).list()) {
-    const key = normalizeSiteUrl(site.url);
+    const key = comparableSiteUrl(site.url);
     if (key !== null) sites.set(key, site.id);
   }
   const before = new Map((await accounts.list(workspaceId)).map((a) => [`${a.siteId}:${a.siteUserId}`, a]));
@@ -200,7 +200,7 @@ export async function importAccounts(
         if (c.unsupported) return skip(c.unsupported);
         if (c.userId === null) return skip(TRANSFER_MSG.noUserId);
         if (c.accessToken === "") return skip(TRANSFER_MSG.noToken);
-        const siteId = sites.get(normalizeSiteUrl(c.siteUrl) ?? "");
+        const siteId = sites.get(comparableSiteUrl(c.siteUrl) ?? "");
         if (siteId === undefined) return { ...base, result: "unregistered", message: TRANSFER_MSG.unregistered };
         const key = `${siteId}:${c.userId}`;
         if (seen.has(key)) return skip(TRANSFER_MSG.duplicate);

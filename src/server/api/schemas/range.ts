@@ -60,7 +60,7 @@ export const rangeShape = {
 };
 
 /** A range settled in its zone: the calendar days it touches and its instants (Unix seconds, `end` excluded). */
-type Range = { from: string; to: string; tz: string; start: number; end: number };
+type ParsedRange = { from: string; to: string; tz: string; start: number; end: number };
 
 type Asked = { from?: DateParam; to?: DateParam; tz: string };
 
@@ -101,7 +101,13 @@ export function closedRange<T extends Asked>(q: T, ctx: z.RefinementCtx, now = D
   const toParam: DateParam = q.to ?? (q.from && dayOf(tz, q.from) > today ? q.from : { day: today });
   const to = dayOf(tz, toParam);
   const fromParam: DateParam = q.from ?? { day: addDays(to, -(DEFAULT_RANGE_DAYS - 1)) };
-  const range: Range = { from: dayOf(tz, fromParam), to, tz, start: startOf(tz, fromParam), end: endOf(tz, toParam) };
+  const range: ParsedRange = {
+    from: dayOf(tz, fromParam),
+    to,
+    tz,
+    start: startOf(tz, fromParam),
+    end: endOf(tz, toParam),
+  };
   checkSpan(range.from, range.to, range.start, range.end, ctx);
   return { ...q, ...range };
 }
