@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { errorMessage, isUnauthorized } from "@/src/trpc/client";
+import { errorMessage, isUnauthorized } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { rememberNames, rememberedName } from "./account-names";
 

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatUsd } from "@/src/shared/money";
 import { AutoCheckinLine, CheckinAll } from "./account-actions";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { api, errorMessage } from "@/src/trpc/client";
+import { errorMessage } from "@/src/trpc/answers";
 import { QueryProvider, trpc } from "@/src/trpc/react";
 import { AdminWorkspaces } from "./admin-workspaces";
 import { AuditLog } from "./audit-log";
@@ -14,13 +14,14 @@ function Panel() {
   const addSite = trpc.admin.addSite.useMutation();
   const probeAll = trpc.admin.probe.useMutation();
   const utils = trpc.useUtils();
+  const logout = trpc.admin.logout.useMutation();
   const refresh = () => {
     void utils.admin.sites.invalidate();
     void utils.admin.audit.invalidate();
   };
 
   async function signOut() {
-    await api.admin.logout.mutate().catch(() => undefined);
+    await logout.mutateAsync().catch(() => undefined);
     router.refresh();
   }
 

@@ -2,13 +2,24 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { api, errorMessage } from "@/src/trpc/client";
+import { errorMessage } from "@/src/trpc/answers";
+import { QueryProvider, trpc } from "@/src/trpc/react";
 
 /** The operator's sign-in: one password field; the password is cleared from the page at once. */
 export function AdminSignIn() {
+  return (
+    <QueryProvider>
+      <Form />
+    </QueryProvider>
+  );
+}
+
+function Form() {
   const router = useRouter();
   const ids = { password: useId(), error: useId() };
   const ref = useRef<HTMLInputElement>(null);
+  const signIn = trpc.admin.signIn.useMutation();
+  // From the click until the page moves on or says why not.
   const [pending, setPending] = useState(false);
   const [error, setError] = useState("");
 
@@ -20,7 +31,7 @@ export function AdminSignIn() {
     setPending(true);
     setError("");
     try {
-      const result = await api.admin.signIn.mutate({ password });
+      const result = await signIn.mutateAsync({ password });
       if (result.success) {
         router.refresh();
         return;

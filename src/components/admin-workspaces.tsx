@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
-import { errorMessage } from "@/src/trpc/client";
+import { errorMessage } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { ErrorNote, TableWrap } from "./site-data";
 import { formatLocal, formatNumber } from "./format";

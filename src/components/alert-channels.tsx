@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 
 export type Channel = RouterOutputs["alerts"]["channels"]["data"]["channels"][number];

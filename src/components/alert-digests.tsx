@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { errorMessage } from "@/src/trpc/client";
+import { errorMessage } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { ChannelChecks } from "./alert-channels";
 import { LocalTime } from "./local-time";

@@ -1,4 +1,4 @@
-import type { RouterOutputs } from "@/src/trpc/client";
+import type { RouterOutputs } from "@/src/trpc/answers";
 
 /** The rules' kinds as the 提醒 tab names them: what each watches and the unit of its figure. */
 

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { RouterOutputs } from "@/src/trpc/client";
+import type { RouterOutputs } from "@/src/trpc/answers";
 import { QueryProvider } from "@/src/trpc/react";
 import { formatRemaining, roleName } from "./format";
 import { FocusMain, LocalTime, ZoneNote } from "./local-time";
@@ -78,29 +78,30 @@ export function Dashboard({ me, account, sessions, tab: requested, workspace }: 
   const accountName = displayName ?? username ?? `用户 ${id ?? ""}`;
 
   return (
-    <main id="main" tabIndex={-1} className="page dashboard">
-      <header className="top">
-        {workspace ? (
-          <div>
-            <p className="eyebrow">工作区</p>
-            <h1>{workspace.name}</h1>
-          </div>
-        ) : own === "accounts" ? (
-          // Every account of the browser: the person's page, not the active account's.
-          <div>
-            <p className="eyebrow">网关站点控制台</p>
-            <h1>我的网关账户</h1>
-          </div>
-        ) : (
-          <div>
-            <p className="eyebrow">{me?.site ? me.site.name : "站点已移除"}</p>
-            <h1>{accountName}</h1>
-          </div>
-        )}
-        <SignOutButton workspace={workspace !== undefined} account={accountName} />
-      </header>
+    // One query client for the page, keyed by its account: another account's page starts empty.
+    <QueryProvider key={account ?? ""} account={account}>
+      <main id="main" tabIndex={-1} className="page dashboard">
+        <header className="top">
+          {workspace ? (
+            <div>
+              <p className="eyebrow">工作区</p>
+              <h1>{workspace.name}</h1>
+            </div>
+          ) : own === "accounts" ? (
+            // Every account of the browser: the person's page, not the active account's.
+            <div>
+              <p className="eyebrow">网关站点控制台</p>
+              <h1>我的网关账户</h1>
+            </div>
+          ) : (
+            <div>
+              <p className="eyebrow">{me?.site ? me.site.name : "站点已移除"}</p>
+              <h1>{accountName}</h1>
+            </div>
+          )}
+          <SignOutButton workspace={workspace !== undefined} account={accountName} />
+        </header>
 
-      <QueryProvider key={account ?? ""} account={account}>
         {me && <AccountSwitcher />}
 
         <nav className="tabs" aria-label="账户页面">
@@ -130,38 +131,38 @@ export function Dashboard({ me, account, sessions, tab: requested, workspace }: 
         {own === "prices" && <PricesPanel />}
         {own === "alerts" && <AlertsPanel />}
         {own === "workspace" && <WorkspaceSettings />}
-      </QueryProvider>
 
-      {own === "overview" && (
-        <section className="card" aria-labelledby="account-title">
-          <h2 id="account-title">账户</h2>
-          <dl className="rows">
-            {displayName && <Row label="显示名称">{displayName}</Row>}
-            {username && <Row label="用户名">{username}</Row>}
-            {id !== undefined && <Row label="用户ID">{id}</Row>}
-            {group && <Row label="分组">{group}</Row>}
-            {role !== undefined && <Row label="角色">{roleName(role)}</Row>}
-            <Row label="站点">
-              {me?.site ? (
-                <>
-                  {me.site.name} <span className="muted">{me.site.url}</span>
-                </>
-              ) : (
-                <span className="muted">登录时所用的站点已被移除</span>
-              )}
-            </Row>
-            {current && (
-              <Row label="会话到期">
-                <LocalTime iso={current.expiresAt} />{" "}
-                <span className="muted">（{formatRemaining(current.expiresAt)}）</span>
+        {own === "overview" && (
+          <section className="card" aria-labelledby="account-title">
+            <h2 id="account-title">账户</h2>
+            <dl className="rows">
+              {displayName && <Row label="显示名称">{displayName}</Row>}
+              {username && <Row label="用户名">{username}</Row>}
+              {id !== undefined && <Row label="用户ID">{id}</Row>}
+              {group && <Row label="分组">{group}</Row>}
+              {role !== undefined && <Row label="角色">{roleName(role)}</Row>}
+              <Row label="站点">
+                {me?.site ? (
+                  <>
+                    {me.site.name} <span className="muted">{me.site.url}</span>
+                  </>
+                ) : (
+                  <span className="muted">登录时所用的站点已被移除</span>
+                )}
               </Row>
-            )}
-          </dl>
-        </section>
-      )}
-      {own === "overview" && !workspace && <SessionList sessions={sessions} />}
-      <ZoneNote />
-      <FocusMain />
-    </main>
+              {current && (
+                <Row label="会话到期">
+                  <LocalTime iso={current.expiresAt} />{" "}
+                  <span className="muted">（{formatRemaining(current.expiresAt)}）</span>
+                </Row>
+              )}
+            </dl>
+          </section>
+        )}
+        {own === "overview" && !workspace && <SessionList sessions={sessions} />}
+        <ZoneNote />
+        <FocusMain />
+      </main>
+    </QueryProvider>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import type { RouterOutputs } from "@/src/trpc/client";
+import type { RouterOutputs } from "@/src/trpc/answers";
 import { logTypeName } from "@/src/shared/log-types";
 import { formatNumber, formatDuration, formatLocal } from "./format";
 

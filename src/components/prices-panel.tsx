@@ -4,7 +4,7 @@ import dynamic from "next/dynamic";
 import { useMemo, useState } from "react";
 import { usePageAccountHref } from "@/src/trpc/page-account";
 import { trpc } from "@/src/trpc/react";
-import type { RouterOutputs } from "@/src/trpc/client";
+import type { RouterOutputs } from "@/src/trpc/answers";
 import { formatUsd } from "@/src/shared/money";
 import { Empty, Failed, Loading, TableWrap, useAnswer } from "./site-data";
 import { RangePicker } from "./range-picker";

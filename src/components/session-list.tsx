@@ -2,11 +2,14 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { api, errorMessage, isUnauthorized, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, isUnauthorized, type RouterOutputs } from "@/src/trpc/answers";
+import { trpc } from "@/src/trpc/react";
 import { LocalTime } from "./local-time";
 
 export function SessionList({ sessions }: { sessions: RouterOutputs["session"]["list"] }) {
   const router = useRouter();
+  const revokeOthers = trpc.session.revokeOthers.useMutation();
+  const revoke = trpc.session.revoke.useMutation();
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState("");
   const others = sessions.filter((s) => !s.current).length;
@@ -32,7 +35,7 @@ export function SessionList({ sessions }: { sessions: RouterOutputs["session"]["
           type="button"
           className="secondary"
           disabled={others === 0 || busy !== null}
-          onClick={() => void run("others", () => api.session.revokeOthers.mutate(), "已退出其他所有会话")}
+          onClick={() => void run("others", () => revokeOthers.mutateAsync(), "已退出其他所有会话")}
         >
           退出其他所有会话
         </button>
@@ -51,7 +54,7 @@ export function SessionList({ sessions }: { sessions: RouterOutputs["session"]["
                 type="button"
                 className="ghost"
                 disabled={busy !== null}
-                onClick={() => void run(s.id, () => api.session.revoke.mutate({ id: s.id }), "已结束该会话")}
+                onClick={() => void run(s.id, () => revoke.mutateAsync({ id: s.id }), "已结束该会话")}
               >
                 结束
               </button>

@@ -2,7 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { api, errorMessage, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
+import { QueryProvider, trpc } from "@/src/trpc/react";
 
 export type Sites = RouterOutputs["site"]["list"];
 
@@ -18,17 +19,25 @@ function explained(message: string): string {
  * Signs in to a site account; in a workspace (`workspace`) the account is saved there instead,
  * verified with its site the same way, with an optional alias.
  */
-export function SignInForm({
-  sites,
-  workspace = false,
-  initial,
-}: {
+export function SignInForm(props: Props) {
+  return (
+    <QueryProvider>
+      <Form {...props} />
+    </QueryProvider>
+  );
+}
+
+type Props = {
   sites: Sites;
   workspace?: boolean;
   /** An account to sign in again (its site and user id, from a 会话已过期 note). */
   initial?: { siteId?: number; userId?: number };
-}) {
+};
+
+function Form({ sites, workspace = false, initial }: Props) {
   const router = useRouter();
+  const addAccount = trpc.workspace.addAccount.useMutation();
+  const signIn = trpc.auth.signIn.useMutation();
   const ids = { site: useId(), user: useId(), token: useId(), siteHint: useId(), error: useId(), alias: useId() };
   const tokenRef = useRef<HTMLInputElement>(null);
   const userRef = useRef<HTMLInputElement>(null);
@@ -64,8 +73,8 @@ export function SignInForm({
         siteId: Number(siteId),
       };
       const result = workspace
-        ? await api.workspace.addAccount.mutate({ ...account, alias: field("alias") || undefined })
-        : await api.auth.signIn.mutate(account);
+        ? await addAccount.mutateAsync({ ...account, alias: field("alias") || undefined })
+        : await signIn.mutateAsync(account);
       if (result.success) {
         // From 添加账户 (`/?add=1`) the new account opens on the overview of all accounts.
         router.replace("/");

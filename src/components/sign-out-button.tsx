@@ -2,7 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { api, errorMessage, isUnauthorized } from "@/src/trpc/client";
+import { errorMessage, isUnauthorized } from "@/src/trpc/answers";
+import { trpc } from "@/src/trpc/react";
 
 /**
  * Signs out: the active account (the contract's logout; the browser's other accounts stay), or
@@ -11,22 +12,20 @@ import { api, errorMessage, isUnauthorized } from "@/src/trpc/client";
  */
 export function SignOutButton({ workspace = false, account }: { workspace?: boolean; account: string }) {
   const router = useRouter();
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState("");
+  const logout = (workspace ? trpc.workspace.logout : trpc.auth.logout).useMutation();
+  // Pending from the click until the page has moved on (the mutation ends before that).
+  const [leaving, setLeaving] = useState(false);
+  const pending = logout.isPending || leaving;
+  const error = logout.error && !isUnauthorized(logout.error) ? errorMessage(logout.error) : "";
 
   async function signOut() {
-    setPending(true);
-    setError("");
     try {
-      await (workspace ? api.workspace.logout.mutate() : api.auth.logout.mutate());
+      await logout.mutateAsync();
     } catch (e) {
       // Already signed out elsewhere: the sign-in page is what the user wants anyway.
-      if (!isUnauthorized(e)) {
-        setError(errorMessage(e));
-        setPending(false);
-        return;
-      }
+      if (!isUnauthorized(e)) return;
     }
+    setLeaving(true);
     if (workspace) router.replace("/workspace");
     router.refresh();
   }

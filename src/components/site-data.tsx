@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { errorMessage, isUnauthorized, type RouterInputs, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, isUnauthorized, type RouterInputs, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { formatAge, formatLocal } from "./format";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { errorMessage } from "@/src/trpc/client";
+import { errorMessage } from "@/src/trpc/answers";
 import { FAMILY_NAMES, formatNumber } from "./format";
 
 export type Finding =

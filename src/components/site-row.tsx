@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { FAMILY_NAMES, formatLocal, formatNumber } from "./format";
 import { SiteForm, budgetOf, refusal, savedUnreachable } from "./site-form";

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { trpc } from "@/src/trpc/react";
-import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { amountOfQuota, quotaOfAmount, type MoneySettings } from "@/src/shared/money";
 
 export type TokenItem = Extract<RouterOutputs["account"]["tokens"], { success: true }>["data"]["items"][number];

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useSearchParams } from "next/navigation";
 import { formatMoney } from "@/src/shared/money";
-import { errorMessage } from "@/src/trpc/client";
+import { errorMessage } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { formatLocal, formatNumber } from "./format";
 import { Pager, pageParam } from "./pager";

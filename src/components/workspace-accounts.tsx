@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useId, useState } from "react";
-import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { AutoCheckinLine } from "./account-actions";
 import { Empty, Failed, Loading, ErrorNote } from "./site-data";

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { errorMessage } from "@/src/trpc/client";
+import { errorMessage } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { formatAge, formatLocal } from "./format";
 import { ErrorNote, Failed, Loading } from "./site-data";

@@ -3,14 +3,25 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { api, errorMessage } from "@/src/trpc/client";
+import { errorMessage } from "@/src/trpc/answers";
+import { QueryProvider, trpc } from "@/src/trpc/react";
 
 /**
  * Signing in to a workspace (name and password), or creating one (with an invite code when the
  * operator asks for one). The password fields are emptied as soon as they are sent.
  */
-export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite"; creating: boolean }) {
+export function WorkspaceSignIn(props: { signup: "open" | "invite"; creating: boolean }) {
+  return (
+    <QueryProvider>
+      <Form {...props} />
+    </QueryProvider>
+  );
+}
+
+function Form({ signup, creating }: { signup: "open" | "invite"; creating: boolean }) {
   const router = useRouter();
+  const signIn = trpc.workspace.signIn.useMutation();
+  const create = trpc.workspace.create.useMutation();
   const ids = { name: useId(), password: useId(), repeat: useId(), invite: useId(), error: useId() };
   const password = useRef<HTMLInputElement>(null);
   const repeat = useRef<HTMLInputElement>(null);
@@ -28,7 +39,7 @@ export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite
     setPending(true);
     setError("");
     try {
-      const answer = await api.workspace.signIn.mutate({
+      const answer = await signIn.mutateAsync({
         ...second,
         totp: typeof code === "string" ? code.trim() : "",
       });
@@ -67,8 +78,8 @@ export function WorkspaceSignIn({ signup, creating }: { signup: "open" | "invite
     setError("");
     try {
       const answer = creating
-        ? await api.workspace.create.mutate({ name, password: secret, invite: invite || undefined })
-        : await api.workspace.signIn.mutate({ name, password: secret });
+        ? await create.mutateAsync({ name, password: secret, invite: invite || undefined })
+        : await signIn.mutateAsync({ name, password: secret });
       if (answer.success) {
         router.replace("/");
         router.refresh();

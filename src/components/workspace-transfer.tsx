@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
-import { errorMessage, type RouterOutputs } from "@/src/trpc/client";
+import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { ErrorNote } from "./site-data";
 
