@@ -723,8 +723,12 @@ test("/admin says how to set the operator's password when none is set", async ({
 test("/admin: the operator signs in, adds sites of two families and an unreachable one, edits, removes, reads the audit log", async ({
   page,
 }) => {
-  const newApi = FAMILIES.find((x) => x.family === "new-api")!;
-  const hub = FAMILIES.find((x) => x.family === "one-hub")!;
+  const registered = FAMILIES.find((x) => x.family === "new-api")!;
+  // Gateways no site has yet: a new-api and a one-hub.
+  const [newApi, hub] = (JSON.parse(process.env.E2E_UNREGISTERED ?? "[]") as string[]).map((url) => ({ url })) as [
+    { url: string },
+    { url: string },
+  ];
   await page.goto(`${URL_}/admin`);
   const password = page.getByLabel("管理员密码");
   await password.fill("not the password");
@@ -736,8 +740,16 @@ test("/admin: the operator signs in, adds sites of two families and an unreachab
   await page.getByRole("button", { name: "登录" }).click();
   await expect(page.getByRole("heading", { name: "站点管理", level: 1 })).toBeVisible();
 
-  // Add: probed first; the form says what it found.
+  // One address, one site: a gateway already registered is refused, naming the site that has it.
   const add = page.getByRole("form", { name: "添加" });
+  await add.getByLabel("名称").fill("管理测试 重复");
+  await add.getByLabel("地址").fill(`${registered.url}/`);
+  await add.getByRole("button", { name: "添加" }).click();
+  await expect(add.getByRole("alert")).toContainText("该地址已登记为站点「new-api 站点」");
+  await expect(page.getByRole("listitem", { name: "管理测试 重复" })).toHaveCount(0);
+  await shot(page, "35-admin-duplicate");
+
+  // Add: probed first; the form says what it found.
   await add.getByLabel("名称").fill("管理测试 new-api");
   await add.getByLabel("地址").fill(newApi.url);
   await add.getByRole("button", { name: "添加" }).click();

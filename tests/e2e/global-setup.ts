@@ -6,6 +6,7 @@ import { tempSqlite } from "../support/db";
 import { startApp } from "../support/server";
 import { FAMILY_LIST, startFamilySite } from "../support/families";
 import { startFixture } from "../support/suite";
+import { startLegacyGateway } from "../support/gateway";
 
 /**
  * One production server on a store with the stand-in sites, and one on an empty store.
@@ -20,7 +21,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     startApp({ ...env, DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir }),
     startApp({ ...env, DATABASE_URL: empty.url, DATA_DIR: empty.dir }),
   ]);
-  const removable = await siteRegistry(fx.store.db).add({ name: "即将移除的站点", url: fx.legacy.url });
+  // A gateway of its own for the site a test removes (one address is one site).
+  const doomed = await startLegacyGateway();
+  const removable = await siteRegistry(fx.store.db).add({ name: "即将移除的站点", url: doomed.url });
   // One site of every gateway family, each with a month of history.
   const families = await Promise.all(FAMILY_LIST.map((family, i) => startFamilySite(family, i)));
   for (const f of families) await siteRegistry(fx.store.db).add({ name: `${f.family} 站点`, url: f.gateway.url });
@@ -34,11 +37,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // And one for managing tokens, so the records and lists of the other tests stay as they expect.
   const keys = await startFamilySite("new-api", 10);
   await siteRegistry(fx.store.db).add({ name: "令牌测试站点", url: keys.gateway.url });
+  // Two gateways no site has yet, for the operator to add (and move one to the other).
+  const unregistered = await Promise.all([startFamilySite("new-api", 11), startFamilySite("one-hub", 12)]);
   // The operator's password on the store with sites (the empty one has none: /admin says how to set it).
   await setOperatorPassword(fx.store.db, E2E_ADMIN_PASSWORD);
   process.env.E2E_URL = app.url;
   process.env.E2E_EMPTY_URL = emptyApp.url;
   process.env.E2E_DB_URL = fx.store.url;
+  process.env.E2E_UNREGISTERED = JSON.stringify(unregistered.map((u) => u.gateway.url));
   process.env.E2E_SITES = JSON.stringify({ ...fx.sites, removable: removable.id });
   process.env.E2E_ACTING = JSON.stringify({ user: { id: acting.user.id, token: acting.user.token } });
   process.env.E2E_KEYS = JSON.stringify({ user: { id: keys.user.id, token: keys.user.token } });
@@ -62,7 +68,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       empty.cleanup(),
       acting.gateway.close(),
       keys.gateway.close(),
-      ...families.map((f) => f.gateway.close()),
+      doomed.close(),
+      ...[...families, ...unregistered].map((f) => f.gateway.close()),
     ]);
   };
 }

@@ -357,6 +357,41 @@ describe("managing the sites", () => {
     }
   });
 
+  it("keeps one site per address: a second name for a registered gateway is refused, saying which site has it", async () => {
+    await setOperatorPassword(store.db, PASSWORD);
+    const site = await startFamilySite("new-api", 0);
+    const other = await startFamilySite("one-hub", 1);
+    try {
+      const { data } = await from("10.0.0.10").api.admin.login({ password: PASSWORD });
+      const { api } = from("10.0.0.10", bearer(data.token));
+      const first = await api.admin.addSite({ name: "主站", url: site.gateway.url });
+      if (!first.success) throw new Error(first.message);
+      const id = first.data.site.id;
+      // The same gateway spelled another way: upper-case host, a trailing slash.
+      const again = `${site.gateway.url.replace("http://", "HTTP://")}/`;
+      const refused = `该地址已登记为站点「主站」（编号 ${id}）：同一个网关只登记一次`;
+      const asked = site.gateway.requests.length;
+      expect(await api.admin.addSite({ name: "副站", url: again })).toEqual({ success: false, message: refused });
+      // Refused before its address was probed.
+      expect(site.gateway.requests.length).toBe(asked);
+      const second = await api.admin.addSite({ name: "另一站", url: other.gateway.url });
+      if (!second.success) throw new Error(second.message);
+      expect(await api.admin.editSite({ id: second.data.site.id, url: site.gateway.url })).toEqual({
+        success: false,
+        message: refused,
+      });
+      // Its own address again is no change of address.
+      expect(await api.admin.editSite({ id, url: `${site.gateway.url}/`, name: "主站" })).toMatchObject({
+        success: true,
+      });
+      expect((await api.admin.sites()).data.map((s) => s.name).sort()).toEqual(["主站", "另一站"].sort());
+      // An empty address is named as what is missing.
+      expect(await api.admin.addSite({ name: "空", url: "  " })).toEqual({ success: false, message: "请填写站点地址" });
+    } finally {
+      await Promise.all([site.gateway.close(), other.gateway.close()]);
+    }
+  });
+
   it("answers every site route with 401 to an account's session", async () => {
     const gateway = await startLegacyGateway();
     try {

@@ -105,6 +105,7 @@ export async function addSite(
 ): Promise<{ site: AdminSiteRow; probe: ProbeFinding | null }> {
   const registry = siteRegistry(db);
   const url = normalizeSiteUrl(input.url);
+  await registry.addressFree(url);
   const result = await probed(url, input.confirmUnreachable === true, opts);
   const site = await registry.add({ name: input.name, url });
   if (input.requestsPerMinute !== undefined) await registry.setBudget(site.id, input.requestsPerMinute);
@@ -167,6 +168,7 @@ export async function editSite(
   if (!before) throw new SiteError(`站点不存在: ${id}`);
   const url = input.url === undefined ? undefined : normalizeSiteUrl(input.url);
   const moved = url !== undefined && url !== before.url;
+  if (moved) await registry.addressFree(url, id);
   const sameGateway = moved && input.sameGateway === true;
   // A stated same gateway must answer; otherwise an unreachable address needs the confirmation.
   const result = moved

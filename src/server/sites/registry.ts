@@ -86,6 +86,7 @@ export function parseSiteId(raw: unknown): number | null {
 
 /** An http(s) base URL without trailing slash, query or fragment. */
 export function normalizeSiteUrl(raw: string): string {
+  if (raw.trim() === "") throw new SiteError("请填写站点地址");
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -108,6 +109,15 @@ function cleanName(raw: string): string {
 }
 
 export function siteRegistry(db: Db) {
+  /** One address, one site (`self` may keep its own): two names for one gateway would give it two budgets. */
+  async function refuseTaken(url: string, self: number | null): Promise<void> {
+    const other = await db.site.findFirst({
+      where: { url, ...(self === null ? {} : { id: { not: self } }) },
+      select: { id: true, name: true },
+    });
+    if (other) throw new SiteError(`该地址已登记为站点「${other.name}」（编号 ${other.id}）：同一个网关只登记一次`);
+  }
+
   return {
     list(): Promise<Site[]> {
       return db.site.findMany({ select: siteSelect, orderBy: { id: "asc" } });
@@ -181,8 +191,12 @@ export function siteRegistry(db: Db) {
       if (count === 0) throw new SiteError(`站点不存在: ${id}`);
     },
 
-    add(input: { name: string; url: string }): Promise<Site> {
+    /** Refuses an address another site has (before anything is asked of it). */
+    addressFree: (url: string, self: number | null = null) => refuseTaken(url, self),
+
+    async add(input: { name: string; url: string }): Promise<Site> {
       const data = { name: cleanName(input.name), url: normalizeSiteUrl(input.url) };
+      await refuseTaken(data.url, null);
       return db.site.create({ data, select: siteSelect });
     },
 
@@ -192,6 +206,7 @@ export function siteRegistry(db: Db) {
       if (input.url !== undefined) data.url = normalizeSiteUrl(input.url);
       const before = await this.find(id);
       if (!before) throw new SiteError(`站点不存在: ${id}`);
+      if (data.url !== undefined) await refuseTaken(data.url, id);
       // Another address may be another gateway: probe it afresh before trusting the old profile.
       const moved = data.url !== undefined && data.url !== before.url;
       return db.site.update({
