@@ -4,7 +4,7 @@ import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createDashboardClient, isUnauthorized } from "../../src/client";
 import { setOperatorPassword } from "../../src/server/admin/operator";
 import { loginFailureCases } from "../support/cases";
@@ -411,8 +411,11 @@ describe("the operator's routes", () => {
       200,
     );
     expect(listed.success).toBe(true);
+    // A gateway of its own: an address is one site.
+    const own = await startLegacyGateway();
+    onTestFinished(() => own.close());
     const added = await conforms(
-      await post(app.url, "/api/admin/sites", { name: "契约站点", url: fx.legacy.url }, admin),
+      await post(app.url, "/api/admin/sites", { name: "契约站点", url: own.url }, admin),
       "/api/admin/sites",
       "post",
       200,
