@@ -90,6 +90,11 @@ function Form({ signup, creating }: { signup: "open" | "invite"; creating: boole
         setPending(false);
         return;
       }
+      // A new workspace refused (a name taken, a password too short): what was typed stays, to correct.
+      if (creating) {
+        if (password.current) password.current.value = secret;
+        if (repeat.current) repeat.current.value = again;
+      }
       setError(answer.message);
     } catch (e) {
       setError(errorMessage(e));

@@ -18,6 +18,19 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await page.goto(`${URL_}/workspace?create=1`);
   await expect(page.getByRole("heading", { name: "创建工作区" })).toBeVisible();
   await page.getByLabel("工作区名称").fill("端到端工作区");
+  // A password of blanks is refused by the server, and what was typed stays to be corrected.
+  const blank = " ".repeat(12);
+  await page.getByLabel("密码", { exact: true }).fill(blank);
+  await page.getByLabel("再输入一次密码").fill(blank);
+  await page.getByRole("button", { name: "创建并登录" }).click();
+  await expect(page.locator(".error")).toHaveText("密码不能只有空格");
+  await expect(page.getByLabel("密码", { exact: true })).toHaveValue(blank);
+  await expect(page.getByLabel("再输入一次密码")).toHaveValue(blank);
+  await expect(page.getByLabel("工作区名称")).toHaveValue("端到端工作区");
+  await shot(page, "workspace-create-refused");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "workspace-create-refused-phone");
+  await page.setViewportSize({ width: 1440, height: 900 });
   await page.getByLabel("密码", { exact: true }).fill("e2e workspace password");
   await page.getByLabel("再输入一次密码").fill("e2e workspace password");
   await page.getByRole("button", { name: "创建并登录" }).click();

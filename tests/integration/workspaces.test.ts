@@ -92,6 +92,12 @@ describe("creating a workspace and signing in", () => {
     await expect(caller().api.workspace.register({ name: "短密码", password: "short" })).rejects.toMatchObject({
       message: "密码至少需要 12 个字符",
     });
+    // Long enough, and nothing but blanks: no password at all.
+    for (const blank of [" ".repeat(12), "\t".repeat(6) + "\u3000".repeat(6)]) {
+      await expect(caller().api.workspace.register({ name: "空白密码", password: blank })).rejects.toMatchObject({
+        message: "密码不能只有空格",
+      });
+    }
     await expect(
       caller().api.workspace.register({ name: "x", password: "correct horse battery" }),
     ).rejects.toMatchObject({

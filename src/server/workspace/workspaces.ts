@@ -26,6 +26,7 @@ export const WS_MSG = {
   nameInvalid: `工作区名称需为 ${NAME_MIN} 到 ${NAME_MAX} 个字符，不含控制字符`,
   nameTaken: "该工作区名称已被使用",
   passwordTooShort: `密码至少需要 ${MIN_PASSWORD_LENGTH} 个字符`,
+  passwordBlank: "密码不能只有空格",
   passwordTooLong: `密码不能超过 ${MAX_PASSWORD_LENGTH} 个字符`,
   wrongCredentials: "工作区名称或密码错误",
   wrongPassword: "当前密码错误",
@@ -86,6 +87,7 @@ function checkName(raw: string): string {
 }
 
 function checkPassword(password: string): void {
+  if (password.length > 0 && password.trim() === "") throw new Refusal(WS_MSG.passwordBlank, "BAD_REQUEST");
   if (password.length < MIN_PASSWORD_LENGTH) throw new Refusal(WS_MSG.passwordTooShort, "BAD_REQUEST");
   if (password.length > MAX_PASSWORD_LENGTH) throw new Refusal(WS_MSG.passwordTooLong, "BAD_REQUEST");
 }
