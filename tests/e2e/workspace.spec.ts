@@ -51,6 +51,20 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await page.getByRole("button", { name: "验证并保存" }).click();
   const rows = page.getByRole("list", { name: "账户" }).getByRole("listitem");
   await expect(rows).toHaveCount(2);
+
+  // The same account again, under another alias: said to be there, nothing changed.
+  await page.goto(`${URL_}/?add=1`);
+  await fillSignIn(page, `${family.family} 站点`, family.user.id, family.user.token);
+  await page.getByLabel("别名（可选）").fill("改个名字");
+  await page.getByRole("button", { name: "验证并保存" }).click();
+  await expect(page.locator(".error")).toContainText("这个账户已保存在工作区中（家族站），没有做任何修改");
+  await shot(page, "workspace-add-again");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "workspace-add-again-phone");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(URL_);
+  await expect(rows).toHaveCount(2);
+  await expect(rows.filter({ hasText: "改个名字" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: /^打开账户：/ })).toHaveCount(2);
   await expect(rows.filter({ hasText: "桌面主力" })).toContainText("余额");
   await shot(page, "workspace-desktop");

@@ -285,6 +285,24 @@ describe("saved accounts", () => {
     expect(listed.accounts.map((a) => [a.key, a.active, a.saved?.alias])).toEqual([
       [String(saved.success && saved.data.account.id), true, "主力号"],
     ]);
+
+    // The same account again, under another alias: it is there, and nothing changes.
+    const before = await store.db.workspaceAccount.findFirstOrThrow({
+      where: { username: "user501" },
+      select: { alias: true, tags: true, accessToken: true },
+    });
+    expect(
+      await api.workspace.addAccount({ siteId: siteA, userId: 501, accessToken: ANN.accessToken, alias: "另一个" }),
+    ).toEqual({
+      success: false,
+      message: "这个账户已保存在工作区中（主力号），没有做任何修改；要换访问令牌，请在「工作区」页对它点「重新授权」",
+    });
+    expect(
+      await store.db.workspaceAccount.findFirstOrThrow({
+        where: { username: "user501" },
+        select: { alias: true, tags: true, accessToken: true },
+      }),
+    ).toEqual(before);
   });
 
   it("two workspaces that saved the same site account never see each other's", async () => {

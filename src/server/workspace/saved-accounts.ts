@@ -24,6 +24,7 @@ import {
   checkTags,
   endingOf,
   fromRow,
+  savedName,
   siteIndex,
   vaultContext,
   verifiedFields,
@@ -175,6 +176,11 @@ export function savedAccounts(
       workspaceId: number,
       input: { siteId: number; userId: number | string; accessToken: string; alias?: string | null; tags?: string[] },
       now = new Date(),
+      /**
+       * An account the workspace holds already: `replace` takes the new token (re-authorisation,
+       * a backup imported again); `refuse` changes nothing and says where it is.
+       */
+      ifSaved: "replace" | "refuse" = "replace",
     ): Promise<{ ok: true; account: SavedAccount } | { ok: false; message: string }> {
       const alias = checkAlias(input.alias);
       const tags = checkTags(input.tags ?? []);
@@ -185,6 +191,10 @@ export function savedAccounts(
             select: { id: true, sessionId: true },
           })
         : null;
+      if (existing && ifSaved === "refuse") {
+        const held = await this.get(workspaceId, existing.id);
+        return { ok: false, message: SAVED_MSG.alreadySaved(savedName(held)) };
+      }
       if (!existing && (await db.workspaceAccount.count({ where: { workspaceId } })) >= MAX_WORKSPACE_ACCOUNTS) {
         throw new Refusal(SAVED_MSG.tooMany, "BAD_REQUEST");
       }

@@ -25,6 +25,8 @@ export const SAVED_MSG = {
   aliasTooLong: `别名不能超过 ${MAX_ALIAS_CHARS} 个字符`,
   badTags: `标签最多 ${MAX_TAGS} 个，每个 1 到 ${MAX_TAG_CHARS} 个字符`,
   empty: "工作区中还没有账户，请先添加账户",
+  alreadySaved: (name: string) =>
+    `这个账户已保存在工作区中（${name}），没有做任何修改；要换访问令牌，请在「工作区」页对它点「重新授权」`,
 } as const;
 
 type SavedState = "ok" | "reauth" | "site_removed";

@@ -165,7 +165,8 @@ export const workspaceRouter = router({
     .output(orFailure(workspaceAccountSuccessSchema))
     .mutation(async ({ ctx, input }) => {
       const accounts = savedAccountsOf(ctx);
-      const outcome = await accounts.add(ctx.workspace.workspaceId, input);
+      // Saving one the workspace holds changes nothing: re-authorisation is its own step.
+      const outcome = await accounts.add(ctx.workspace.workspaceId, input, new Date(), "refuse");
       if (!outcome.ok) return { success: false as const, message: outcome.message };
       // The account's ledger catches up in the background, as at sign-in (docs/design.md 13).
       if (ctx.ledgerSyncMinutes > 0) {
