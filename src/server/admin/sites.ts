@@ -29,10 +29,7 @@ function findingOf(result: ProbeResult): ProbeFinding {
 
 /** A change that needs the operator's explicit yes: the site did not answer its probe. */
 class NeedsConfirmation extends Refusal {
-  constructor(
-    message: string,
-    readonly finding: ProbeFinding,
-  ) {
+  constructor(message: string, finding: ProbeFinding) {
     super(message, undefined, undefined, { needsConfirmation: true, probe: finding });
   }
 }

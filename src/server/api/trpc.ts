@@ -4,8 +4,8 @@
  */
 import { TRPCError, initTRPC } from "@trpc/server";
 import { ZodError } from "zod";
-import { Refusal } from "../core/errors";
-import { MSG, failure } from "../core/messages";
+import { Refusal, refusalAnswer } from "../core/errors";
+import { MSG } from "../core/messages";
 import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 import { sqliteLost } from "../db/sqlite-guard";
 import { clearOperatorCookie, operatorTokenFromCookie } from "../admin/cookie";
@@ -71,10 +71,10 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next, path }) => {
     throw new TRPCError({ code: "BAD_REQUEST", message: badParamMessage(cause), cause });
   }
   if (error.code !== "INTERNAL_SERVER_ERROR") return result;
-  if (cause instanceof Refusal) {
-    // An outcome of the operation: the answer, in words.
-    if (cause.code === undefined)
-      return { ok: true as const, marker: result.marker, data: { ...failure(cause.message), ...cause.fields } };
+  // An outcome of the operation: the answer, in words.
+  const words = refusalAnswer(cause);
+  if (words) return { ok: true as const, marker: result.marker, data: words };
+  if (cause instanceof Refusal && cause.code !== undefined) {
     if (cause.retryAfterSeconds !== undefined) ctx.resHeaders.set("Retry-After", String(cause.retryAfterSeconds));
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }

@@ -49,9 +49,15 @@ export async function answered<T extends { success: boolean }>(work: Promise<T>)
   try {
     return await work;
   } catch (error) {
-    if (error instanceof Refusal && error.code === undefined) return { ...failure(error.message), ...error.fields };
+    const words = refusalAnswer(error);
+    if (words) return words;
     throw error;
   }
+}
+
+/** A code-less refusal as its answer in words, `{success:false, message, ...fields}`; else null. */
+export function refusalAnswer(error: unknown): (Failure & Record<string, unknown>) | null {
+  return error instanceof Refusal && error.code === undefined ? { ...failure(error.message), ...error.fields } : null;
 }
 
 /** A secret the caller gave (a password, a second-factor code) was wrong: a guess, counted where guesses are limited. */
