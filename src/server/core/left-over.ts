@@ -1,6 +1,7 @@
 /**
  * Writes a store outage kept from happening that must not be left to time out: the release of a
- * lease (a job's, a ledger sync's) whose work ended while the store was out of reach. Kept in this
+ * lease (a job's, a ledger sync's) whose work ended while the store was out of reach, and when an
+ * account held by the runner's claim is next due (else it waits for its hold to end). Kept in this
  * process and done once the store is back, at the job runner's next look (jobs/leases.ts
  * releaseLeftLeases), so the work the outage cut short goes on at once, not when the lease runs out.
  */

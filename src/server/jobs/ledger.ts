@@ -12,10 +12,11 @@ import { SiteDataError } from "../site-data/site-data";
 import { nextSync, syncDue } from "../ledger/schedule";
 import { lastSyncsOf } from "../ledger/sync-status";
 import { ledgerDue, type DueAccount } from "../session/due";
-import { sessionStore } from "../session/store";
+import { sessionStore, type StoredSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 import { env } from "../core/env";
-import { logError, logEvent } from "../core/log";
+import { leaveForLater } from "../core/left-over";
+import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import { releaseLeftLeases, runLeased } from "./leases";
 import { startJob, trackJobWork } from "./registry";
@@ -91,6 +92,38 @@ async function sessionsOf(db: Db, accounts: Claimed[], now: Date) {
   return { sessions, syncedAt: await lastSyncsOf(db, accounts) };
 }
 
+type Started = { account: Claimed; session: StoredSession };
+
+/**
+ * Which of the claimed accounts start a sync now; the others are due again when they should be:
+ * parked without a live session, at their next moment when synced meanwhile, at the next look
+ * when their site has syncs enough waiting here.
+ */
+async function chooseStarts(db: Db, claimed: Claimed[], interval: number, now: number): Promise<Started[]> {
+  const runner = processState().get(RUNNER);
+  const due = ledgerDue(db);
+  const { sessions, syncedAt } = await sessionsOf(db, claimed, new Date(now));
+  const start: Started[] = [];
+  const queuedAt = new Map<number, number>();
+  for (const [i, account] of claimed.entries()) {
+    const session = sessions[i];
+    const last = syncedAt.get(account.key) ?? 0;
+    if (!session) {
+      await due.next(account, null, 0);
+    } else if (!syncDue(account.key, last, interval, now) && account.failures === 0) {
+      // Synced meanwhile (at sign-in, on demand): due at its next moment.
+      await due.next(account, new Date(nextSync(account.key, last, interval, now)));
+    } else if ((queuedAt.get(account.siteId) ?? 0) + siteQueued(runner, account.siteId) >= QUEUED_PER_SITE) {
+      // Its site has syncs enough waiting here: the account goes back, due at the next look.
+      await due.next(account, new Date(now + LOOK_MS));
+    } else {
+      queuedAt.set(account.siteId, (queuedAt.get(account.siteId) ?? 0) + 1);
+      start.push({ account, session });
+    }
+  }
+  return start;
+}
+
 /**
  * Claims the accounts due now, up to the places this process has free (session/due.ts), and syncs
  * each that has a live session on a site that still exists and whose moment of the interval came
@@ -115,24 +148,14 @@ export async function syncDueLedgers(
     .map((a) => ({ ...a, key: `${a.siteId}:${a.siteUserId}` }))
     .filter((a) => !runner.inFlight.has(a.key));
   if (claimed.length === 0) return 0;
-  const { sessions, syncedAt } = await sessionsOf(db, claimed, new Date(now));
-  const start: Array<{ account: Claimed; session: NonNullable<(typeof sessions)[number]> }> = [];
-  const queuedAt = new Map<number, number>();
-  for (const [i, account] of claimed.entries()) {
-    const session = sessions[i];
-    const last = syncedAt.get(account.key) ?? 0;
-    if (!session) {
-      await due.next(account, null, 0);
-    } else if (!syncDue(account.key, last, interval, now) && account.failures === 0) {
-      // Synced meanwhile (at sign-in, on demand): due at its next moment.
-      await due.next(account, new Date(nextSync(account.key, last, interval, now)));
-    } else if ((queuedAt.get(account.siteId) ?? 0) + siteQueued(runner, account.siteId) >= QUEUED_PER_SITE) {
-      // Its site has syncs enough waiting here: the account goes back, due at the next look.
-      await due.next(account, new Date(now + LOOK_MS));
-    } else {
-      queuedAt.set(account.siteId, (queuedAt.get(account.siteId) ?? 0) + 1);
-      start.push({ account, session });
-    }
+  let start: Started[];
+  try {
+    start = await chooseStarts(db, claimed, interval, now);
+  } catch (error) {
+    // The store failed after the claim: the claimed accounts fall due again as soon as it is back
+    // (core/left-over.ts), not when their hold runs out.
+    for (const account of claimed) leaveForLater(`ledger-due:${account.key}`, () => due.next(account, new Date()));
+    throw error;
   }
   const siteLimit = (siteId: number) => {
     let l = runner.perSite.get(siteId);
@@ -157,9 +180,11 @@ export async function syncDueLedgers(
             (result) => ({ result }),
             (error: unknown) => ({ error }),
           );
+          const [dueAt, failures] = nextAfter(account, ended, interval, now);
+          // A store out of reach now: noted once it is back, not left to the hold's end.
           await due
-            .next(account, ...nextAfter(account, ended, interval, now))
-            .catch((error: unknown) => logError("ledger.due", error));
+            .next(account, dueAt, failures)
+            .catch(() => leaveForLater(`ledger-due:${account.key}`, () => due.next(account, dueAt, failures)));
         }),
       ).finally(() => runner.inFlight.delete(account.key)),
     ),

@@ -17,6 +17,8 @@ const SAVED = [401, 402, 403];
 const SIGNED_IN = 400;
 /** How long a query may take: long enough for the live request in the first test to go first. */
 const TIMEOUT_MS = 9_000;
+/** How long a claimed account is held (JOB_LEASE_SECONDS). */
+const HOLD_SECONDS = 150;
 const token = (id: number) => `pool-token-${id}-${"z".repeat(16)}`;
 let store: TempDb;
 let site: RunningGateway;
@@ -45,6 +47,8 @@ beforeAll(async () => {
     DB_POOL_SIZE: "2",
     DB_BACKGROUND_POOL_SIZE: "2",
     DB_TIMEOUT_MS: String(TIMEOUT_MS),
+    // Holds far longer than a test waits: an account must never wait for its hold to run out.
+    JOB_LEASE_SECONDS: String(HOLD_SECONDS),
   });
 });
 afterAll(async () => {
@@ -74,21 +78,26 @@ const allSynced = async (ids: number[], since = new Date(0)) => {
 };
 
 /** Seen from outside the locker's transaction (which keeps one snapshot of the statistics). */
-async function waitingOnEntries(): Promise<number> {
+async function waitingOn(table: string): Promise<number> {
   const [row] = await store.db.$queryRawUnsafe<{ n: number }[]>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
-     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%ledger_entries%'`,
+     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ~ $1`,
+    // The table's name as a whole word (sessions, not workspace_sessions).
+    `(^|[^a-z_])${table}([^a-z_]|$)`,
   );
   return row?.n ?? 0;
 }
 
 /**
- * New calls at the site for every saved account, the entries' table locked, each account due now
- * (its last sync two hours ago, the interval one): each sync reads its new entries and waits,
- * holding its connection, to store them. `whileLocked` runs once two of them wait; returns when
- * the lock was let go of.
+ * New calls at the site for every saved account, `table` locked (the entries' by default), each
+ * account due now (its last sync two hours ago, the interval one): each sync reads its new entries
+ * and waits, holding its connection, to store them (the runner's look waits, with the sessions'
+ * table). `whileLocked` runs once `waiting` of them wait; returns when the lock was let go of.
  */
-async function syncsStuck(whileLocked: () => Promise<void>): Promise<Date> {
+async function syncsStuck(
+  whileLocked: () => Promise<void>,
+  { table = "ledger_entries", waiting = 2 } = {},
+): Promise<Date> {
   const at = Math.floor(Date.now() / 1000) - 5;
   for (const id of SAVED) {
     const logs = histories.get(id)?.logs ?? [];
@@ -99,14 +108,14 @@ async function syncsStuck(whileLocked: () => Promise<void>): Promise<Date> {
   await locker.connect();
   try {
     await locker.query("BEGIN");
-    await locker.query("LOCK TABLE ledger_entries IN ACCESS EXCLUSIVE MODE");
+    await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
     for (const table of ["ledger_sync SET synced_at = now() - interval '2 hours'", "ledger_due SET due_at = now()"])
       await store.db.$executeRawUnsafe(
         `UPDATE ${table} WHERE site_id = $1 AND site_user_id = ANY($2::bigint[])`,
         siteId,
         SAVED,
       );
-    await until("the syncs to wait on the lock", async () => (await waitingOnEntries()) >= 2, 30_000);
+    await until("the syncs to wait on the lock", async () => (await waitingOn(table)) >= waiting, 30_000);
     await whileLocked();
   } finally {
     await locker.query("ROLLBACK").catch(() => undefined);
@@ -158,7 +167,7 @@ describe("the background's own database pool", () => {
       });
       expect(me.status).toBe(200);
       expect(((await me.json()) as { data: { userInfo: { id: number } } }).data.userInfo.id).toBe(SIGNED_IN);
-      expect(await waitingOnEntries()).toBeGreaterThanOrEqual(2);
+      expect(await waitingOn("ledger_entries")).toBeGreaterThanOrEqual(2);
     });
     // Let go, the syncs store what they read.
     await until("the syncs after the lock", () => allSynced(SAVED, released), 30_000);
@@ -181,6 +190,20 @@ describe("the background's own database pool", () => {
     );
     expect(rows.map((r) => r.failures)).toEqual([0, 0, 0]);
     // The two new calls of each, nothing lost, nothing twice.
+    expect(await stored()).toEqual(before.map((n) => n + 2));
+  }, 120_000);
+
+  it("lets the accounts a look claimed fall due again once the store is back, when it failed after the claim", async () => {
+    const before = await stored();
+    const released = await syncsStuck(
+      // The look claimed the accounts (held for HOLD_SECONDS) and waits to read their sessions,
+      // until the store's time ends it.
+      () => new Promise((r) => setTimeout(r, TIMEOUT_MS + 2_000)),
+      { table: "sessions", waiting: 1 },
+    );
+    // They are synced at the next looks, well before their hold would have run out.
+    await until("the syncs after the lock", () => allSynced(SAVED, released), 30_000);
+    expect(Date.now() - released.getTime()).toBeLessThan((HOLD_SECONDS * 1000) / 3);
     expect(await stored()).toEqual(before.map((n) => n + 2));
   }, 120_000);
 });
