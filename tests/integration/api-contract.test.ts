@@ -15,6 +15,7 @@ import { storeForAnotherServer } from "../support/db";
 import { startFixture, type Fixture } from "../support/suite";
 import { signInOverHttp } from "../support/http";
 import { restEndpoints } from "../../src/server/http/dispatch";
+import { writtenPaths } from "../../src/server/http/openapi";
 
 type Doc = {
   paths: Record<
@@ -103,6 +104,43 @@ describe("GET /api/openapi.json", () => {
     );
     expect(new Set(documented)).toEqual(new Set(declared));
     expect(documented.length).toBe(declared.length);
+  });
+
+  it("takes each endpoint's parameters and body from its procedure's input, never written twice", () => {
+    type Op = {
+      parameters?: Array<{ name: string; in: string; schema: Record<string, unknown> }>;
+      requestBody?: unknown;
+    };
+    const ops = doc.paths as unknown as Record<string, Record<string, Op>>;
+    const written = writtenPaths();
+    const twice: string[] = [];
+    for (const e of restEndpoints()) {
+      const method = e.route.method.toLowerCase();
+      const generated = ops[e.route.path]?.[method];
+      const own = written[e.route.path]?.[method];
+      if (e.route.shape || !generated || !own) continue;
+      // A file writes no parameter the input says (only the workspace's `account` choice, which
+      // no input carries), and a body only where none is generated (the sign-in's own parsing).
+      const ownParams = (own.parameters as Array<{ name: string }> | undefined) ?? [];
+      const ownBody = own.requestBody && JSON.stringify(own.requestBody) !== JSON.stringify(generated.requestBody);
+      const served = (generated.parameters ?? []).map((p) => `${p.in} ${p.name}`);
+      if (ownParams.some((p) => p.name !== "account") || ownBody || new Set(served).size !== served.length)
+        twice.push(`${e.route.method} ${e.route.path}`);
+    }
+    expect(twice).toEqual([]);
+    // Limits the server checks show where they were missing (items of a token's lists, a rule's channels).
+    const tokenBody = (ops["/api/account/tokens"]?.post?.requestBody ?? {}) as {
+      content: { "application/json": { schema: { properties: Record<string, { items?: { maxLength?: number } }> } } };
+    };
+    const fields = tokenBody.content["application/json"].schema.properties;
+    expect(fields.models?.items?.maxLength).toBeGreaterThan(0);
+    expect(fields.allowIps?.items?.maxLength).toBeGreaterThan(0);
+    const ruleBody = JSON.stringify(ops["/api/alerts/rules"]?.post?.requestBody);
+    expect(ruleBody).toContain('"maxItems":20');
+    // A page is the integer it becomes, with its bounds and meaning.
+    const page = ops["/api/account/logs"]?.get?.parameters?.find((p) => p.name === "page");
+    expect(page?.schema).toEqual({ type: "integer", minimum: 1, maximum: 10_000 });
+    expect(page).toMatchObject({ in: "query", required: false, description: expect.stringContaining("页码") as unknown });
   });
 
   it("answers a path no endpoint has 404, and a method its endpoint lacks 405, in words", async () => {

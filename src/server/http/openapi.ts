@@ -1,9 +1,16 @@
 /**
- * The OpenAPI 3.1 document of the REST endpoints. The answers' schemas (components) are generated
- * from the zod schemas the procedures answer with (JSON Schema 2020-12 is OpenAPI 3.1's own
- * dialect, so zod's output is used as is); the paths are written per part, and a test holds
- * their list to the endpoints the procedures declare (api/rest-routes.ts).
+ * The OpenAPI 3.1 document of the REST endpoints, generated from what the server checks and
+ * answers: each endpoint's parameters and body from its procedure's zod input and its declaration
+ * (openapi/requests.ts), the answers' schemas (components) from the zod schemas the procedures
+ * answer with (JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so zod's output is used as is).
+ * The parts' files write what no schema says: each operation's summary, description, examples
+ * and failures; a test holds their paths to the endpoints the procedures declare
+ * (api/rest-routes.ts), and keeps them from writing a parameter or body the input generates.
  */
+import type { z } from "zod";
+import { appRouter } from "../api/root";
+import { restEndpoints } from "./dispatch";
+import { requestParts } from "./openapi/requests";
 import { components } from "./openapi/components";
 import { actionPaths } from "./openapi/action-paths";
 import { tokenPaths } from "./openapi/token-paths";
@@ -15,6 +22,35 @@ import { userPaths } from "./openapi/user-paths";
 import { workspacePaths } from "./openapi/workspace-paths";
 
 let cached: object | undefined;
+
+type Operation = { parameters?: object[]; requestBody?: object };
+
+/** What the parts' files write, before the requests are generated into it. */
+export function writtenPaths(): Record<string, Record<string, Operation>> {
+  return mergePaths(
+    userPaths(),
+    actionPaths(),
+    tokenPaths(),
+    workspacePaths(),
+    alertPaths(),
+    pricePaths(),
+    adminPaths(),
+    opsPaths(),
+  ) as Record<string, Record<string, Operation>>;
+}
+
+/** The written paths with each endpoint's parameters and body generated from its procedure's input. */
+function withRequests(paths: Record<string, Record<string, Operation>>): Record<string, object> {
+  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { inputs: z.ZodType[] } }>;
+  for (const endpoint of restEndpoints()) {
+    const operation = paths[endpoint.route.path]?.[endpoint.route.method.toLowerCase()];
+    const parts = operation && requestParts(endpoint, procedures[endpoint.procedure]?._def.inputs ?? []);
+    if (!operation || !parts) continue;
+    operation.parameters = [...parts.parameters, ...(operation.parameters ?? [])];
+    if (parts.requestBody) operation.requestBody = parts.requestBody;
+  }
+  return paths;
+}
 
 /** The parts' paths as one, a route's methods from every part that documents it. */
 function mergePaths(...parts: Array<Record<string, object>>): Record<string, object> {
@@ -34,16 +70,7 @@ export function openApiDocument(): object {
         "用所选网关站点（one-api / new-api 系列）的用户ID与系统访问令牌登录，取得会话令牌。" +
         "除会话检查、请求体大小与频率限制外，所有结果都以 HTTP 200 返回，由 success 字段区分。",
     },
-    paths: mergePaths(
-      userPaths(),
-      actionPaths(),
-      tokenPaths(),
-      workspacePaths(),
-      alertPaths(),
-      pricePaths(),
-      adminPaths(),
-      opsPaths(),
-    ),
+    paths: withRequests(writtenPaths()),
     components: {
       schemas: components(),
       securitySchemes: {

@@ -43,11 +43,14 @@ async function signIn(ctx: Context, body: { password?: unknown } | undefined) {
   return token;
 }
 
-const siteId = z.union([z.number(), z.string().max(12)]).transform((v, ctx) => {
-  const id = parseSiteId(v);
-  if (id === null) ctx.addIssue({ code: "custom", message: "" });
-  return id ?? 0;
-});
+const siteId = z
+  .union([z.number(), z.string().max(12)])
+  .transform((v, ctx) => {
+    const id = parseSiteId(v);
+    if (id === null) ctx.addIssue({ code: "custom", message: "" });
+    return id ?? 0;
+  })
+  .meta({ description: "站点 id" });
 const auditInput = z
   .object({
     /** `siteAdd,siteEdit` in a query string, or an array. */
@@ -55,10 +58,10 @@ const auditInput = z
       z
         .union([z.string().transform((v) => v.split(",").filter(Boolean)), z.array(z.string())])
         .pipe(z.array(z.enum(AUDIT_ACTIONS)).min(1)),
-    ),
-    siteId: optionalParam(siteId),
-    before: optionalParam(intParam(1, 999_999_999)),
-    limit: optionalParam(intParam(1, 200)),
+    ).meta({ description: `只看这些操作，逗号分隔：${AUDIT_ACTIONS.join("、")}` }),
+    siteId: optionalParam(siteId).meta({ description: "只看这个站点的变更" }),
+    before: optionalParam(intParam(1, 999_999_999)).meta({ description: "只看 id 小于它的条目（上一页答复的 next）" }),
+    limit: optionalParam(intParam(1, 200)).meta({ description: "每页条数，1–200，默认 50" }),
   })
   .prefault({});
 /** A budget: a number, or "" / null to use the default. */
@@ -68,10 +71,10 @@ const budget = z
   .optional();
 const yes = z.union([z.boolean(), z.string()]).transform((v) => v === true || v === "1" || v === "true");
 const siteInput = {
-  name: z.string().max(200),
-  url: z.string().max(2048),
-  requestsPerMinute: budget,
-  confirmUnreachable: yes.optional(),
+  name: z.string().max(200).meta({ description: "站点名称" }),
+  url: z.string().max(2048).meta({ description: "站点地址（http 或 https）" }),
+  requestsPerMinute: budget.meta({ description: "每分钟请求预算（1–100000）；null 或空为默认值" }),
+  confirmUnreachable: yes.optional().meta({ description: "站点无法访问时仍然保存" }),
 };
 const addInput = z.object(siteInput);
 const editInput = z.object({
@@ -79,7 +82,9 @@ const editInput = z.object({
   ...siteInput,
   name: siteInput.name.optional(),
   url: siteInput.url.optional(),
-  sameGateway: yes.optional(),
+  sameGateway: yes.optional().meta({
+    description: "仅修改地址时：新地址是同一网关（账本保留）；须新地址可访问且探测到的类型与系统名称与原站点一致",
+  }),
 });
 
 /**
@@ -182,7 +187,7 @@ export const adminRouter = router({
   /** Removes a site when `confirm` is given; without it, says how many live sessions it has. */
   removeSite: operatorProcedure
     .meta(rest("DELETE", "/api/admin/sites/{id}"))
-    .input(z.object({ id: siteId, confirm: yes.optional() }))
+    .input(z.object({ id: siteId, confirm: yes.optional().meta({ description: "1：确认移除" }) }))
     .output(changeAnswer(z.object({ removed: z.boolean(), liveSessions: z.number().int() })))
     .mutation(({ ctx, input }) => change(() => removeSite(ctx.db, input.id, input.confirm === true, actorOf(ctx)))),
 

@@ -4,20 +4,16 @@ import { LOG_TYPES } from "../../gateway/reads";
 import { overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
 import { logsPageSchema, summarySchema, tokensPageSchema, topupsPageSchema } from "../../site-data/schemas";
-import { choice, flag, intWithDefault, nameParam, optionalParam } from "./params";
+import { choice, flag, nameParam, optionalParam, pageParam, pageSizeParam } from "./params";
 import { closedRange, openRange, rangeShape, tzParam } from "./range";
 
 /** Parameters of the account, usage and export procedures, and their answers in the success envelope. */
 
-const MAX_PAGE = 10_000;
+const refresh = flag.meta({ description: "1 或 true：不用缓存，立即向站点取数（仍受站点请求预算限制）" });
 
-const paged = {
-  page: intWithDefault(1, MAX_PAGE, 1),
-  pageSize: intWithDefault(1, 100, 20),
-  refresh: flag,
-};
+const paged = { page: pageParam, pageSize: pageSizeParam, refresh };
 
-const summaryShape = { tz: tzParam, refresh: flag };
+const summaryShape = { tz: tzParam.meta({ description: "IANA 时区名，如 Asia/Shanghai；默认 UTC" }), refresh };
 
 export const summaryInput = z.object(summaryShape).prefault({});
 
@@ -26,10 +22,16 @@ export const accountKeySchema = z.string().regex(/^(?:[A-Za-z0-9_-]{22}|\d{1,12}
 
 export const overviewRowInput = z.object({ ...summaryShape, key: accountKeySchema });
 
-const logType = optionalParam(z.enum(LOG_TYPES).exclude(["other"]));
+const logType = optionalParam(z.enum(LOG_TYPES).exclude(["other"])).meta({ description: "日志类型" });
 
 export const logsInput = z
-  .object({ ...paged, type: logType, model: nameParam, token: nameParam, ...rangeShape })
+  .object({
+    ...paged,
+    type: logType,
+    model: nameParam.meta({ description: "模型名：账本作答时为包含且不区分大小写，站点作答时为精确匹配" }),
+    token: nameParam.meta({ description: "令牌名：匹配方式同 model" }),
+    ...rangeShape,
+  })
   .prefault({})
   .transform((q, ctx) => openRange(q, ctx));
 
@@ -53,7 +55,7 @@ export const ledgerStatusSuccess = success(ledgerStatusSchema, "LedgerStatusSucc
 const MAX_HOURLY_DAYS = 7;
 
 const accountsParam = choice(["active", "all"], "active").meta({
-  description: "active：当前账户；all：本浏览器的全部账户",
+  description: "active：当前账户（默认）；all：本浏览器 Cookie 中的全部账户（Bearer 时只有该会话的账户）",
 });
 
 export const usageBalanceInput = z
@@ -68,7 +70,7 @@ export const usageSummaryInput = z
     groupBy: choice(["day", "hour", "model", "token", "type"], "day").meta({
       description: `分组：day 每天、hour 每小时（范围至多 ${MAX_HOURLY_DAYS} 天）、model、token、type`,
     }),
-    split: optionalParam(z.enum(["model"])),
+    split: optionalParam(z.enum(["model"])).meta({ description: "groupBy=day 时按模型拆分每天的美元消费" }),
   })
   .prefault({})
   .transform((q, ctx) => {
@@ -85,7 +87,13 @@ export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSucc
 // Exports.
 
 export const exportCsvInput = z
-  .object({ ...rangeShape, accounts: accountsParam, type: logType, model: nameParam, token: nameParam })
+  .object({
+    ...rangeShape,
+    accounts: accountsParam,
+    type: logType,
+    model: nameParam.meta({ description: "模型名（精确匹配）" }),
+    token: nameParam.meta({ description: "令牌名（精确匹配）" }),
+  })
   .prefault({})
   .transform((q, ctx) => closedRange(q, ctx));
 
@@ -98,9 +106,10 @@ export const statementInput = z.object({
   month: z
     .string()
     .regex(/^\d{4}-(0[1-9]|1[0-2])$/)
-    .refine((m) => m >= "2000-01"),
+    .refine((m) => m >= "2000-01")
+    .meta({ description: "月份 YYYY-MM（必填）" }),
   accounts: accountsParam,
-  tz: tzParam,
+  tz: tzParam.meta({ description: "IANA 时区名，如 Asia/Shanghai；默认 UTC" }),
 });
 
 export const exportCountSchema = z

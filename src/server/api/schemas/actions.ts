@@ -10,7 +10,7 @@ import {
   tokenWriteSchema,
 } from "../../actions/schemas";
 import { successOf } from "../../core/messages";
-import { intParam, intWithDefault } from "./params";
+import { intParam, pageParam, pageSizeParam } from "./params";
 
 // Writes on an account's site (docs/design.md 20): inputs, and answers in the success envelope.
 
@@ -19,7 +19,7 @@ export const redeemInput = z.object({
 });
 
 export const recordsInput = z
-  .object({ page: intWithDefault(1, 10_000, 1), pageSize: intWithDefault(1, 100, 20) })
+  .object({ page: pageParam, pageSize: pageSizeParam })
   .prefault({});
 
 const success = <T extends z.ZodType>(data: T, id: string) => successOf(data).meta({ id });
@@ -49,7 +49,7 @@ export const checkinAllSuccess = success(
 const tokenId = intParam(1, 2_147_483_647).meta({ description: "令牌编号（站点的 id）" });
 
 const draftFields = {
-  name: z.string().max(200).meta({ description: "名称（站点按字节计长度：new-api 50，其他 30）" }),
+  name: z.string().max(200).meta({ description: "名称（站点按字节计：新版 new-api 50，其他 30；一个汉字 3 字节）" }),
   unlimited: z.boolean().meta({ description: "无限额度" }),
   remainQuota: z
     .number()

@@ -9,7 +9,22 @@ import { closedRange, rangeShape } from "./range";
 
 // 提醒 (docs/design.md 21): inputs, and answers in the success envelope.
 
-const id = intParam(1, 2_147_483_647);
+const id = intParam(1, 2_147_483_647).meta({ description: "编号" });
+
+/** What a rule's fields mean, for its creation and its change alike. */
+const ruleFields = {
+  threshold: z.number().nullable().optional().meta({
+    description: "balance_below、spend_today_above：美元；days_left_below：天；site_down：分钟（至少 5）",
+  }),
+  step: z
+    .number()
+    .nullable()
+    .optional()
+    .meta({ description: "提醒打开后再加重这么多时再发一次（同单位）；null 不再发" }),
+  remind: z.boolean().optional().meta({ description: "持续期间每天提醒一次" }),
+  muted: z.boolean().optional().meta({ description: "暂停这条规则" }),
+  channels: z.array(id).max(20).optional().meta({ description: "通知渠道编号" }),
+};
 const success = <T extends z.ZodType>(data: T, name: string) => successOf(data).meta({ id: name });
 
 export const channelInput = z
@@ -39,32 +54,23 @@ export const ruleInput = z
   .object({
     kind: z.enum(RULE_KINDS),
     account: z.union([id, z.literal("all")]).default("all"),
-    threshold: z.number().nullable().optional(),
-    step: z.number().nullable().optional(),
-    remind: z.boolean().optional(),
-    muted: z.boolean().optional(),
-    channels: z.array(id).max(20).optional(),
+    ...ruleFields,
   })
   .meta({ id: "AlertRuleRequest" });
 
-export const ruleUpdateInput = z.object({
-  id,
-  threshold: z.number().nullable().optional(),
-  step: z.number().nullable().optional(),
-  remind: z.boolean().optional(),
-  muted: z.boolean().optional(),
-  channels: z.array(id).max(20).optional(),
-});
+export const ruleUpdateInput = z.object({ id, ...ruleFields });
 
 export const alertsInput = z
   .object({
-    state: choice(["open", "all"], "all"),
+    state: choice(["open", "all"], "all").meta({ description: "open 只看打开的；all 全部（默认）" }),
     page: intWithDefault(1, 10_000, 1),
     pageSize: intWithDefault(1, 100, 20),
   })
   .prefault({});
 
-export const timeZoneInput = z.object({ timeZone: z.string().max(64) });
+export const timeZoneInput = z.object({
+  timeZone: z.string().max(64).meta({ description: "IANA 时区名，如 Asia/Shanghai" }),
+});
 
 export const channelsSuccess = success(z.object({ channels: z.array(alertChannelSchema) }), "AlertChannelsSuccess");
 export const channelCreatedSuccess = success(
@@ -96,7 +102,9 @@ export const alertsSuccess = success(
 );
 export const timeZoneSuccess = success(z.object({ timeZone: z.string() }), "AlertTimeZoneSuccess");
 
-export const reconciliationInput = z.object({ account: id, ...rangeShape }).transform((q, ctx) => closedRange(q, ctx));
+export const reconciliationInput = z
+  .object({ account: id.meta({ description: "工作区账户编号" }), ...rangeShape })
+  .transform((q, ctx) => closedRange(q, ctx));
 
 const usd = z.number().nullable();
 export const reconciliationSuccess = success(
@@ -139,8 +147,8 @@ const digestSchema = z
 export const digestInput = z.object({
   cadence: z.enum(CADENCES),
   time: z.string().max(5).describe("HH:MM，工作区时区"),
-  weekday: z.number().int().min(1).max(7).nullish(),
-  channels: z.array(z.number().int().positive()).max(20),
+  weekday: z.number().int().min(1).max(7).nullish().meta({ description: "每周摘要：1 周一 … 7 周日（默认 1）" }),
+  channels: z.array(z.number().int().positive()).max(20).meta({ description: "通知渠道编号" }),
 });
 export const digestsSuccess = success(
   z.object({ digests: z.array(digestSchema), timeZone: z.string() }),
@@ -152,7 +160,7 @@ export const digestSentSuccess = success(
   "AlertDigestSentSuccess",
 );
 
-export const linkInput = z.object({ token: z.string().max(100) });
+export const linkInput = z.object({ token: z.string().max(100).meta({ description: "摘要中链接的凭据" }) });
 export const linkStateSuccess = success(
   z.object({
     state: z.enum(["ready", "used", "expired", "unknown"]),

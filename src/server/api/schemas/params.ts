@@ -30,6 +30,14 @@ export const intParam = (min: number, max: number) =>
 export const intWithDefault = (min: number, max: number, fallback: number) =>
   optionalParam(intParam(min, max)).transform((v) => v ?? fallback);
 
+/** A page of a listing, from 1. */
+export const pageParam = intWithDefault(1, 10_000, 1).meta({ description: "页码，从 1 开始（默认 1）" });
+
+/** Rows per page of a listing. */
+export const pageSizeParam = intWithDefault(1, 100, 20).meta({
+  description: "每页条数（默认 20），各类站点含义相同（one-api 站点每页固定 10 条，更大的页由本服务连续读取多页拼成）",
+});
+
 /** A yes/no: true/false, or "1"/"0"/"true"/"false" in a query string. */
 export const flag = optionalParam(
   z.union([z.boolean(), z.enum(["1", "0", "true", "false"])]).transform((v) => v === true || v === "1" || v === "true"),

@@ -15,7 +15,7 @@ export const registerInput = z
 
 export const workspaceLoginInput = z
   .object({
-    name: z.string().max(200),
+    name: z.string().max(200).describe("工作区名称，2 到 40 个字符（不区分大小写）"),
     password,
     totp: optionalParam(z.string().max(64)).describe("开启两步验证后必填：6 位验证码或一个恢复码"),
   })
@@ -52,11 +52,16 @@ export const updateAccountInput = z
   .meta({ id: "WorkspaceUpdateAccountRequest" });
 
 export const removeAccountInput = z.object({
-  id: intParam(1, 2_147_483_647),
+  id: intParam(1, 2_147_483_647).describe("工作区账户 id"),
   ledger: flag.describe("1：同时删除该账户的账本"),
 });
 
-export const deviceInput = z.object({ id: z.string().regex(/^[0-9a-f]{64}$/, "设备编号无效") });
+export const deviceInput = z.object({
+  id: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "设备编号无效")
+    .describe("GET /api/workspace/devices 中的 id"),
+});
 
 export const changePasswordInput = z.object({ current: password, next: password });
 

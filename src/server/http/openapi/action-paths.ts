@@ -4,7 +4,6 @@ import {
   ACCOUNT_PARAM,
   FORBIDDEN,
   INTERNAL,
-  PAGING,
   SESSION_SECURITY,
   UNAUTHORIZED,
   UNAVAILABLE,
@@ -64,11 +63,6 @@ export function actionPaths(): Record<string, object> {
         "RedeemSuccess",
         {
           write: true,
-          body: {
-            type: "object",
-            required: ["code"],
-            properties: { code: { type: "string", maxLength: 256, description: "兑换码" } },
-          },
           failures: {
             empty: "请填写兑换码",
             generic: "兑换失败：站点没有说明原因（兑换码无效、已被使用或已过期时，新版 new-api 都这样回答）",
@@ -141,13 +135,12 @@ export function actionPaths(): Record<string, object> {
           "通过本服务对该账户做过的写操作（兑换、签到、令牌的修改与查看密钥），新的在前：时间、从哪里操作、站点的答复、增加的额度；从不含兑换码或密钥。" +
             "工作区只看到自己的与浏览器会话的记录。",
           "ActionRecordsSuccess",
-          { parameters: PAGING.slice(0, 2) },
         ),
       },
     },
     "/api/account/actions.csv": {
       get: {
-        ...fileRoute("accountActionsCsv", "导出操作记录", "", "text/csv", []).get,
+        ...fileRoute("accountActionsCsv", "导出操作记录", "", "text/csv").get,
         description:
           "该账户的全部操作记录（保留一年），新的在前：时间 (UTC)、类型、结果、说明、额度、来源；" +
           "UTF-8 带 BOM、CRLF 换行、RFC 4180 引号规则，文字单元格以 = + - @ 开头时前加 '。从不含兑换码或密钥。",

@@ -3,15 +3,12 @@ import {
   ADMIN_SECURITY,
   FORBIDDEN,
   INTERNAL,
-  SITE_BODY,
-  SITE_ID,
   UNAUTHORIZED,
   UNAVAILABLE,
   adminOperation,
   failureExample,
   json,
   ref,
-  stringQuery,
 } from "./common";
 
 /** The operator's routes: sign-in, the sites and the audit log. */
@@ -89,15 +86,12 @@ export function adminPaths(): Record<string, object> {
         "adminSites",
         "站点列表",
         "每个站点：id、名称、地址、探测到的类型与版本、货币设置、健康状况（可达、延迟、上次探测时间与错误）、每分钟请求预算、有效会话数与账本条数。",
-        [],
       ),
       post: adminOperation(
         "adminAddSite",
         "添加站点",
         "先校验地址（http/https，不含用户名密码与 # 片段）并探测 GET /api/status，答复中带探测结果（类型、版本、系统名、quota_per_unit）。" +
           "站点无法访问时答复 needsConfirmation，除非 confirmUnreachable 为 true。",
-        [],
-        SITE_BODY,
       ),
     },
     "/api/admin/sites/{id}": {
@@ -107,14 +101,11 @@ export function adminPaths(): Record<string, object> {
         "修改名称、地址（新地址先探测，规则同添加）或每分钟请求预算（null 为默认值）。" +
           "地址一变，在旧地址登录的会话全部结束（访问令牌只发往用户登录时的地址），用户需在新地址重新登录；" +
           "账本另行保存、新地址的用户无法读取，除非 sameGateway 为 true 且探测确认是同一网关。答复的 move 说明结束的会话数与账本去向。",
-        [SITE_ID],
-        SITE_BODY,
       ),
       delete: adminOperation(
         "adminRemoveSite",
         "移除站点",
         "不带 confirm=1 时不移除，只答复该站点的有效会话数；带 confirm=1 时移除。移除后这些会话照常可用（me 不再带 site）。",
-        [SITE_ID, stringQuery("confirm", "1：确认移除", { type: "string", enum: ["1", "true"] })],
       ),
     },
     "/api/admin/sites/{id}/probe": {
@@ -122,7 +113,6 @@ export function adminPaths(): Record<string, object> {
         "adminProbeSite",
         "立即探测",
         "立即探测该站点的 /api/status，保存类型、货币设置与健康状况。",
-        [SITE_ID],
       ),
     },
     "/api/admin/audit": {
@@ -133,18 +123,6 @@ export function adminPaths(): Record<string, object> {
           "管理员登录、登录失败、密码修改与站点变更（含变更前后，命令行的变更也在内），按时间倒序分页。" +
           "登录失败按来源地址每 10 分钟合并为一条，count 为次数，因此真正的变更不会被挤出。下一页用答复的 next 作为 before。",
         security: ADMIN_SECURITY,
-        parameters: [
-          stringQuery(
-            "actions",
-            "只看这些操作，逗号分隔：signIn、signInFailed、password、siteAdd、siteEdit、siteRemove",
-          ),
-          stringQuery("siteId", "只看这个站点的变更", { type: "string", pattern: "^[0-9]{1,10}$" }),
-          stringQuery("before", "只看 id 小于它的条目（上一页答复的 next）", {
-            type: "string",
-            pattern: "^[0-9]{1,10}$",
-          }),
-          stringQuery("limit", "每页条数，1–200，默认 50", { type: "string", pattern: "^[0-9]{1,3}$" }),
-        ],
         responses: {
           "200": {
             description: "审计日志的一页；参数无效时为失败答复（请求参数无效: <参数>）",

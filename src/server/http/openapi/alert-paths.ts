@@ -1,26 +1,6 @@
 /** The OpenAPI paths of 提醒 (docs/design.md 21): channels, rules and the alerts of a workspace. */
-import { RULE_KINDS } from "../../alerts/engine";
 import { ref } from "./common";
 import { operation } from "./workspace-paths";
-
-const ID = {
-  name: "id",
-  in: "path",
-  required: true,
-  description: "编号",
-  schema: { type: "integer", minimum: 1 },
-};
-
-const RULE_FIELDS = {
-  threshold: {
-    type: ["number", "null"],
-    description: "balance_below、spend_today_above：美元；days_left_below：天；site_down：分钟（至少 5）",
-  },
-  step: { type: ["number", "null"], description: "提醒打开后再加重这么多时再发一次（同单位）；null 不再发" },
-  remind: { type: "boolean", description: "持续期间每天提醒一次" },
-  muted: { type: "boolean", description: "暂停这条规则" },
-  channels: { type: "array", items: { type: "integer" }, description: "通知渠道编号" },
-};
 
 const SIGNED =
   "Webhook 投递为 JSON POST：event（opened、reminder、escalated、resolved；测试为 test；摘要为 digest）、alert、rule、account；" +
@@ -37,18 +17,6 @@ export function alertPaths(): Record<string, object> {
           "条件须连续两次评估成立才打开（避免抖动），打开时发送一次，持续期间不再发送（可选每日提醒），" +
           "加重超过规则的幅度时再发一次，连续两次评估不成立时发送「已恢复」。",
         ref("AlertsSuccess"),
-        {
-          parameters: [
-            {
-              name: "state",
-              in: "query",
-              schema: { type: "string", enum: ["open", "all"] },
-              description: "open 只看打开的",
-            },
-            { name: "page", in: "query", schema: { type: "integer", minimum: 1 } },
-            { name: "pageSize", in: "query", schema: { type: "integer", minimum: 1, maximum: 100 } },
-          ],
-        },
       ),
     },
     "/api/alerts/channels": {
@@ -63,23 +31,7 @@ export function alertPaths(): Record<string, object> {
           "webhook 的签名密钥只在创建时答复一次。" +
           SIGNED,
         ref("AlertChannelCreatedSuccess"),
-        {
-          write: true,
-          body: {
-            type: "object",
-            required: ["type", "name"],
-            properties: {
-              type: { type: "string", enum: ["webhook", "email", "telegram", "ntfy", "wecom", "dingtalk", "feishu"] },
-              name: { type: "string" },
-              url: { type: "string" },
-              secret: { type: "string" },
-              to: { type: "string" },
-              botToken: { type: "string" },
-              chatId: { type: "string" },
-              token: { type: "string" },
-            },
-          },
-        },
+        { write: true },
       ),
     },
     "/api/alerts/channels/{id}": {
@@ -88,10 +40,7 @@ export function alertPaths(): Record<string, object> {
         "删除通知渠道",
         "删除后，未送达的投递失败。",
         ref("AlertRemovedSuccess"),
-        {
-          write: true,
-          parameters: [ID],
-        },
+        { write: true },
       ),
     },
     "/api/alerts/channels/{id}/test": {
@@ -100,7 +49,7 @@ export function alertPaths(): Record<string, object> {
         "测试通知渠道",
         "立即发送一条测试消息（event 为 test），答复是否送达或原因（如 连接被拒绝、对方答复 HTTP 500）。",
         ref("AlertChannelTestSuccess"),
-        { write: true, parameters: [ID] },
+        { write: true },
       ),
     },
     "/api/alerts/rules": {
@@ -119,32 +68,17 @@ export function alertPaths(): Record<string, object> {
           "price_changed（近 7 天用过的模型在其站点 24 小时内涨价超过的百分比，或已下架）；" +
           "account 为工作区账户编号或 all。",
         ref("AlertRuleSuccess"),
-        {
-          write: true,
-          body: {
-            type: "object",
-            required: ["kind"],
-            properties: {
-              kind: { type: "string", enum: [...RULE_KINDS] },
-              account: { oneOf: [{ type: "integer" }, { const: "all" }] },
-              ...RULE_FIELDS,
-            },
-          },
-        },
+        { write: true },
       ),
     },
     "/api/alerts/rules/{id}": {
-      patch: operation("alertRuleUpdate", "修改提醒规则", "只改给出的字段。", ref("AlertRuleSuccess"), {
-        write: true,
-        parameters: [ID],
-        body: { type: "object", properties: RULE_FIELDS },
-      }),
+      patch: operation("alertRuleUpdate", "修改提醒规则", "只改给出的字段。", ref("AlertRuleSuccess"), { write: true }),
       delete: operation(
         "alertRuleRemove",
         "删除提醒规则",
         "它打开的提醒随之结束（不再发送），历史保留。",
         ref("AlertRemovedSuccess"),
-        { write: true, parameters: [ID] },
+        { write: true },
       ),
     },
     "/api/alerts/reconciliation": {
@@ -155,20 +89,6 @@ export function alertPaths(): Record<string, object> {
           "差额超过 $0.01 或当天消费的 1% 时 flagged（日志中没有的扣费、没记入日志的充值、站点统计错误）。" +
           "日志中充值与签到的额度写在文字里的站点，从文字读出。一次至多 92 天。",
         ref("ReconciliationSuccess"),
-        {
-          parameters: [
-            {
-              name: "account",
-              in: "query",
-              required: true,
-              schema: { type: "integer", minimum: 1 },
-              description: "工作区账户编号",
-            },
-            { name: "from", in: "query", schema: { type: "string" }, description: "起始日 YYYY-MM-DD（默认 30 天前）" },
-            { name: "to", in: "query", schema: { type: "string" }, description: "结束日 YYYY-MM-DD（默认今天）" },
-            { name: "tz", in: "query", schema: { type: "string" }, description: "IANA 时区，默认 UTC" },
-          ],
-        },
       ),
     },
     "/api/alerts/settings": {
@@ -177,7 +97,7 @@ export function alertPaths(): Record<string, object> {
         "提醒设置",
         "计算「今日消费」所用的时区（IANA 名称，如 Asia/Shanghai；默认 Asia/Shanghai）。",
         ref("AlertTimeZoneSuccess"),
-        { write: true, body: { type: "object", required: ["timeZone"], properties: { timeZone: { type: "string" } } } },
+        { write: true },
       ),
     },
     "/api/alerts/digests": {
@@ -196,30 +116,12 @@ export function alertPaths(): Record<string, object> {
           "各渠道以其能显示的格式发送（企业微信、钉钉为 Markdown），Webhook 收到 event 为 digest 的 JSON（digest.title、text、markdown、figures）。" +
           "每个时段只发送一次（多实例时也是）；设置时已过的时段不补发。链接指向 PUBLIC_URL，未设置时为设置摘要时访问的地址。",
         ref("AlertDigestSuccess"),
-        {
-          write: true,
-          body: {
-            type: "object",
-            required: ["cadence", "time", "channels"],
-            properties: {
-              cadence: { type: "string", enum: ["daily", "weekly", "monthly"] },
-              time: { type: "string", description: "HH:MM（工作区时区）", example: "09:00" },
-              weekday: {
-                type: ["integer", "null"],
-                minimum: 1,
-                maximum: 7,
-                description: "每周摘要：1 周一 … 7 周日（默认 1）",
-              },
-              channels: { type: "array", items: { type: "integer" }, minItems: 1, description: "通知渠道编号" },
-            },
-          },
-        },
+        { write: true },
       ),
     },
     "/api/alerts/digests/{id}": {
       delete: operation("alertDigestRemove", "删除摘要", "不再发送这个周期的摘要。", ref("AlertRemovedSuccess"), {
         write: true,
-        parameters: [ID],
       }),
     },
     "/api/alerts/digests/{id}/send": {
@@ -228,7 +130,7 @@ export function alertPaths(): Record<string, object> {
         "立即发送摘要",
         "把最近一个已到的时段的摘要立即放入发送队列（用来预览）；不改变按时发送。",
         ref("AlertDigestSentSuccess"),
-        { write: true, parameters: [ID] },
+        { write: true },
       ),
     },
     "/api/alerts/statement/{token}": {
@@ -239,7 +141,6 @@ export function alertPaths(): Record<string, object> {
           "月度摘要中的链接（/statement/{token} 页面上的下载按钮）指向这里：工作区全部账户该月的 PDF 对账单。" +
           "无需登录，链接本身即凭据；只能下载一次，7 天内有效。用过、过期或无效时答复 success:false 与原因。",
         security: [],
-        parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
         responses: {
           "200": {
             description: "PDF 文件；或 success:false 与原因（链接已用过、已过期、无效）",

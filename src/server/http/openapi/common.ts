@@ -1,5 +1,4 @@
 import { MSG } from "../../core/messages";
-import { MAX_RANGE_DAYS } from "../../api/schemas/range";
 import { REASON } from "../../gateway/client";
 
 /** What the OpenAPI document's parts share: schemas, answers, parameters and route shapes. */
@@ -72,88 +71,15 @@ export const ACCOUNT_NOT_FOUND = {
 };
 export const ADMIN_SECURITY = [{ bearerAuth: [] }, { adminCookieAuth: [] }];
 
-const intQuery = (name: string, description: string, min: number, max: number, dflt?: number) => ({
-  name,
-  in: "query",
-  required: false,
-  description,
-  schema: { type: "integer", minimum: min, maximum: max, ...(dflt !== undefined ? { default: dflt } : {}) },
-});
-export const stringQuery = (
-  name: string,
-  description: string,
-  schema: object = { type: "string", maxLength: 128 },
-) => ({
-  name,
-  in: "query",
-  required: false,
-  description,
-  schema,
-});
-export const REFRESH = stringQuery("refresh", "1 或 true：不用缓存，立即向站点取数（仍受站点请求预算限制）", {
-  type: "string",
-  enum: ["1", "0", "true", "false"],
-});
-export const PAGING = [
-  intQuery("page", "页码，从 1 开始", 1, 10_000, 1),
-  intQuery(
-    "pageSize",
-    "每页条数，各类站点含义相同（one-api 站点每页固定 10 条，更大的页由本服务连续读取多页拼成）",
-    1,
-    100,
-    20,
-  ),
-  REFRESH,
-];
-
-/** A calendar day, or Unix seconds as its alias. */
-const DATE_SCHEMA = { type: "string", pattern: "^(\\d{4}-\\d{2}-\\d{2}|\\d{1,12})$" };
-
-export const TZ_PARAM = stringQuery("tz", "IANA 时区名，如 Asia/Shanghai；默认 UTC", { type: "string", maxLength: 64 });
-
-/** The one date format of every ranged route (api/schemas/range.ts). */
-export const DATE_PARAMS = [
-  stringQuery("from", "起始日 YYYY-MM-DD（tz 时区的日历日，含当天）；也可以是 Unix 秒", DATE_SCHEMA),
-  stringQuery(
-    "to",
-    `结束日 YYYY-MM-DD（含当天）；也可以是 Unix 秒（含该秒）。不得早于 from，跨度至多 ${MAX_RANGE_DAYS} 天`,
-    DATE_SCHEMA,
-  ),
-  TZ_PARAM,
-];
-
-export const RANGE_PARAMS = [
-  ...DATE_PARAMS,
-  stringQuery("accounts", "active：当前账户（默认）；all：本浏览器 Cookie 中的全部账户（Bearer 时只有该会话的账户）", {
-    type: "string",
-    enum: ["active", "all"],
-  }),
-];
-
-export const EXPORT_FILTERS = [
-  stringQuery("type", "日志类型", {
-    type: "string",
-    enum: ["topup", "consume", "manage", "system", "error", "refund"],
-  }),
-  stringQuery("model", "模型名（精确匹配）"),
-  stringQuery("token", "令牌名（精确匹配）"),
-];
-
 /** A download: the file on success; a bad parameter is the JSON failure, never a broken file. */
-export function fileRoute(
-  operationId: string,
-  summary: string,
-  description: string,
-  mime: string,
-  parameters: object[],
-) {
+export function fileRoute(operationId: string, summary: string, description: string, mime: string) {
   return {
     get: {
       operationId,
       summary,
       description: `${description} 每次导出记一行日志（谁、范围、行数），不含令牌。`,
       security: SESSION_SECURITY,
-      parameters: [...parameters, ACCOUNT_PARAM],
+      parameters: [ACCOUNT_PARAM],
       responses: {
         "200": {
           description: "成功时为文件（Content-Disposition: attachment，文件名含范围）；参数无效时为 JSON 失败答复",
@@ -171,42 +97,13 @@ export function fileRoute(
   };
 }
 
-export const SITE_ID = {
-  name: "id",
-  in: "path",
-  required: true,
-  description: "站点 id",
-  schema: { type: "integer", minimum: 1 },
-};
-export const SITE_BODY = {
-  type: "object",
-  properties: {
-    name: { type: "string", maxLength: 200 },
-    url: { type: "string", maxLength: 2048 },
-    requestsPerMinute: { type: ["integer", "null"], minimum: 1, maximum: 100000 },
-    confirmUnreachable: { type: "boolean" },
-    sameGateway: {
-      type: "boolean",
-      description: "仅修改地址时：新地址是同一网关（账本保留）；须新地址可访问且探测到的类型与系统名称与原站点一致",
-    },
-  },
-};
-
 /** An operator's site operation: the envelope, a refusal (bad address, unknown id, unconfirmed) as its message. */
-export function adminOperation(
-  operationId: string,
-  summary: string,
-  description: string,
-  parameters: object[],
-  body?: object,
-) {
+export function adminOperation(operationId: string, summary: string, description: string) {
   return {
     operationId,
     summary,
     description: `${description} 需要管理员会话（Bearer 或管理员 Cookie）；每次变更记入审计日志。`,
     security: ADMIN_SECURITY,
-    parameters,
-    ...(body ? { requestBody: { required: true, content: json(body) } } : {}),
     responses: {
       "200": {
         description: "成功时 success 为 true；地址无效、站点不存在或需要确认时 success 为 false，message 说明原因",
@@ -235,20 +132,14 @@ export function adminOperation(
 }
 
 /** A ledger analytics route: the range, the accounts and the time zone, answered from our store. */
-export function ledgerRoute(
-  operationId: string,
-  summary: string,
-  description: string,
-  success: string,
-  extra: object[],
-) {
+export function ledgerRoute(operationId: string, summary: string, description: string, success: string) {
   return {
     get: {
       operationId,
       summary,
       description: `${description} 只能读取有有效会话的账户的账本。`,
       security: SESSION_SECURITY,
-      parameters: [...RANGE_PARAMS, ...extra, ACCOUNT_PARAM],
+      parameters: [ACCOUNT_PARAM],
       responses: {
         "200": {
           description: "成功时 success 为 true；参数无效时 success 为 false，message 为「请求参数无效: <参数>」",
@@ -281,13 +172,7 @@ export function siteDataFailures() {
   };
 }
 
-export function siteDataRoute(
-  operationId: string,
-  summary: string,
-  description: string,
-  success: string,
-  parameters: object[],
-) {
+export function siteDataRoute(operationId: string, summary: string, description: string, success: string) {
   return {
     get: {
       operationId,
@@ -297,7 +182,7 @@ export function siteDataRoute(
         "同一站点的请求受每分钟预算（SITE_REQUESTS_PER_MINUTE，登录也计入）与并发上限保护，等待的账户轮流发出；" +
         "有其他账户同时使用该站点时，一个账户每分钟最多用站点预算的一半（该账户的站点请求过于频繁，请稍后再试）；独自使用时可用满整个预算。",
       security: SESSION_SECURITY,
-      parameters: [...parameters, ACCOUNT_PARAM],
+      parameters: [ACCOUNT_PARAM],
       responses: {
         "200": {
           description: "成功时 success 为 true；参数无效、站点拒绝或失败时 success 为 false，message 说明原因",

@@ -2,7 +2,6 @@
 import { MSG } from "../../core/messages";
 import {
   ACCOUNT_PARAM,
-  DATE_PARAMS,
   INTERNAL,
   SESSION_SECURITY,
   UNAUTHORIZED,
@@ -11,13 +10,12 @@ import {
   fileRoute,
   json,
   ref,
-  stringQuery,
 } from "./common";
 
 const READ =
   "账户：工作区的全部账户，或本浏览器登录的全部账户。各站点的价格表与各账户的分组、可用模型一小时内读过的直接使用，否则先向站点读取（受站点请求预算限制）。";
 
-function get(operationId: string, summary: string, description: string, answer: string, parameters: object[]) {
+function get(operationId: string, summary: string, description: string, answer: string, parameters: object[] = []) {
   return {
     get: {
       operationId,
@@ -49,7 +47,6 @@ export function pricePaths(): Record<string, object> {
       "调用者各账户能看到或有价格的全部模型（站点公开的、账户可用的、由日志推算的），每个模型按 accounts 的顺序给出各账户的价格（同 /api/prices/compare 的一行，" +
         "账户既看不到也无价格时为 null），每个模型在可用账户中最便宜的一格 cheapest 为 true。accounts[].error 为最近一次读取失败的原因。",
       "PriceTableSuccess",
-      [],
     ),
     "/api/prices/compare": get(
       "pricesCompare",
@@ -60,7 +57,6 @@ export function pricePaths(): Record<string, object> {
         "one-api 不向用户公开价格，由该账户近 7 天的消费日志以最小二乘拟合（额度 ≈ a × 输入 + b × 输出），derivedFromLogs 为 true。" +
         "站点不向令牌说出分组倍率时，同样按日志推算。usable：账户可用该模型；cheapest：可用账户中最便宜的。",
       "PriceCompareSuccess",
-      [{ ...stringQuery("model", "模型名称，如 gpt-4o-mini", { type: "string", maxLength: 200 }), required: true }],
     ),
     "/api/prices/account": get(
       "pricesAccount",
@@ -68,14 +64,13 @@ export function pricePaths(): Record<string, object> {
       "当前账户（工作区用 ?account=<id>）的分组、分组倍率与可用模型，以及范围内（默认最近 30 天）用过的每个模型：本账户的价格、提供该模型的其他账户中最便宜的一个，" +
         "和同样用量在那里的花费。",
       "PriceAccountSuccess",
-      [...DATE_PARAMS, ACCOUNT_PARAM],
+      [ACCOUNT_PARAM],
     ),
     "/api/prices/history": get(
       "pricesHistory",
       "模型的价格历史",
       "一个模型在调用者各站点的标价（分组倍率 1）每次变化及其时间；全为 null 表示模型下架。",
       "PriceHistorySuccess",
-      [{ ...stringQuery("model", "模型名称", { type: "string", maxLength: 200 }), required: true }],
     ),
     "/api/prices/whatif": get(
       "pricesWhatIf",
@@ -83,14 +78,12 @@ export function pricePaths(): Record<string, object> {
       "范围内各模型的实际用量（全部账户合计）与花费，以及同样的用量按每个提供该模型的账户的价格要花多少（从便宜到贵）；" +
         "totals.cheapestUsd 为每个模型都用最便宜的账户时的花费，savingUsd 为可省下的。",
       "PriceWhatIfSuccess",
-      DATE_PARAMS,
     ),
     "/api/prices/table.csv": fileRoute(
       "pricesTableCsv",
       "导出模型价格表",
       "模型价格表（/api/prices 的 CSV）：每个模型一行，各账户的每百万 tokens 输入/输出价格（美元）并列。" + READ,
       "text/csv",
-      [],
     ),
   };
 }

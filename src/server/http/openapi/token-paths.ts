@@ -1,31 +1,13 @@
 /** The OpenAPI paths of managing an account's API keys on its site (docs/design.md 20). */
 import { actionRoute, WRITES } from "./action-paths";
 
+/** DELETE …/tokens/{id} makes its input of the path (a list of one): its parameter is written here. */
 const ID = {
   name: "id",
   in: "path",
   required: true,
   description: "令牌编号（站点的 id，见令牌列表）",
   schema: { type: "integer", minimum: 1 },
-};
-
-const DRAFT = {
-  name: {
-    type: "string",
-    maxLength: 200,
-    description: "名称（站点按字节计：新版 new-api 50，其他 30；一个汉字 3 字节）",
-  },
-  unlimited: { type: "boolean", description: "无限额度（创建时默认 true）" },
-  remainQuota: { type: "integer", minimum: 0, description: "额度（站点额度单位）；无限额度时不用" },
-  expiresAt: { type: ["string", "null"], format: "date-time", description: "过期时间；null 为永不过期（默认）" },
-  models: { type: "array", items: { type: "string" }, maxItems: 200, description: "限用的模型；空为不限" },
-  allowIps: {
-    type: "array",
-    items: { type: "string" },
-    maxItems: 100,
-    description: "IP 白名单（地址或网段）；空为不限。one-api 只收网段，单个地址按 /32 发送",
-  },
-  group: { type: "string", maxLength: 64, description: "分组；空为账户自己的分组（one-api 的令牌没有分组）" },
 };
 
 const FORM = {
@@ -47,7 +29,6 @@ export function tokenPaths(): Record<string, object> {
         "TokenWriteSuccess",
         {
           write: true,
-          body: { type: "object", required: ["name"], properties: DRAFT },
           failures: { ...FORM, tooFast: "操作过于频繁，请稍后再试" },
         },
       ),
@@ -71,8 +52,6 @@ export function tokenPaths(): Record<string, object> {
         "TokenWriteSuccess",
         {
           write: true,
-          parameters: [ID],
-          body: { type: "object", properties: DRAFT },
           failures: { ...FORM, missing: "站点上没有这个令牌（可能已被删除）" },
         },
       ),
@@ -92,8 +71,6 @@ export function tokenPaths(): Record<string, object> {
         "TokenWriteSuccess",
         {
           write: true,
-          parameters: [ID],
-          body: { type: "object", required: ["enabled"], properties: { enabled: { type: "boolean" } } },
           failures: { expired: "令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期" },
         },
       ),
@@ -109,7 +86,6 @@ export function tokenPaths(): Record<string, object> {
         "RevealedKeySuccess",
         {
           write: true,
-          parameters: [ID],
           failures: {
             critical: "站点限制每 20 分钟最多 20 次兑换或查看密钥，已用完，请约 7 分钟后再试",
             masked: "站点没有给出完整密钥",
@@ -123,14 +99,7 @@ export function tokenPaths(): Record<string, object> {
         "批量删除令牌",
         "一次删除多个令牌（至多 100 个）：新版 new-api 一次请求，其他站点逐个删除；没能删除的逐个说明原因。" + WRITES,
         "TokenDeleteSuccess",
-        {
-          write: true,
-          body: {
-            type: "object",
-            required: ["ids"],
-            properties: { ids: { type: "array", items: { type: "integer", minimum: 1 }, minItems: 1, maxItems: 100 } },
-          },
-        },
+        { write: true },
       ),
     },
   };

@@ -3,14 +3,8 @@ import { MAX_RANGE_DAYS } from "../../api/schemas/range";
 import {
   ACCOUNT_NOT_FOUND,
   ACCOUNT_PARAM,
-  EXPORT_FILTERS,
   FORBIDDEN,
   INTERNAL,
-  PAGING,
-  RANGE_PARAMS,
-  DATE_PARAMS,
-  TZ_PARAM,
-  REFRESH,
   SESSION_SECURITY,
   UNAUTHORIZED,
   UNAVAILABLE,
@@ -21,7 +15,6 @@ import {
   loginExamples,
   ref,
   siteDataRoute,
-  stringQuery,
 } from "./common";
 
 /** The routes of a signed-in account: sign-in, live site data, the ledger and the exports. */
@@ -100,23 +93,12 @@ export function userPaths(): Record<string, object> {
       "账户概览",
       "剩余额度、已用额度、请求次数、今日消费（tz 时区零点起）与站点的货币设置。",
       "AccountSummarySuccess",
-      [TZ_PARAM, REFRESH],
     ),
     "/api/account/logs": siteDataRoute(
       "accountLogs",
       "使用日志",
       `按时间倒序分页；可按类型、模型、令牌名与时间范围（最长 ${MAX_RANGE_DAYS} 天）筛选。`,
       "LogsPageSuccess",
-      [
-        ...PAGING,
-        stringQuery("type", "日志类型", {
-          type: "string",
-          enum: ["topup", "consume", "manage", "system", "error", "refund"],
-        }),
-        stringQuery("model", "模型名：账本作答时为包含且不区分大小写，站点作答时为精确匹配"),
-        stringQuery("token", "令牌名：匹配方式同 model"),
-        ...DATE_PARAMS,
-      ],
     ),
     "/api/accounts/overview": siteDataRoute(
       "accountsOverview",
@@ -126,7 +108,6 @@ export function userPaths(): Record<string, object> {
         "以 Bearer 令牌调用时只有该令牌的账户一行。以工作区会话调用时为工作区的每个账户一行（带 saved 字段：别名、标签、状态），" +
         "需要重新授权或站点已移除的账户显示账本最近一次记下的余额；标记为不计入合计的账户不计入 totals。",
       "AccountsOverviewSuccess",
-      [TZ_PARAM, REFRESH],
     ),
     "/api/usage/status": {
       get: {
@@ -150,24 +131,18 @@ export function userPaths(): Record<string, object> {
       "从本服务的账本统计消费（美元与额度）、请求数与 tokens：按日（范围内每一天，含无消费的日子）、模型、令牌或日志类型分组。" +
         "day/model/token 分组只计消费日志（与站点自己的统计一致），type 分组计每种日志。",
       "UsageSummarySuccess",
-      [
-        stringQuery("groupBy", "分组方式，默认 day", { type: "string", enum: ["day", "model", "token", "type"] }),
-        stringQuery("split", "groupBy=day 时按模型拆分每天的美元消费", { type: "string", enum: ["model"] }),
-      ],
     ),
     "/api/usage/balance": ledgerRoute(
       "usageBalance",
       "余额走势",
       "每次同步时记录的站点余额（范围内每天最后一次），最近 7 天的日均消费（美元），以及按此速度余额还能用的天数。",
       "UsageBalanceSuccess",
-      [],
     ),
     "/api/export/count": ledgerRoute(
       "exportCount",
       "导出行数",
       "CSV 导出（同样的参数）将包含的行数与文件名，供下载前显示。",
       "ExportCountSuccess",
-      EXPORT_FILTERS,
     ),
     "/api/export/usage.csv": fileRoute(
       "exportUsageCsv",
@@ -177,7 +152,6 @@ export function userPaths(): Record<string, object> {
         "列：时间（tz 时区）、站点、用户、类型、模型、令牌、提示 tokens、补全 tokens、额度、金额 (USD)、耗时 (ms)、流式、说明。" +
         `边读边发：内存不随导出大小增长，客户端断开即停止读取。范围最长 ${MAX_RANGE_DAYS} 天。`,
       "text/csv",
-      [...RANGE_PARAMS, ...EXPORT_FILTERS],
     ),
     "/api/export/reconciliation.csv": fileRoute(
       "exportReconciliationCsv",
@@ -186,7 +160,6 @@ export function userPaths(): Record<string, object> {
         "签到奖励、退款（美元）、无金额的调整条数、日志应有的变化（−消费 + 充值 + 签到奖励 + 退款）、差额、不符（是 / 否 / 快照不足）。" +
         "差额超过 $0.01 或当天消费的 1% 为「是」。UTF-8 带 BOM、CRLF 换行。",
       "text/csv",
-      [...RANGE_PARAMS],
     ),
     "/api/export/statement.pdf": fileRoute(
       "exportStatementPdf",
@@ -196,13 +169,6 @@ export function userPaths(): Record<string, object> {
         "按模型与按令牌的表只列最大的 29 行，其余合为「其他（N 项）」。每个实例同时生成 2 份、排队 4 份，" +
         "再多时答复 HTTP 503（对账单生成繁忙，请稍后再试）并带 Retry-After。",
       "application/pdf",
-      [
-        {
-          ...stringQuery("month", "月份 YYYY-MM（必填）", { type: "string", pattern: "^\\d{4}-(0[1-9]|1[0-2])$" }),
-          required: true,
-        },
-        ...RANGE_PARAMS.slice(2),
-      ],
     ),
     "/api/usage/sync": {
       post: {
@@ -228,14 +194,12 @@ export function userPaths(): Record<string, object> {
       "令牌",
       "账户在站点上的 API 令牌；密钥总是打码（前 4 位 + **** + 后 4 位）。",
       "TokensPageSuccess",
-      PAGING,
     ),
     "/api/account/topups": siteDataRoute(
       "accountTopups",
       "充值记录",
       "新版 new-api 站点最近 30 天的充值订单；其他站点 supported 为 false（充值见使用日志的 topup 类型）。",
       "TopupsPageSuccess",
-      PAGING,
     ),
   };
 }

@@ -16,14 +16,13 @@ export function operation(
   summary: string,
   description: string,
   answer: object,
-  extra: { parameters?: object[]; body?: object; write?: boolean; notFound?: string; public?: boolean } = {},
+  extra: { body?: object; write?: boolean; notFound?: string; public?: boolean } = {},
 ) {
   return {
     operationId,
     summary,
     description,
     security: extra.public ? [] : WORKSPACE_SECURITY,
-    ...(extra.parameters ? { parameters: extra.parameters } : {}),
     ...(extra.body ? { requestBody: { required: true, content: json(extra.body) } } : {}),
     responses: {
       "200": { description: `成功；${BAD_INPUT}`, content: json({ oneOf: [answer, ref("Failure")] }) },
@@ -67,19 +66,6 @@ function withTooLarge(op: ReturnType<typeof operation>) {
   };
 }
 
-const ID_PARAM = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^\\d{1,12}$" } };
-const HEX_ID = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{64}$" } };
-
-const credentials = (extra: Record<string, object>) => ({
-  type: "object",
-  properties: {
-    name: { type: "string", description: "工作区名称，2 到 40 个字符（不区分大小写）" },
-    password: { type: "string", description: "至少 12 个字符" },
-    ...extra,
-  },
-  required: ["name", "password"],
-});
-
 const signInResponses = (what: string) => ({
   "200": {
     description: `${what}成功：data.token 是工作区会话令牌（Bearer），浏览器另收到 HttpOnly 的 gd_workspace Cookie；${BAD_INPUT}`,
@@ -112,10 +98,6 @@ export function workspacePaths(): Record<string, object> {
         description:
           "创建工作区并登录。管理员可设为仅凭邀请码创建（npm run sites -- signup invite），此时 invite 必填。",
         security: [],
-        requestBody: {
-          required: true,
-          content: json(credentials({ invite: { type: "string", description: "一次性邀请码" } })),
-        },
         responses: signInResponses("创建"),
       },
     },
@@ -126,7 +108,6 @@ export function workspacePaths(): Record<string, object> {
         description:
           "名称或密码错误时为 HTTP 401「工作区名称或密码错误」（不区分是哪一个错）。会话闲置 30 天结束，最长 90 天。",
         security: [],
-        requestBody: { required: true, content: json(credentials({})) },
         responses: {
           ...signInResponses("登录"),
           "401": {
@@ -162,22 +143,10 @@ export function workspacePaths(): Record<string, object> {
         "workspaceAddAccount",
         "保存账户",
         "先以与登录相同的方式向站点验证（GET /api/user/self），站点拒绝时 success 为 false，message 是站点自己的原因；" +
-          "通过后访问令牌以 AES-256-GCM 密封保存，此后由服务自动续期会话。已保存的同一账户则替换其令牌（重新授权）。最多 200 个账户。",
+          "通过后访问令牌以 AES-256-GCM 密封保存，此后由服务自动续期会话。工作区已保存的同一账户不做任何修改并说明" +
+          "（换令牌用 PATCH 的 accessToken，即重新授权）。最多 200 个账户。",
         ref("WorkspaceAccountAnswer"),
-        {
-          write: true,
-          body: {
-            type: "object",
-            properties: {
-              siteId: { type: ["integer", "string"] },
-              userId: { type: ["integer", "string"] },
-              accessToken: { type: "string" },
-              alias: { type: "string" },
-              tags: { type: "array", items: { type: "string" } },
-            },
-            required: ["siteId", "userId", "accessToken"],
-          },
-        },
+        { write: true },
       ),
     },
     "/api/workspace/accounts/{id}": {
@@ -187,21 +156,8 @@ export function workspacePaths(): Record<string, object> {
         "别名、标签、置顶、不计入合计、自动签到、顺序；带 accessToken 时先经站点验证再替换保存的令牌（需要重新授权的账户由此恢复，历史不丢）。",
         ref("WorkspaceAccountAnswer"),
         {
-          parameters: [ID_PARAM],
           write: true,
           notFound: "工作区中没有这个账户",
-          body: {
-            type: "object",
-            properties: {
-              alias: { type: ["string", "null"] },
-              tags: { type: "array", items: { type: "string" } },
-              pinned: { type: "boolean" },
-              excluded: { type: "boolean" },
-              autoCheckin: { type: "boolean", description: "每天自动签到" },
-              order: { type: "integer" },
-              accessToken: { type: "string" },
-            },
-          },
         },
       ),
       delete: operation(
@@ -217,15 +173,6 @@ export function workspacePaths(): Record<string, object> {
           },
         }),
         {
-          parameters: [
-            ID_PARAM,
-            {
-              name: "ledger",
-              in: "query",
-              required: false,
-              schema: { type: "string", enum: ["1", "0", "true", "false"] },
-            },
-          ],
           write: true,
           notFound: "工作区中没有这个账户",
         },
@@ -251,9 +198,6 @@ export function workspacePaths(): Record<string, object> {
         description:
           "工作区的账户列表（不含任何令牌）：默认 JSON，?format=csv 为 CSV（UTF-8 带 BOM，Excel 可直接打开）。",
         security: WORKSPACE_SECURITY,
-        parameters: [
-          { name: "format", in: "query", required: false, schema: { type: "string", enum: ["json", "csv"] } },
-        ],
         responses: {
           "200": {
             description: "文件（Content-Disposition: attachment）",
@@ -287,7 +231,6 @@ export function workspacePaths(): Record<string, object> {
     },
     "/api/workspace/devices/{id}": {
       delete: operation("workspaceRevokeDevice", "让一台设备退出", "id 为 GET /api/workspace/devices 中的 id。", done, {
-        parameters: [HEX_ID],
         write: true,
         notFound: "该设备不存在或已退出",
       }),
@@ -298,14 +241,7 @@ export function workspacePaths(): Record<string, object> {
         "修改密码",
         "需要当前密码；其他设备随即退出，全部 API 令牌撤销。当前密码错 5 次，本设备退出登录。",
         success(),
-        {
-          write: true,
-          body: {
-            type: "object",
-            properties: { current: { type: "string" }, next: { type: "string" } },
-            required: ["current", "next"],
-          },
-        },
+        { write: true },
       ),
     },
     "/api/workspace/totp": {
@@ -326,24 +262,12 @@ export function workspacePaths(): Record<string, object> {
         "开启两步验证",
         "以验证器显示的验证码与当前密码确认；成功时 data.recoveryCodes 为 10 个恢复码，只显示这一次。此后登录需要 totp 字段。",
         success(),
-        {
-          write: true,
-          body: {
-            type: "object",
-            properties: { secret: { type: "string" }, code: { type: "string" }, password: { type: "string" } },
-            required: ["secret", "code", "password"],
-          },
-        },
+        { write: true },
       ),
     },
     "/api/workspace/totp/disable": {
       post: operation("workspaceTotpDisable", "关闭两步验证", "需要当前密码与一个验证码（或恢复码）。", done, {
         write: true,
-        body: {
-          type: "object",
-          properties: { code: { type: "string" }, password: { type: "string" } },
-          required: ["code", "password"],
-        },
       }),
     },
     "/api/workspace/tokens": {
@@ -358,19 +282,11 @@ export function workspacePaths(): Record<string, object> {
         "创建 API 令牌",
         "令牌只在这次答复中出现一次；作为 Bearer 使用，可读取工作区的全部账户（只读令牌不能做任何修改）。",
         success(),
-        {
-          write: true,
-          body: {
-            type: "object",
-            properties: { name: { type: "string" }, access: { enum: ["read", "write"] } },
-            required: ["name", "access"],
-          },
-        },
+        { write: true },
       ),
     },
     "/api/workspace/tokens/{id}": {
       delete: operation("workspaceRevokeApiToken", "撤销 API 令牌", "", done, {
-        parameters: [HEX_ID],
         write: true,
         notFound: "该 API 令牌不存在或已撤销",
       }),
