@@ -140,7 +140,36 @@ describe("GET /api/openapi.json", () => {
     // A page is the integer it becomes, with its bounds and meaning.
     const page = ops["/api/account/logs"]?.get?.parameters?.find((p) => p.name === "page");
     expect(page?.schema).toEqual({ type: "integer", minimum: 1, maximum: 10_000 });
-    expect(page).toMatchObject({ in: "query", required: false, description: expect.stringContaining("页码") as unknown });
+    expect(page).toMatchObject({
+      in: "query",
+      required: false,
+      description: expect.stringContaining("页码") as unknown,
+    });
+  });
+
+  it("documents an endpoint from its declaration alone: summary, who may call it, parameters, answer", () => {
+    type Op = {
+      operationId: string;
+      summary?: string;
+      security: object[];
+      parameters?: Array<{ name: string; in: string }>;
+      responses: Record<string, { content?: Record<string, { schema: { oneOf?: object[] } }> }>;
+    };
+    const ops = doc.paths as unknown as Record<string, Record<string, Op>>;
+    // Every operation says what it does.
+    for (const [route, methods] of Object.entries(ops))
+      for (const [method, op] of Object.entries(methods)) expect(op.summary, `${method} ${route}`).toBeTruthy();
+    // Written nowhere but on its procedure.
+    expect(writtenPaths()["/api/workspace/totp"]).toBeUndefined();
+    const status = ops["/api/workspace/totp"]?.get;
+    expect(status).toMatchObject({ operationId: "workspaceTotpStatus", summary: "两步验证状态" });
+    expect(status?.security).toEqual([{ bearerAuth: [] }, { workspaceCookieAuth: [] }]);
+    const answer = JSON.stringify(status?.responses["200"]?.content?.["application/json"]?.schema.oneOf?.[0]);
+    expect(answer).toContain('"enabled":{"type":"boolean"}');
+    expect(answer).toContain('"recoveryLeft":{"type":"integer"');
+    const revoke = ops["/api/workspace/devices/{id}"]?.delete;
+    expect(revoke?.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
+    expect(revoke?.responses["403"]).toBeDefined();
   });
 
   it("answers a path no endpoint has 404, and a method its endpoint lacks 405, in words", async () => {

@@ -42,6 +42,15 @@ export type RestRoute = {
   shape?: (parts: RestParts) => unknown;
   /** The largest body read, in bytes (default: the server's limit for JSON bodies). */
   maxBody?: number;
+  /**
+   * The operation's summary and description in the OpenAPI document, for an endpoint whose
+   * part's file (http/openapi/) writes none; its parameters, body and answer come from the
+   * procedure's schemas.
+   */
+  summary?: string;
+  description?: string;
+  /** Who may call it, for the document: a signed-in account (the default), a workspace, the operator, anyone. */
+  auth?: "session" | "workspace" | "admin" | "public";
 };
 
 export type ProcedureMeta = { rest?: RestRoute | RestRoute[] };

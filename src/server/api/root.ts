@@ -11,7 +11,8 @@ import { sessionRouter } from "./routers/session";
 import { siteRouter } from "./routers/site";
 import { usageRouter } from "./routers/usage";
 import { workspaceRouter } from "./routers/workspace";
-import { createCallerFactory, router } from "./trpc";
+import { workspaceSecurityRouter } from "./routers/workspace-security";
+import { createCallerFactory, mergeRouters, router } from "./trpc";
 
 export const appRouter = router({
   account: accountRouter,
@@ -26,7 +27,7 @@ export const appRouter = router({
   session: sessionRouter,
   site: siteRouter,
   usage: usageRouter,
-  workspace: workspaceRouter,
+  workspace: mergeRouters(workspaceRouter, workspaceSecurityRouter),
 });
 
 export type AppRouter = typeof appRouter;

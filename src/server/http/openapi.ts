@@ -11,6 +11,7 @@ import type { z } from "zod";
 import { appRouter } from "../api/root";
 import { restEndpoints } from "./dispatch";
 import { requestParts } from "./openapi/requests";
+import { declaredOperation } from "./openapi/declared";
 import { components } from "./openapi/components";
 import { actionPaths } from "./openapi/action-paths";
 import { tokenPaths } from "./openapi/token-paths";
@@ -24,6 +25,7 @@ import { workspacePaths } from "./openapi/workspace-paths";
 let cached: object | undefined;
 
 type Operation = { parameters?: object[]; requestBody?: object };
+type ProcedureDef = { _def: { inputs: z.ZodType[]; output?: z.ZodType } };
 
 /** What the parts' files write, before the requests are generated into it. */
 export function writtenPaths(): Record<string, Record<string, Operation>> {
@@ -39,12 +41,25 @@ export function writtenPaths(): Record<string, Record<string, Operation>> {
   ) as Record<string, Record<string, Operation>>;
 }
 
-/** The written paths with each endpoint's parameters and body generated from its procedure's input. */
-function withRequests(paths: Record<string, Record<string, Operation>>): Record<string, object> {
-  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { inputs: z.ZodType[] } }>;
+/**
+ * The written paths, with the operation of each endpoint they do not write made from its
+ * declaration (its answer's components added to `components`), and each endpoint's parameters and
+ * body generated from its procedure's input.
+ */
+function withRequests(
+  paths: Record<string, Record<string, Operation>>,
+  components: Record<string, unknown>,
+): Record<string, object> {
+  const procedures = appRouter._def.procedures as unknown as Record<string, ProcedureDef>;
   for (const endpoint of restEndpoints()) {
-    const operation = paths[endpoint.route.path]?.[endpoint.route.method.toLowerCase()];
-    const parts = operation && requestParts(endpoint, procedures[endpoint.procedure]?._def.inputs ?? []);
+    const { route } = endpoint;
+    const procedure = procedures[endpoint.procedure];
+    const path = route.path.replace("{path...}", "{path}");
+    const method = route.method.toLowerCase();
+    if (!paths[path]?.[method] && route.summary)
+      (paths[path] ??= {})[method] = declaredOperation(endpoint, procedure?._def.output, components);
+    const operation = paths[path]?.[method];
+    const parts = operation && requestParts(endpoint, procedure?._def.inputs ?? []);
     if (!operation || !parts) continue;
     operation.parameters = [...parts.parameters, ...(operation.parameters ?? [])];
     if (parts.requestBody) operation.requestBody = parts.requestBody;
@@ -61,7 +76,10 @@ function mergePaths(...parts: Array<Record<string, object>>): Record<string, obj
 }
 
 export function openApiDocument(): object {
-  cached ??= {
+  if (cached) return cached;
+  const schemas = components();
+  const paths = withRequests(writtenPaths(), schemas);
+  cached = {
     openapi: "3.1.0",
     info: {
       title: "网关站点控制台 API",
@@ -70,9 +88,9 @@ export function openApiDocument(): object {
         "用所选网关站点（one-api / new-api 系列）的用户ID与系统访问令牌登录，取得会话令牌。" +
         "除会话检查、请求体大小与频率限制外，所有结果都以 HTTP 200 返回，由 success 字段区分。",
     },
-    paths: withRequests(writtenPaths()),
+    paths,
     components: {
-      schemas: components(),
+      schemas,
       securitySchemes: {
         metricsToken: {
           type: "http",

@@ -1,16 +1,12 @@
 import { checkinShown } from "../../workspace/scope";
 import { endAccountAlerts } from "../../alerts/history";
 import { z } from "zod";
-import { Refusal } from "../../core/errors";
 import { doneSchema, failureSchema, orFailure, successOf } from "../../core/messages";
 import { deleteAccountLedger } from "../../ledger/sites";
 import { syncStates } from "../../ledger/sync-status";
 import { workspaceCookie } from "../../workspace/cookie";
 import { siteIndex, type SavedAccount, type SiteIndex } from "../../workspace/saved-accounts";
 import {
-  apiTokenCreatedSchema,
-  apiTokensSchema,
-  devicesSchema,
   importResultSchema,
   removedSchema,
   workspaceAccountSuccessSchema,
@@ -20,8 +16,7 @@ import {
   workspaceSignedInSchema,
 } from "../../workspace/schemas";
 import { signup } from "../../workspace/signup";
-import { totp } from "../../workspace/totp";
-import { WS_MSG, workspaceStore } from "../../workspace/workspaces";
+import { workspaceStore } from "../../workspace/workspaces";
 import { logEvent } from "../../core/log";
 import { exportCsv, exportRows, importAccounts, parseBackup } from "../../workspace/transfer";
 import { fileSuccess, type FileData } from "../schemas/accounts";
@@ -30,18 +25,13 @@ import { startLedgerSync } from "../site-deps";
 import {
   accountIdInput,
   addAccountInput,
-  changePasswordInput,
-  createApiTokenInput,
-  deviceInput,
   registerInput,
   removeAccountInput,
-  totpDisableInput,
-  totpEnableInput,
   updateAccountInput,
   workspaceLoginInput,
 } from "../schemas/workspace";
 import { publicProcedure, router, savedAccountsOf, signInProcedure, workspaceProcedure } from "../trpc";
-import { guessing, inWords, login, register, signedIn } from "../workspace-access";
+import { inWords, login, register, signedIn } from "../workspace-access";
 import { rest } from "../rest-routes";
 import { IMPORT_MAX_BYTES } from "../../net/body";
 
@@ -65,11 +55,6 @@ function shown(account: SavedAccount, sites: SiteIndex) {
     autoCheckin: account.autoCheckin,
     checkin: checkinShown(account.checkin),
   };
-}
-
-/** What only a person signed in on a device may do (not a program with an API token). */
-function deviceOnly(kind: string): void {
-  if (kind !== "device") throw new Refusal("只能在登录的设备上进行此操作，API 令牌不能", "FORBIDDEN");
 }
 
 /**
@@ -277,144 +262,6 @@ export const workspaceRouter = router({
     .mutation(async ({ ctx, input }) => {
       await savedAccountsOf(ctx).get(ctx.workspace.workspaceId, input.id);
       await workspaceStore(ctx.db).setActiveAccount(ctx.workspace.id, input.id);
-      return { success: true as const };
-    }),
-
-  /** The devices signed in to the workspace, the most recently used first. */
-  devices: workspaceProcedure
-    .meta(rest("GET", "/api/workspace/devices"))
-    .output(devicesSchema)
-    .query(async ({ ctx }) => {
-      const rows = await workspaceStore(ctx.db).devices(ctx.workspace.workspaceId);
-      return {
-        success: true as const,
-        data: {
-          devices: rows.map((r) => ({
-            id: r.id,
-            device: r.device,
-            address: r.address,
-            createdAt: r.createdAt.toISOString(),
-            lastUsedAt: r.lastUsedAt.toISOString(),
-            expiresAt: (r.expiresAt ?? r.lastUsedAt).toISOString(),
-            current: r.id === ctx.workspace.id,
-          })),
-        },
-      };
-    }),
-
-  revokeDevice: workspaceProcedure
-    .meta(rest("DELETE", "/api/workspace/devices/{id}"))
-    .input(deviceInput)
-    .output(doneSchema)
-    .mutation(async ({ ctx, input }) => {
-      if (!(await workspaceStore(ctx.db).endDevice(ctx.workspace.workspaceId, input.id))) {
-        throw new Refusal(WS_MSG.sessionNotFound, "NOT_FOUND");
-      }
-      return { success: true as const };
-    }),
-
-  /** Signs out every device, this one included, and revokes every API token (recovery). */
-  signOutEverywhere: workspaceProcedure
-    .meta(rest("DELETE", "/api/workspace/devices"))
-    .output(doneSchema.extend({ ended: z.number().int() }))
-    .mutation(async ({ ctx }) => {
-      const ended = await workspaceStore(ctx.db).endAllExcept(ctx.workspace.workspaceId, null);
-      if (ctx.workspaceVia === "cookie") workspaceCookie.clear(ctx.resHeaders, ctx.secure);
-      return { success: true as const, ended };
-    }),
-
-  /** Changes the password; the other devices are signed out and the API tokens revoked. */
-  changePassword: workspaceProcedure
-    .meta(rest("POST", "/api/workspace/password"))
-    .input(changePasswordInput)
-    .output(doneSchema.extend({ ended: z.number().int() }))
-    .mutation(async ({ ctx, input }) => {
-      deviceOnly(ctx.workspace.kind);
-      const store = workspaceStore(ctx.db);
-      const ended = await guessing(ctx, () => store.changePassword(ctx.workspace, input.current, input.next));
-      return { success: true as const, ended };
-    }),
-
-  /** Whether the second factor is on, and how many recovery codes are left. */
-  totpStatus: workspaceProcedure
-    .meta(rest("GET", "/api/workspace/totp"))
-    .output(successOf(z.object({ enabled: z.boolean(), recoveryLeft: z.number().int() })))
-    .query(async ({ ctx }) => {
-      const factor = totp(ctx.db);
-      const enabled = await factor.enabled(ctx.workspace.workspaceId);
-      const recoveryLeft = enabled ? await factor.recoveryLeft(ctx.workspace.workspaceId) : 0;
-      return { success: true as const, data: { enabled, recoveryLeft } };
-    }),
-
-  /** A new secret for an authenticator app (its address and QR code); nothing changes until enableTotp. */
-  beginTotp: workspaceProcedure
-    .meta(rest("POST", "/api/workspace/totp/setup", { input: "none" }))
-    .output(successOf(z.object({ secret: z.string(), uri: z.string(), qrSvg: z.string() })))
-    .mutation(async ({ ctx }) => {
-      deviceOnly(ctx.workspace.kind);
-      return { success: true as const, data: await totp(ctx.db).begin(ctx.workspace.workspaceId) };
-    }),
-
-  /** Turns the second factor on with a code the authenticator shows; the recovery codes are shown this once. */
-  enableTotp: workspaceProcedure
-    .meta(rest("POST", "/api/workspace/totp/enable"))
-    .input(totpEnableInput)
-    .output(successOf(z.object({ recoveryCodes: z.array(z.string()) })))
-    .mutation(async ({ ctx, input }) => {
-      deviceOnly(ctx.workspace.kind);
-      const recoveryCodes = await guessing(ctx, () => totp(ctx.db).enable(ctx.workspace.workspaceId, input));
-      return { success: true as const, data: { recoveryCodes } };
-    }),
-
-  disableTotp: workspaceProcedure
-    .meta(rest("POST", "/api/workspace/totp/disable"))
-    .input(totpDisableInput)
-    .output(doneSchema)
-    .mutation(async ({ ctx, input }) => {
-      deviceOnly(ctx.workspace.kind);
-      await guessing(ctx, () => totp(ctx.db).disable(ctx.workspace.workspaceId, input));
-      return { success: true as const };
-    }),
-
-  apiTokens: workspaceProcedure
-    .meta(rest("GET", "/api/workspace/tokens"))
-    .output(apiTokensSchema)
-    .query(async ({ ctx }) => {
-      const tokens = await workspaceStore(ctx.db).apiTokens(ctx.workspace.workspaceId);
-      return {
-        success: true as const,
-        data: {
-          tokens: tokens.map((t) => ({
-            ...t,
-            createdAt: t.createdAt.toISOString(),
-            lastUsedAt: t.lastUsedAt.toISOString(),
-          })),
-        },
-      };
-    }),
-
-  /** A new API token for another program, shown once. Only a signed-in device makes one. */
-  createApiToken: workspaceProcedure
-    .meta(rest("POST", "/api/workspace/tokens"))
-    .input(createApiTokenInput)
-    .output(apiTokenCreatedSchema)
-    .mutation(async ({ ctx, input }) => {
-      deviceOnly(ctx.workspace.kind);
-      const created = await workspaceStore(ctx.db).createApiToken(ctx.workspace.workspaceId, input.name, input.access);
-      return {
-        success: true as const,
-        data: { token: created.token, id: created.id, name: created.name, access: created.access },
-      };
-    }),
-
-  revokeApiToken: workspaceProcedure
-    .meta(rest("DELETE", "/api/workspace/tokens/{id}"))
-    .input(deviceInput)
-    .output(doneSchema)
-    .mutation(async ({ ctx, input }) => {
-      if (!(await workspaceStore(ctx.db).revokeApiToken(ctx.workspace.workspaceId, input.id))) {
-        throw new Refusal(WS_MSG.tokenNotFound, "NOT_FOUND");
-      }
       return { success: true as const };
     }),
 });
