@@ -160,14 +160,17 @@ function AccountItem({
           <input type="checkbox" checked={a.excluded} onChange={(e) => void save({ excluded: e.target.checked })} />{" "}
           不计入合计
         </label>
-        <label className="inline" title="每天在站点的一天里固定的某个时刻自动签到（new-api、Veloera 站点）">
-          <input
-            type="checkbox"
-            checked={a.autoCheckin}
-            onChange={(e) => void save({ autoCheckin: e.target.checked })}
-          />{" "}
-          自动签到
-        </label>
+        {/* Offered where the site's family has a check-in (one left on elsewhere can still be turned off). */}
+        {(a.checkinOffered || a.autoCheckin) && (
+          <label className="inline" title="每天在站点的一天里固定的某个时刻自动签到（new-api、Veloera 站点）">
+            <input
+              type="checkbox"
+              checked={a.autoCheckin}
+              onChange={(e) => void save({ autoCheckin: e.target.checked })}
+            />{" "}
+            自动签到
+          </label>
+        )}
         <button
           type="button"
           className="ghost"

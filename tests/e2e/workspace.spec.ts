@@ -102,6 +102,28 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   // The box follows the saved setting once the server has it.
   await saved.getByLabel("自动签到").click();
   await expect(saved.getByLabel("自动签到")).toBeChecked();
+  // Not offered where the site's family has no check-in: a one-hub account, saved for a moment.
+  const hub = FAMILIES.find((f) => f.family === "one-hub");
+  if (!hub) throw new Error("no one-hub site");
+  await page.goto(`${URL_}/?add=1`);
+  await fillSignIn(page, "one-hub 站点", hub.user.id, hub.user.token);
+  await page.getByLabel("别名（可选）").fill("无签到站");
+  await page.getByRole("button", { name: "验证并保存" }).click();
+  await expect(rows).toHaveCount(3);
+  await page.goto(`${URL_}/?tab=workspace`);
+  const noCheckin = page.locator("li.saved-account", { hasText: "无签到站" });
+  await expect(noCheckin.getByLabel("置顶")).toBeVisible();
+  await expect(noCheckin.getByLabel("自动签到")).toHaveCount(0);
+  await expect(saved.getByLabel("自动签到")).toBeChecked();
+  await noCheckin.scrollIntoViewIfNeeded();
+  await shot(page, "workspace-no-checkin");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await noCheckin.scrollIntoViewIfNeeded();
+  await shot(page, "workspace-no-checkin-phone");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await noCheckin.getByRole("button", { name: "移除" }).click();
+  await page.getByRole("alertdialog", { name: "确认移除 无签到站" }).getByRole("button", { name: "确认移除" }).click();
+  await expect(noCheckin).toHaveCount(0);
   // Until the account's moment of the site's day it waits; once that has come (the job may reach
   // it while this runs, by the time of day) its row tells the day's outcome.
   const told = /自动签到(：等待今天的签到时刻| \d{2}-\d{2}：)/;

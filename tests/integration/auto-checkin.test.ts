@@ -153,4 +153,22 @@ describe("runAutoCheckins", () => {
     expect(h.data.accounts[0]?.checkin?.state).toBe("unsupported");
     expect(hub.gateway.requests.filter((r) => r.path.includes("check")).length).toBe(0);
   });
+
+  it("is offered only where the site's family has a check-in, and refused elsewhere in words", async () => {
+    const hub = await savedOn("one-hub", {}, false);
+    const api = await savedOn("new-api", { checkin_enabled: true }, false);
+    // Both sites' families are known once probed.
+    await freshProfile(store.db, hub.siteId, OPTS);
+    await freshProfile(store.db, api.siteId, OPTS);
+    expect((await hub.api.workspace.accounts()).data.accounts[0]?.checkinOffered).toBe(false);
+    expect((await api.api.workspace.accounts()).data.accounts[0]?.checkinOffered).toBe(true);
+    const refused = await hub.api.workspace.updateAccount({ id: hub.id, autoCheckin: true });
+    expect(refused).toEqual({
+      success: false,
+      message: "「one-hub 签到站」是 one-hub 站点，没有签到功能，不能开启自动签到",
+    });
+    expect((await hub.api.workspace.accounts()).data.accounts[0]?.autoCheckin).toBe(false);
+    const on = await api.api.workspace.updateAccount({ id: api.id, autoCheckin: true });
+    expect(on.success && on.data.account.autoCheckin).toBe(true);
+  });
 });

@@ -4,6 +4,7 @@
  */
 import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
+import type { Family } from "../gateway/families";
 import type { SiteRef } from "../db/hot-path";
 import { endingKey, heldUntilSecond } from "../session/possession";
 import { SESSION_LIFETIME_MS } from "../session/store";
@@ -138,10 +139,13 @@ export const endingOf = (row: Pick<Row, "siteId" | "siteUserId" | "credential">,
     : endings.get(endingKey({ siteId: row.siteId, siteUserId: Number(row.siteUserId) }, row.credential));
 
 /** The registered sites by id (absent once removed): read once per request and handed around. */
-export type SiteIndex = Map<number, SiteRef>;
+/** The registered sites by id, each with its family as last probed ("unknown" before). */
+export type SiteIndex = Map<number, SiteRef & { family: Family }>;
 
 export async function siteIndex(db: Db): Promise<SiteIndex> {
-  return new Map((await siteRegistry(db).list()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url }]));
+  return new Map(
+    (await siteRegistry(db).listProfiled()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url, family: s.family }]),
+  );
 }
 
 export function fromRow(row: Row, sites: SiteIndex, endings: Endings): SavedAccount {

@@ -48,6 +48,11 @@ export const workspaceAccountSchema = z
     stateMessage: z.string().nullable().describe("state 不是 ok 时的原因"),
     createdAt: z.iso.datetime(),
     autoCheckin: z.boolean().describe("自动签到：每天在站点的一天里分散的时刻自动签到（new-api、Veloera 站点）"),
+    checkinOffered: z
+      .boolean()
+      .describe(
+        "站点的类型有签到功能（new-api、Veloera）：只有这时能开启自动签到（站点自己是否开启签到，签到时才知道）",
+      ),
     checkin: autoCheckinSchema.nullable().describe("上一次自动签到的结果；还没有时为 null"),
     sync: z
       .object({

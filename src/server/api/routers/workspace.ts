@@ -1,4 +1,6 @@
 import { checkinShown } from "../../workspace/scope";
+import { checkinFamily } from "../../gateway/writes";
+import type { Family } from "../../gateway/families";
 import { endAccountAlerts } from "../../alerts/history";
 import { z } from "zod";
 import { doneSchema, failureSchema, orFailure, successOf } from "../../core/messages";
@@ -35,6 +37,9 @@ import { inWords, login, register, signedIn } from "../workspace-access";
 import { rest } from "../rest-routes";
 import { IMPORT_MAX_BYTES } from "../../net/body";
 
+/** Whether its site's family has a check-in (a site not probed yet may have one). */
+const checkinOffered = (family: Family | undefined) => family !== undefined && checkinFamily(family) !== null;
+
 /** The account as the workspace's REST answers show it. */
 function shown(account: SavedAccount, sites: SiteIndex) {
   return {
@@ -53,6 +58,7 @@ function shown(account: SavedAccount, sites: SiteIndex) {
     stateMessage: account.stateMessage,
     createdAt: account.createdAt.toISOString(),
     autoCheckin: account.autoCheckin,
+    checkinOffered: checkinOffered(sites.get(account.siteId)?.family),
     checkin: checkinShown(account.checkin),
   };
 }
@@ -178,8 +184,18 @@ export const workspaceRouter = router({
         });
         if (!outcome.ok) return { success: false as const, message: outcome.message };
       }
+      const sites = await siteIndex(ctx.db);
+      if (change.autoCheckin === true) {
+        // Offered only where the site's family has a check-in: else the row waits for one that never comes.
+        const site = sites.get((await accounts.get(ctx.workspace.workspaceId, id)).siteId);
+        if (site && !checkinOffered(site.family))
+          return {
+            success: false as const,
+            message: `「${site.name}」是 ${site.family} 站点，没有签到功能，不能开启自动签到`,
+          };
+      }
       const account = await accounts.update(ctx.workspace.workspaceId, id, change);
-      return { success: true as const, data: { account: shown(account, await siteIndex(ctx.db)) } };
+      return { success: true as const, data: { account: shown(account, sites) } };
     }),
 
   /** Removes an account and its sealed token; its ledger too when asked (and no other workspace keeps it). */
