@@ -144,7 +144,10 @@ export type SiteIndex = Map<number, SiteRef & { family: Family }>;
 
 export async function siteIndex(db: Db): Promise<SiteIndex> {
   return new Map(
-    (await siteRegistry(db).listProfiled()).map((s) => [s.id, { id: s.id, name: s.name, url: s.url, family: s.family }]),
+    (await siteRegistry(db).listProfiled()).map((s) => [
+      s.id,
+      { id: s.id, name: s.name, url: s.url, family: s.family },
+    ]),
   );
 }
 

@@ -18,9 +18,7 @@ export const redeemInput = z.object({
   code: z.string().max(256).meta({ description: "兑换码（前后的空白会被去掉）" }),
 });
 
-export const recordsInput = z
-  .object({ page: pageParam, pageSize: pageSizeParam })
-  .prefault({});
+export const recordsInput = z.object({ page: pageParam, pageSize: pageSizeParam }).prefault({});
 
 const success = <T extends z.ZodType>(data: T, id: string) => successOf(data).meta({ id });
 
