@@ -43,14 +43,21 @@ const WRITES_PER_MINUTE = 6;
 
 const WRITES: StatePart<Map<string, number[]>> = { name: "account-writes", create: () => new Map() };
 
-/** Takes one of the account's writes of this minute; false (nothing taken) when they are used up. */
-export function takeWrite(account: string, now = Date.now()): boolean {
+/**
+ * Takes one of the account's writes of this minute: null when taken, else the refusal, saying when
+ * the next one frees (nothing taken). Reads and key reveals are no writes (a reveal on new-api
+ * spends the site's critical calls instead).
+ */
+export function takeWrite(account: string, now = Date.now()): string | null {
   const all = processState().get(WRITES);
   const kept = (all.get(account) ?? []).filter((at) => at > now - 60_000);
   all.set(account, kept);
-  if (kept.length >= WRITES_PER_MINUTE) return false;
+  if (kept.length >= WRITES_PER_MINUTE) {
+    const seconds = Math.max(1, Math.ceil(((kept[0] as number) + 60_000 - now) / 1000));
+    return `操作过于频繁：每个账户每分钟最多 ${WRITES_PER_MINUTE} 次写操作，请 ${seconds} 秒后再试`;
+  }
   kept.push(now);
-  return true;
+  return null;
 }
 
 /** Gives back the account's last write of this minute (the action was refused before anything was sent). */

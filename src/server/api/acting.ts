@@ -38,7 +38,8 @@ export async function act<T>(
   if (!ctx.session.site) return failure(MSG.siteRemoved);
   const actor = actorOf(ctx);
   const key = `${actor.siteId}:${actor.siteUserId}`;
-  if (write && !takeWrite(key)) return failure("操作过于频繁，请稍后再试");
+  const tooFast = write ? takeWrite(key) : null;
+  if (tooFast) return failure(tooFast);
   try {
     return { success: true, data: await op(accountOf(ctx.session), siteDepsOf(ctx), actor) };
   } catch (error) {

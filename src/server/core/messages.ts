@@ -23,7 +23,6 @@ export const MSG = {
   pageAccountGone: "此页面所属的账户已不在本浏览器中（已退出或已过期），请刷新页面",
   siteFailedPrefix: "站点请求失败: ",
   siteBusy: "站点繁忙，请稍后再试",
-  accountBusy: "该账户的站点请求过于频繁，请稍后再试",
   siteRemoved: "登录时所用的站点已被移除",
   firstSync: "首次同步中：余额是站点在添加账户时报告的，今日消费在首次同步后显示",
   syncFailed: "同步失败，请稍后再试",
@@ -31,6 +30,16 @@ export const MSG = {
   syncRunning: "该账户正在同步",
   syncLeaseLost: "同步被另一实例接手，本次已停止",
 } as const;
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** A live read refused for now, saying when to try again. */
+export const BUSY = {
+  /** The site's budget here is spent (or the site asked for quiet) for `ms` more. */
+  site: (ms: number) => `站点繁忙，请约 ${seconds(ms)} 秒后再试`,
+  /** The account used its share of the site's budget this minute while others want it. */
+  account: (now = Date.now()) => `该账户的站点请求过于频繁，请 ${seconds(60_000 - (now % 60_000))} 秒后再试`,
+};
 
 export const failureSchema = z
   .object({ success: z.literal(false), message: z.string() })

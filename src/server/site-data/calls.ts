@@ -6,7 +6,7 @@
  */
 import { Refusal, brand } from "../core/errors";
 import { env } from "../core/env";
-import { MSG } from "../core/messages";
+import { BUSY, MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import { GatewayError, callSite, parseAnswer, type SiteCall } from "../gateway/client";
 import type { WriteAnswer, WriteRequest } from "../gateway/writes";
@@ -118,7 +118,7 @@ async function exchange(
   const live = !deps.background;
   // Its share limits an account while others want the site's budget; alone, it may use all of it.
   if (live && callsThisMinute(accountKey(account)).count >= share && othersWant(site.id, accountKey(account))) {
-    throw new SiteDataError(MSG.accountBusy, "busy");
+    throw new SiteDataError(BUSY.account(), "busy");
   }
   // Counted now (calls under way count too), given back if the gate never sends it.
   if (live) chargeAccount(accountKey(account), 1);
@@ -142,16 +142,13 @@ async function exchange(
       sent = true;
       return callSite(call);
     });
-    if (answer.status === 429) {
-      pauseSite(site.id, answer.retryAfter);
-      throw new SiteDataError(MSG.siteBusy, "busy");
-    }
+    if (answer.status === 429) throw new SiteDataError(BUSY.site(pauseSite(site.id, answer.retryAfter)), "busy");
     if (answer.status === 404 && missingOk) return null;
     if (answer.status === 401) throw await refusal(ctx, request);
     data = parseAnswer(answer);
   } catch (error) {
     if (live && !sent) chargeAccount(accountKey(account), -1);
-    if (error instanceof SiteBusy) throw new SiteDataError(MSG.siteBusy, "busy");
+    if (error instanceof SiteBusy) throw new SiteDataError(BUSY.site(error.retryAfterMs), "busy");
     if (error instanceof GatewayError) throw new SiteDataError(`${MSG.siteFailedPrefix}${error.message}`);
     throw error;
   }

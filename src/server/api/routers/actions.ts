@@ -53,7 +53,8 @@ async function proxied(ctx: AuthedContext, input: z.infer<typeof proxyInput>) {
     const site = await siteProfile(account, deps);
     const request = proxyRequest(site.family, input.method, input.path, input.query, input.body);
     if (!request.write) return siteCall(account, request, deps);
-    if (!takeWrite(`${actor.siteId}:${actor.siteUserId}`)) throw new ActionRefused("操作过于频繁，请稍后再试");
+    const tooFast = takeWrite(`${actor.siteId}:${actor.siteUserId}`);
+    if (tooFast) throw new ActionRefused(tooFast);
     const critical = site.family === "new-api" || site.family === "unknown";
     if (critical && request.path === "/api/user/topup" && !takeCritical(site.id)) {
       throw new ActionRefused("站点限制每 20 分钟最多 20 次兑换或查看密钥，已用完，请稍后再试");

@@ -87,12 +87,15 @@ export const tokensRouter = router({
       act(ctx, true, (account, deps, actor) => deleteTokens(ctx.db, account, actor, input.ids, deps)),
     ),
 
-  /** The full key and ready client configurations; never kept here. */
+  /**
+   * The full key and ready client configurations; never kept here. A read of the site, so it
+   * spends none of the account's writes (new-api counts it among the site's critical calls).
+   */
   reveal: authedProcedure
     .meta(rest("POST", "/api/account/tokens/{id}/key", { input: "none" }))
     .input(tokenIdInput)
     .output(orFailure(revealedKeySuccess))
     .mutation(({ ctx, input }) =>
-      act(ctx, true, (account, deps, actor) => revealToken(ctx.db, account, actor, input.id, deps)),
+      act(ctx, false, (account, deps, actor) => revealToken(ctx.db, account, actor, input.id, deps)),
     ),
 });

@@ -49,7 +49,8 @@ export function actionRoute(
 }
 
 export const WRITES =
-  "每个账户每分钟至多 6 次写操作（操作过于频繁，请稍后再试）；以 Cookie 认证的写请求须同源（CSRF 防护）。";
+  "每个账户每分钟至多 6 次写操作（兑换、签到、令牌的创建、修改与删除；查看密钥与读取不计），用完时说明几秒后可再试；" +
+  "以 Cookie 认证的写请求须同源（CSRF 防护）。";
 
 export function actionPaths(): Record<string, object> {
   return {
@@ -69,7 +70,7 @@ export function actionPaths(): Record<string, object> {
             used: "兑换失败，该兑换码已被使用",
             compliance: "站点尚未开放兑换：需要站点管理员先在后台确认合规声明",
             critical: "站点限制每 20 分钟最多 20 次兑换或查看密钥，已用完，请约 7 分钟后再试",
-            tooFast: "操作过于频繁，请稍后再试",
+            tooFast: "操作过于频繁：每个账户每分钟最多 6 次写操作，请 42 秒后再试",
           },
         },
       ),
@@ -88,7 +89,7 @@ export function actionPaths(): Record<string, object> {
         "先读签到状态，今天未签到才签到；答复奖励的额度。站点要求 Turnstile 人机验证时答复 manual 与站点地址，不代为签到。" +
           WRITES,
         "CheckinResultSuccess",
-        { write: true, failures: { tooFast: "操作过于频繁，请稍后再试" } },
+        { write: true, failures: { tooFast: "操作过于频繁：每个账户每分钟最多 6 次写操作，请 42 秒后再试" } },
       ),
     },
     "/api/site/{path}": Object.fromEntries(

@@ -1,4 +1,4 @@
-import { MSG } from "../../core/messages";
+import { BUSY, MSG } from "../../core/messages";
 import { REASON } from "../../gateway/client";
 
 /** What the OpenAPI document's parts share: schemas, answers, parameters and route shapes. */
@@ -164,8 +164,8 @@ export function siteDataFailures() {
   return {
     badParam: failureExample(`${MSG.badParamPrefix}pageSize`),
     refused: failureExample(MSG.siteRefused),
-    busy: failureExample(MSG.siteBusy),
-    accountBusy: failureExample(MSG.accountBusy),
+    busy: failureExample(BUSY.site(20_000)),
+    accountBusy: failureExample(BUSY.account(40_000)),
     failed: failureExample(`${MSG.siteFailedPrefix}${REASON.timeout}`),
     siteMessage: failureExample(`${MSG.siteFailedPrefix}查询日志失败`),
     removed: failureExample(MSG.siteRemoved),
@@ -180,7 +180,7 @@ export function siteDataRoute(operationId: string, summary: string, description:
       description:
         `${description} 通过该账户所在站点、以其（加密保存的）访问令牌实时读取；答案按账户缓存片刻，` +
         "同一站点的请求受每分钟预算（SITE_REQUESTS_PER_MINUTE，登录也计入）与并发上限保护，等待的账户轮流发出；" +
-        "有其他账户同时使用该站点时，一个账户每分钟最多用站点预算的一半（该账户的站点请求过于频繁，请稍后再试）；独自使用时可用满整个预算。",
+        "有其他账户同时使用该站点时，一个账户每分钟最多用站点预算的一半（该账户的站点请求过于频繁，请 N 秒后再试）；独自使用时可用满整个预算。",
       security: SESSION_SECURITY,
       parameters: [ACCOUNT_PARAM],
       responses: {

@@ -29,7 +29,7 @@ export function tokenPaths(): Record<string, object> {
         "TokenWriteSuccess",
         {
           write: true,
-          failures: { ...FORM, tooFast: "操作过于频繁，请稍后再试" },
+          failures: { ...FORM, tooFast: "操作过于频繁：每个账户每分钟最多 6 次写操作，请 42 秒后再试" },
         },
       ),
     },
