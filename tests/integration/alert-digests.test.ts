@@ -107,6 +107,8 @@ const call = (at: number, model: string, usd: number) => ({
   content: "",
 });
 
+let addresses = 0;
+
 /** A workspace in `tz` with the account saved, its log of today and yesterday synced, and two channels. */
 async function workspace(tz: string) {
   // Each test's digests are the only ones due, and its ledger holds only its own log (an entry
@@ -128,7 +130,8 @@ async function workspace(tz: string) {
   const siteId =
     (await siteRegistry(store.db).list()).find((s) => s.url === site.url)?.id ??
     (await siteRegistry(store.db).add({ name: "摘要站", url: site.url })).id;
-  const { api: anon } = callerFor(store.db, {}, { clientAddress: "198.51.100.9" });
+  // Each from its own address: an address may create three workspaces an hour.
+  const { api: anon } = callerFor(store.db, {}, { clientAddress: `198.51.100.${++addresses}` });
   const registered = await anon.workspace.register({
     name: `摘要工作区 ${Math.random().toString(36).slice(2, 8)}`,
     password: "correct horse battery",
@@ -266,6 +269,23 @@ describe("digests", () => {
     expect(sent.digest.text).toContain("- claude-sonnet-4：$1.00（新增）");
     expect(sent.digest.text).toContain("- 摘要号（摘要站）：$4.00（+100%），余额 $10.00，约可用 11.7 天");
     expect(sent.digest.markdown).toContain("**按模型**");
+  });
+
+  it("queues 立即发送 once however often it is clicked at once", async () => {
+    const { api, webhook } = await workspace(middayZone(Date.now()));
+    const set = await api.alerts.setDigest({ cadence: "daily", time: "00:00", channels: [webhook.channel.id] });
+    if (!set.success) throw new Error(set.message);
+    const id = set.data.digest.id;
+    const queued = () => store.db.alertDelivery.count({ where: { digestId: id } });
+    const before = await queued();
+    // A double click: two calls at once, and a third right after the answer.
+    const [first, second] = await Promise.all([api.alerts.sendDigest({ id }), api.alerts.sendDigest({ id })]);
+    expect(first).toMatchObject({ success: true });
+    expect(second).toEqual(first);
+    expect(await api.alerts.sendDigest({ id })).toEqual(first);
+    expect(await queued()).toBe(before + 1);
+    // Sent, so the next test's queue holds only its own.
+    expect(await deliverDue(store.db)).toBe(1);
   });
 
   it("sends the month with its statement: attached to email, a one-time link elsewhere", async () => {

@@ -120,6 +120,20 @@ describe("tokens.create", () => {
   });
 });
 
+describe("a create clicked twice", () => {
+  it("makes one token, both clicks answered alike; another name makes another", async () => {
+    const { site, api } = await signedIn("new-api");
+    const posts = () => sent(site, "POST", /^\/api\/token\/?$/).length;
+    const [a, b] = await Promise.all([api.tokens.create({ name: "双击" }), api.tokens.create({ name: "双击" })]);
+    expect(a.success).toBe(true);
+    expect(b).toEqual(a);
+    expect(posts()).toBe(1);
+    expect(tokensOf(site).filter((t) => t.name === "双击" && !t.deleted)).toHaveLength(1);
+    expect((await api.tokens.create({ name: "另一个" })).success).toBe(true);
+    expect(posts()).toBe(2);
+  });
+});
+
 describe("tokens.update", () => {
   it.each(FAMILY_LIST)("on %s: renaming keeps every other field (the site replaces them all)", async (family) => {
     const { site, api } = await signedIn(family);

@@ -2,10 +2,12 @@
  * tRPC glue: one initTRPC, the procedures every router builds on.
  * https://trpc.io/docs/server/procedures
  */
+import { createHash } from "node:crypto";
 import { TRPCError, initTRPC } from "@trpc/server";
 import { ZodError } from "zod";
 import { Refusal, refusalAnswer } from "../core/errors";
 import { MSG } from "../core/messages";
+import { once } from "../core/once";
 import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 import { sqliteLost } from "../db/sqlite-guard";
 import { clearOperatorCookie, operatorTokenFromCookie } from "../admin/cookie";
@@ -43,6 +45,18 @@ const t = initTRPC
       return { ...shape, data: { ...shape.data, stack: undefined } };
     },
   });
+
+/**
+ * Sends, creates and spends happen once per intent (core/once.ts): the same caller (its
+ * credentials), the same procedure and the same input again within moments get the first call's
+ * answer instead of a second effect.
+ */
+export const sentOnce = t.middleware(async ({ ctx, path, getRawInput, next }) => {
+  const who = `${ctx.headers.get("authorization") ?? ""}\n${ctx.headers.get("cookie") ?? ""}`;
+  const input = JSON.stringify((await getRawInput()) ?? null);
+  const key = createHash("sha256").update(`${who}\n${path}\n${input}`).digest("base64url");
+  return once(key, () => next());
+});
 
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;

@@ -21,7 +21,7 @@ import {
 } from "../schemas/actions";
 import { isLedgerOnly } from "../../workspace/scope";
 import { sessionsFor, startLedgerSync, type AuthedContext } from "../site-deps";
-import { authedProcedure, router } from "../trpc";
+import { authedProcedure, router, sentOnce } from "../trpc";
 import { act, actorOf } from "../acting";
 import { rest, rests, type RestParts } from "../rest-routes";
 
@@ -81,6 +81,7 @@ export const actionsRouter = router({
   /** Redeems a code on the account's site; the balance and the ledger follow. */
   redeem: authedProcedure
     .meta(rest("POST", "/api/account/redeem"))
+    .use(sentOnce)
     .input(redeemInput)
     .output(orFailure(redeemSuccess))
     .mutation(async ({ ctx, input }) => {

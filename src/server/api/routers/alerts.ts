@@ -30,7 +30,7 @@ import {
   timeZoneInput,
   timeZoneSuccess,
 } from "../schemas/alerts";
-import { publicProcedure, router, savedAccountsOf, workspaceProcedure } from "../trpc";
+import { publicProcedure, router, savedAccountsOf, workspaceProcedure, sentOnce } from "../trpc";
 import { heldOf, savedName } from "../../workspace/saved-accounts";
 import { daysBetween } from "../../core/time";
 import { reconcile, reconciledUsd } from "../../ledger/reconcile";
@@ -77,6 +77,7 @@ export const alertsRouter = router({
 
   createChannel: workspaceProcedure
     .meta(rest("POST", "/api/alerts/channels"))
+    .use(sentOnce)
     .input(channelInput)
     .output(orFailure(channelCreatedSuccess))
     .mutation(({ ctx, input }) => answer(() => alertChannels(ctx.db).create(ctx.workspace.workspaceId, input))),
@@ -118,6 +119,7 @@ export const alertsRouter = router({
 
   createRule: workspaceProcedure
     .meta(rest("POST", "/api/alerts/rules"))
+    .use(sentOnce)
     .input(ruleInput)
     .output(orFailure(ruleSuccess))
     .mutation(async ({ ctx, input }) => {
@@ -247,6 +249,7 @@ export const alertsRouter = router({
   /** 立即发送: the last period's digest to its channels now (its schedule is unchanged). */
   sendDigest: workspaceProcedure
     .meta(rest("POST", "/api/alerts/digests/{id}/send", { input: "none" }))
+    .use(sentOnce)
     .input(idInput)
     .output(orFailure(digestSentSuccess))
     .mutation(async ({ ctx, input }) => {

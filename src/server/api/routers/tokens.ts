@@ -20,7 +20,7 @@ import {
   tokenUpdateInput,
   tokenWriteSuccess,
 } from "../schemas/actions";
-import { authedProcedure, router } from "../trpc";
+import { authedProcedure, router, sentOnce } from "../trpc";
 import { rest, rests } from "../rest-routes";
 
 /** An ISO time as the sites keep it (Unix seconds); null: never. */
@@ -40,6 +40,7 @@ export const tokensRouter = router({
 
   create: authedProcedure
     .meta(rest("POST", "/api/account/tokens"))
+    .use(sentOnce)
     .input(tokenCreateInput)
     .output(orFailure(tokenWriteSuccess))
     .mutation(({ ctx, input }) =>

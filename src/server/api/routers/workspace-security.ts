@@ -17,7 +17,7 @@ import {
   totpDisableInput,
   totpEnableInput,
 } from "../schemas/workspace";
-import { router, workspaceProcedure } from "../trpc";
+import { router, workspaceProcedure, sentOnce } from "../trpc";
 import { guessing } from "../workspace-access";
 import { rest } from "../rest-routes";
 
@@ -208,6 +208,7 @@ export const workspaceSecurityRouter = router({
         auth: "workspace",
       }),
     )
+    .use(sentOnce)
     .input(createApiTokenInput)
     .output(apiTokenCreatedSchema)
     .mutation(async ({ ctx, input }) => {

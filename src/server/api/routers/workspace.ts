@@ -32,7 +32,7 @@ import {
   updateAccountInput,
   workspaceLoginInput,
 } from "../schemas/workspace";
-import { publicProcedure, router, savedAccountsOf, signInProcedure, workspaceProcedure } from "../trpc";
+import { publicProcedure, router, savedAccountsOf, signInProcedure, workspaceProcedure, sentOnce } from "../trpc";
 import { inWords, login, register, signedIn } from "../workspace-access";
 import { rest } from "../rest-routes";
 import { IMPORT_MAX_BYTES } from "../../net/body";
@@ -152,6 +152,7 @@ export const workspaceRouter = router({
    */
   addAccount: workspaceProcedure
     .meta(rest("POST", "/api/workspace/accounts"))
+    .use(sentOnce)
     .input(addAccountInput)
     .output(orFailure(workspaceAccountSuccessSchema))
     .mutation(async ({ ctx, input }) => {
