@@ -209,7 +209,7 @@ const inbox = await startInbox(DEMO_PORT + 2);
 if (workspace) await demoAlerts(workspace.id, `${inbox.url}/demo`);
 await closeDb(db());
 
-buildIfNeeded();
+await buildIfNeeded();
 
 const lines = DEMO_SITES.flatMap((demo, i) =>
   demo.users.map((u) => `  ${registered[i]?.name}  用户ID ${u.id}  访问令牌 ${u.accessToken}`),

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -18,16 +18,35 @@ export function serverArgs(): string[] {
   return [`--max-old-space-size=${heapMb}`, "--max-semi-space-size=4", SERVER_BUNDLE];
 }
 
-/** Runs `npm run build` when there is no production build yet. */
-export function buildIfNeeded(root = process.cwd()): void {
+/** How often a build that is still going says so. */
+const BUILD_TICK_MS = 20_000;
+
+/**
+ * Runs `npm run build` when there is no production build yet (a fresh clone: one to two minutes),
+ * saying so before, every 20 s while it runs (its own output may sit still that long), and how
+ * long it took; a failed build ends this process with its code.
+ */
+export async function buildIfNeeded(root = process.cwd(), tickMs = BUILD_TICK_MS): Promise<void> {
   if (existsSync(path.join(root, ".next/BUILD_ID")) && existsSync(path.join(root, SERVER_BUNDLE))) return;
-  console.log("未找到生产构建，正在执行 npm run build …");
-  const build = spawnSync("npm", ["run", "build"], {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+  console.log("首次启动：未找到生产构建，正在构建（npm run build，通常需要 1–2 分钟，只需一次）…");
+  const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 1000);
+  const tick = setInterval(() => console.log(`仍在构建，已用 ${seconds()} 秒…`), tickMs);
+  const code = await new Promise<number>((resolve) => {
+    const build = spawn("npm", ["run", "build"], {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    });
+    build.on("exit", (status, signal) => resolve(status ?? (signal ? 1 : 0)));
+    build.on("error", () => resolve(1));
   });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  clearInterval(tick);
+  if (code !== 0) {
+    console.error(`构建失败（用时 ${seconds()} 秒），见上面的输出`);
+    process.exit(code);
+  }
+  console.log(`构建完成，用时 ${seconds()} 秒；正在启动服务…`);
 }
 
 /** A server that dies this soon after it started is not restarted (a bad setting, a refused store). */

@@ -4,5 +4,5 @@ import { buildIfNeeded, serveProduction } from "./serve";
 
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 await prepareOrExit();
-buildIfNeeded();
+await buildIfNeeded();
 serveProduction();
