@@ -10,6 +10,7 @@ import { formatAge, formatNumber } from "./format";
 import { Empty, Failed, Loading, Stat } from "./site-data";
 import { zone } from "./usage-range";
 import { Reauthorize } from "./workspace-accounts";
+import { useQueryState } from "./pager";
 
 type Listed = RouterOutputs["account"]["list"]["accounts"][number];
 
@@ -28,7 +29,8 @@ function stateLabel(a: Listed, state: string): string {
   return STATE[state] ?? state;
 }
 
-type Sort = "balance" | "today" | "name";
+const SORTS = ["balance", "today", "name"] as const;
+type Sort = (typeof SORTS)[number];
 
 /** What the server last did for a saved account while nobody was looking: its ledger's sync. */
 function SyncLine({ sync }: { sync: NonNullable<NonNullable<Listed["saved"]>["sync"]> }) {
@@ -59,12 +61,13 @@ export function AccountsOverview() {
   const router = useRouter();
   const utils = trpc.useUtils();
   const [tz] = useState(zone);
-  const [sort, setSort] = useState<Sort>("balance");
+  const [sortParam, setSort] = useQueryState("sort", "balance");
+  const sort: Sort = SORTS.includes(sortParam as Sort) ? (sortParam as Sort) : "balance";
   const [refreshing, setRefreshing] = useState(false);
   const [opening, setOpening] = useState<string | null>(null);
   const [message, setMessage] = useState("");
-  const [search, setSearch] = useState("");
-  const [tag, setTag] = useState("");
+  const [search, setSearch] = useQueryState("q", "");
+  const [tag, setTag] = useQueryState("tag", "");
   const list = trpc.account.list.useQuery();
   const everyAccount = list.data?.accounts ?? [];
   const tags = [...new Set(everyAccount.flatMap((a) => a.saved?.tags ?? []))].sort();
@@ -159,7 +162,7 @@ export function AccountsOverview() {
         <div className="freshness">
           <label className="inline">
             排序
-            <select value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
+            <select value={sort} onChange={(e) => setSort(e.target.value)}>
               <option value="balance">按余额</option>
               <option value="today">按今日消费</option>
               <option value="name">{everyAccount.some((a) => a.saved) ? "按设定的顺序" : "按最近使用"}</option>

@@ -16,6 +16,23 @@ export function useHrefWith() {
   };
 }
 
+/**
+ * A view setting kept in the page's address, so a reload, back and forward or a shared link show
+ * the same view; changed in place (history.replaceState, which useSearchParams follows), with no
+ * request to the server. Its default is not written.
+ */
+export function useQueryState(key: string, fallback: string): [string, (value: string) => void] {
+  const params = useSearchParams();
+  const set = (value: string) => {
+    const next = new URLSearchParams(window.location.search);
+    if (value === fallback || value === "") next.delete(key);
+    else next.set(key, value);
+    const query = next.toString();
+    window.history.replaceState(null, "", query ? `?${query}` : window.location.pathname);
+  };
+  return [params.get(key) ?? fallback, set];
+}
+
 /** The `page` of the query string: a positive integer, else 1. */
 export function pageParam(raw: string | null): number {
   const n = Number(raw);

@@ -8,6 +8,7 @@ import type { RouterOutputs } from "@/src/trpc/answers";
 import { formatUsd } from "@/src/shared/money";
 import { Empty, Failed, Loading, TableWrap, useAnswer } from "./site-data";
 import { RangePicker } from "./range-picker";
+import { useQueryState } from "./pager";
 import { day, PRESETS, zone, type Range } from "./usage-range";
 
 /** A model's price history: the chart library loads only when one is opened. */
@@ -74,8 +75,8 @@ export function PricesPanel() {
   const query = trpc.prices.table.useQuery();
   const csv = usePageAccountHref("/api/prices/table.csv");
   const table = useAnswer(query);
-  const [search, setSearch] = useState("");
-  const [vendor, setVendor] = useState("");
+  const [search, setSearch] = useQueryState("find", "");
+  const [vendor, setVendor] = useQueryState("vendor", "");
   const [picked, setPicked] = useState<string | null>(null);
   const data = table.data;
   const vendors = useMemo(() => [...new Set((data?.models ?? []).map((m) => vendorOf(m.model)))].sort(), [data]);

@@ -465,6 +465,14 @@ test("holds several accounts: add one, switch, see the totals, sign one out, rel
   await overview.getByLabel("排序").selectOption({ label: "按余额" });
   const richer = a.totals.quota >= b.totals.quota ? "new-api 用户" : "one-hub 用户";
   await expect(rows.first()).toContainText(richer);
+  // Another order is kept in the address: a reload shows it still.
+  await overview.getByLabel("排序").selectOption({ label: "按今日消费" });
+  await expect(page).toHaveURL(/[?&]sort=today/);
+  await expect(overview.getByLabel("排序")).toHaveValue("today");
+  await page.reload();
+  await expect(overview.getByLabel("排序")).toHaveValue("today");
+  await overview.getByLabel("排序").selectOption({ label: "按余额" });
+  await expect(page).not.toHaveURL(/sort=/);
 
   // Switch by opening the other account's row: its pages follow.
   await overview.getByRole("button", { name: /^打开账户：\s*new-api 用户/ }).click();

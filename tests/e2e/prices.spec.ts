@@ -39,7 +39,13 @@ test("模型价格 sets each model's price on every account side by side, the ch
   await page.getByLabel("搜索模型").fill("");
   await page.getByLabel("厂商").selectOption("Anthropic");
   await expect(table.locator("tbody tr")).toHaveCount(1);
+  // The filters are in the address: a reload keeps them.
+  await expect(page).toHaveURL(/[?&]vendor=Anthropic/);
+  await page.reload();
+  await expect(page.getByLabel("厂商")).toHaveValue("Anthropic");
+  await expect(table.locator("tbody tr")).toHaveCount(1);
   await page.getByLabel("厂商").selectOption("");
+  await expect(page).not.toHaveURL(/vendor=/);
   // 当前账户 (the one-hub, signed in last): its group and the models it used.
   const mine = page.getByRole("region", { name: "当前账户", exact: true });
   await expect(mine).toContainText("one-hub 站点 · 分组 default（倍率 1）");
