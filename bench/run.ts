@@ -47,7 +47,7 @@ async function postgresReachable(): Promise<boolean> {
 const f2 = (n: number) => n.toFixed(2);
 const ok = (pass: boolean) => (pass ? "✅" : "❌");
 
-buildIfNeeded();
+await buildIfNeeded();
 const wanted = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",");
 const results = [];
 for (const kind of ["sqlite", "postgres"] as const) {
