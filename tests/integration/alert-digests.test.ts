@@ -271,9 +271,10 @@ describe("digests", () => {
     expect(sent.digest.markdown).toContain("**按模型**");
   });
 
-  it("queues 立即发送 once however often it is clicked at once", async () => {
-    const { api, webhook } = await workspace(middayZone(Date.now()));
-    const set = await api.alerts.setDigest({ cadence: "daily", time: "00:00", channels: [webhook.channel.id] });
+  it("queues 立即发送 once however often it is clicked at once, covering the workspace's yesterday", async () => {
+    const { api, webhook, today } = await workspace(middayZone(Date.now()));
+    // Its moment (late in the day) has not come today: 立即发送 still covers yesterday.
+    const set = await api.alerts.setDigest({ cadence: "daily", time: "23:59", channels: [webhook.channel.id] });
     if (!set.success) throw new Error(set.message);
     const id = set.data.digest.id;
     const queued = () => store.db.alertDelivery.count({ where: { digestId: id } });
@@ -284,6 +285,9 @@ describe("digests", () => {
     expect(second).toEqual(first);
     expect(await api.alerts.sendDigest({ id })).toEqual(first);
     expect(await queued()).toBe(before + 1);
+    const sent = await store.db.alertDelivery.findFirst({ where: { digestId: id }, orderBy: { id: "desc" } });
+    const period = (JSON.parse(sent?.payload ?? "{}") as DigestBody).digest.figures.period;
+    expect(period).toEqual({ from: addDays(today, -1), to: addDays(today, -1) });
     // Sent, so the next test's queue holds only its own.
     expect(await deliverDue(store.db)).toBe(1);
   });

@@ -210,15 +210,22 @@ const OWN_ADDRESS = new Set(["webhook", "ntfy"]);
  * the receiver answered, never why a connection failed (refused, timed out, reset): that would
  * tell which addresses and ports answer. A chat service's or the mail server's refusal is told.
  */
-export async function testChannel(db: Db, workspaceId: number, channelId: number, now = Date.now()): Promise<string> {
+export async function testChannel(
+  db: Db,
+  workspace: { id: number; timeZone: string },
+  channelId: number,
+  now = Date.now(),
+): Promise<string> {
+  const { id: workspaceId, timeZone } = workspace;
   const limit = await hitPerMinute(db, `channel-test:${workspaceId}`, CHANNEL_TESTS_PER_MINUTE, now);
   if (!limit.allowed) {
-    const message = `测试过于频繁：每分钟最多 ${CHANNEL_TESTS_PER_MINUTE} 次，请稍后再试`;
+    const message = `测试过于频繁：每分钟最多 ${CHANNEL_TESTS_PER_MINUTE} 次，请 ${limit.retryAfterSeconds} 秒后再试`;
     throw new Refusal(message, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
   }
   const payload = JSON.stringify({
     event: "test",
     at: new Date(now).toISOString(),
+    timeZone,
     message: "这是一条测试消息：通知渠道可以收到提醒",
   });
   try {

@@ -299,15 +299,17 @@ async function queueIfDue(db: Db, row: DigestRow, zones: Map<number, string>, no
   return queueDigest(db, row, due, tz, now, { claim: true });
 }
 
-/** 立即发送: the digest of the period last due, now, without marking it sent (a preview). */
+/**
+ * 立即发送: the digest of the last whole period before today in the workspace's zone (daily its
+ * yesterday, weekly the 7 days before today, monthly the month before this one), now, without
+ * marking it sent (a preview). Its moment of the day does not matter: sent at 02:13, a daily
+ * digest covers yesterday, not the day before.
+ */
 export async function sendDigestNow(db: Db, workspaceId: number, id: number, now = new Date()): Promise<boolean> {
   const row = await db.alertDigest.findFirst({ where: { id, workspaceId }, select });
   if (!row) return false;
   const { timeZone } = await alertRules(db).settings(workspaceId, now);
-  const due = lastOccurrence(
-    { cadence: row.cadence as Cadence, minute: row.minute, weekday: row.weekday },
-    timeZone,
-    now,
-  );
+  const today = weekdayOf(dayIn(timeZone, now.getTime()));
+  const due = lastOccurrence({ cadence: row.cadence as Cadence, minute: 0, weekday: today }, timeZone, now);
   return queueDigest(db, row, due, timeZone, now, { claim: false });
 }

@@ -128,10 +128,12 @@ function payloadOf(
   site: string | null,
   result: Check,
   now: Date,
+  timeZone: string,
 ): string {
   return JSON.stringify({
     event,
     at: now.toISOString(),
+    timeZone,
     alert: {
       id: alert.id,
       state: event === "resolved" ? "resolved" : "open",
@@ -238,7 +240,7 @@ export async function evaluateWorkspace(db: Db, workspaceId: number, now = new D
           const event = step.event;
           const openedAt = event === "opened" ? now : (row?.openedAt ?? now);
           const resolvedAt = event === "resolved" ? now : null;
-          const payload = payloadOf(event, { id, openedAt, resolvedAt }, rule, account, site, result, now);
+          const payload = payloadOf(event, { id, openedAt, resolvedAt }, rule, account, site, result, now, timeZone);
           await db.$transaction([
             db.alert.updateMany({
               where: { id },

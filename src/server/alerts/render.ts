@@ -2,10 +2,13 @@
  * An alert event in words, as each channel reads well: plain text (email, ntfy, Feishu) or
  * Markdown (Telegram, WeCom, DingTalk). The webhook gets the JSON itself.
  */
+import { offsetAt } from "../core/time";
 
 export type EventPayload = {
   event: "opened" | "reminder" | "escalated" | "resolved" | "test" | "digest";
   at: string;
+  /** The workspace's zone, in which the message tells its times (UTC when absent). */
+  timeZone?: string;
   /** A digest comes rendered (digests.ts). */
   digest?: { title: string; text: string; markdown: string };
   message?: string;
@@ -45,8 +48,15 @@ const UNIT: Record<string, string> = {
   price_changed: "%",
 };
 
-/** "2026-11-24 08:30 UTC": times in messages are UTC, named, never a local time without a zone. */
-const utc = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+/**
+ * "2026-11-25 02:02（Asia/Shanghai）": a time in the workspace's zone (the one its 今日 and its
+ * digests count in), named, never a local time without a zone; UTC for a message without one.
+ */
+function when(iso: string, timeZone = "UTC"): string {
+  const at = Date.parse(iso);
+  const local = new Date(at + offsetAt(timeZone, at)).toISOString().slice(0, 16).replace("T", " ");
+  return timeZone === "UTC" ? `${local} UTC` : `${local}（${timeZone}）`;
+}
 
 export function renderTitle(p: EventPayload): string {
   if (p.digest) return p.digest.title;
@@ -60,10 +70,11 @@ export function renderTitle(p: EventPayload): string {
 
 /** The lines under the title. */
 function lines(p: EventPayload): string[] {
-  if (p.event === "test") return [p.message ?? "这是一条测试消息：通知渠道可以收到提醒", `时间：${utc(p.at)}`];
+  const tz = p.timeZone;
+  if (p.event === "test") return [p.message ?? "这是一条测试消息：通知渠道可以收到提醒", `时间：${when(p.at, tz)}`];
   const out = [p.alert?.message ?? ""];
-  if (p.event === "resolved") out.push(`恢复于 ${utc(p.at)}`);
-  else if (p.alert?.openedAt) out.push(`开始于 ${utc(p.alert.openedAt)}`);
+  if (p.event === "resolved") out.push(`恢复于 ${when(p.at, tz)}`);
+  else if (p.alert?.openedAt) out.push(`开始于 ${when(p.alert.openedAt, tz)}`);
   return out.filter(Boolean);
 }
 

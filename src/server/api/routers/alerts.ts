@@ -104,7 +104,10 @@ export const alertsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const own = await alertChannels(ctx.db).ownIds(ctx.workspace.workspaceId, [input.id]);
       if (own.length === 0) return failure(NO_CHANNEL);
-      return answer(async () => ({ message: await testChannel(ctx.db, ctx.workspace.workspaceId, input.id) }));
+      return answer(async () => {
+        const { timeZone } = await alertRules(ctx.db).settings(ctx.workspace.workspaceId);
+        return { message: await testChannel(ctx.db, { id: ctx.workspace.workspaceId, timeZone }, input.id) };
+      });
     }),
 
   rules: workspaceProcedure

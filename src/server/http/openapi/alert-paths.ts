@@ -128,7 +128,7 @@ export function alertPaths(): Record<string, object> {
       post: operation(
         "alertDigestSend",
         "立即发送摘要",
-        "把最近一个已到的时段的摘要立即放入发送队列（用来预览）；不改变按时发送。",
+        "把工作区时区中今天之前最近一个完整时段（每天：昨天；每周：今天之前 7 天；每月：上个月）的摘要立即放入发送队列（用来预览），与摘要设定的时刻无关；不改变按时发送。",
         ref("AlertDigestSentSuccess"),
         { write: true },
       ),
