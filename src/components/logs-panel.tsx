@@ -26,7 +26,7 @@ const typeParam = (type: string) => LOG_TYPES.find((t): t is Exclude<LogType, "o
 
 /** The usage log, newest first, filtered and paged by the URL's query string. */
 export function LogsPanel() {
-  const money = useMoney();
+  const summaryMoney = useMoney();
   const params = useSearchParams();
   const router = useRouter();
   const hrefWith = useHrefWith();
@@ -53,6 +53,8 @@ export function LogsPanel() {
   const names = trpc.account.logNames.useQuery(undefined, { staleTime: 5 * 60_000 });
   const [invalid, setInvalid] = useState("");
   const [open, setOpen] = useState<string | null>(null);
+  // The answer's own money settings (the site's, kept with it): the same whichever source answered.
+  const money = answer.data?.money ?? summaryMoney;
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
 
   function apply(form: HTMLFormElement) {

@@ -779,6 +779,9 @@ describe("around the clock", () => {
         consumed.slice(20, 40).map((l) => l.createdAt),
       );
       expect(fromLedger.data.items.every((i) => i.type === "consume")).toBe(true);
+      // Money is shown the same way whichever answered: the site's settings, kept with the site.
+      expect(fromSite.success && fromSite.data.money).toMatchObject({ quotaPerUnit: 500_000 });
+      expect(fromLedger.data.money).toEqual(fromSite.success ? fromSite.data.money : null);
     } finally {
       if (!closed) await site.close();
     }

@@ -3,7 +3,7 @@ import { Refusal, answered } from "../../core/errors";
 import { doneSchema, failure, MSG, orFailure, type Failure } from "../../core/messages";
 import { accountListSchema } from "../../accounts/schemas";
 import { covers, ledgerLogs, logCoverage, logNames, matching } from "../../ledger/log-view";
-import { overviewRowSchema } from "../../site-data/schemas";
+import { overviewRowSchema, type LogsPage } from "../../site-data/schemas";
 import { accountOf, overview, rowOf } from "../../accounts/overview";
 import {
   accountKeySchema,
@@ -34,6 +34,7 @@ import type { LiveSession } from "../../session/store";
 import { ledgerViews, siteDepsOf, withJobStatus, type AuthedContext } from "../site-deps";
 import { authedProcedure, router, savedAccountsOf, viewerProcedure } from "../trpc";
 import { rest } from "../rest-routes";
+import { siteRegistry } from "../../sites/registry";
 
 type Ok<T> = { success: true; data: T };
 
@@ -51,6 +52,83 @@ async function run<T>(
   if (ctx.saved?.problem) return failure(ctx.saved.problem);
   if (!session.site) return failure(MSG.siteRemoved);
   return { success: true, data: await op(accountOf(session), siteDepsOf(ctx, refresh === true)) };
+}
+
+/**
+ * 使用日志's page: from the ledger where it covers the range (the newest part read live), else
+ * from the site, else, the site failing, the ledger's copy, said so.
+ */
+async function logsAnswer(ctx: AuthedContext, p: z.output<typeof logsInput>): Promise<Ok<LogsPage> | Failure> {
+  const query = {
+    page: p.page,
+    pageSize: p.pageSize,
+    type: p.type,
+    model: p.model,
+    token: p.token,
+    from: p.start,
+    to: p.end === undefined ? undefined : p.end - 1,
+  };
+  const coverage = await logCoverage(ctx.db, ctx.session);
+  if (covers(coverage, query)) {
+    const since = coverage.newest + 1;
+    const recent =
+      query.to !== undefined && query.to < since
+        ? null
+        : await answered(
+            run(ctx, p.refresh, (account, deps) =>
+              logsSince(account, { type: query.type, from: Math.max(since, query.from ?? since), to: query.to }, deps),
+            ),
+          );
+    const page = await ledgerLogs(ctx.db, ctx.session, query, {
+      before: recent?.success ? matching(recent.data.items, query) : [],
+      through: coverage.newest,
+      fetchedAt: recent?.success ? new Date().toISOString() : coverage.syncedAt.toISOString(),
+    });
+    if (page) {
+      return {
+        success: true as const,
+        data: {
+          ...page,
+          source: "ledger" as const,
+          match: "contains" as const,
+          ledger: {
+            since: new Date(coverage.oldest * 1000).toISOString(),
+            syncedAt: coverage.syncedAt.toISOString(),
+            recent: !recent ? "none" : !recent.success ? "failed" : recent.data.complete ? "included" : "partial",
+            reason: recent && !recent.success ? recent.message : null,
+          } as const,
+        },
+      };
+    }
+  }
+  // A site that cannot be read now: the ledger's copy, said so.
+  const live = await answered(run(ctx, p.refresh, (account, deps) => logs(account, query, deps)));
+  const site = { source: "site" as const, match: "exact" as const, totals: null, ledger: null };
+  if (live.success) return { success: true as const, data: { ...live.data, ...site } };
+  const stored = coverage
+    ? await ledgerLogs(ctx.db, ctx.session, query, { fetchedAt: coverage.syncedAt.toISOString() })
+    : null;
+  if (!stored) return live;
+  return {
+    success: true as const,
+    data: {
+      ...stored,
+      source: "ledger" as const,
+      match: "contains" as const,
+      ledger: null,
+      fromLedger: { reason: live.message },
+    },
+  };
+}
+
+/**
+ * The answer with the site's money settings as last probed (kept with the site): amounts are shown
+ * the same way whether the site or the ledger answered, and while the site cannot be read.
+ */
+async function withMoney<T extends object>(ctx: AuthedContext, answer: Ok<T> | Failure) {
+  if (!answer.success) return answer;
+  const money = (await siteRegistry(ctx.db).profiled(ctx.session.siteId))?.money ?? null;
+  return { success: true as const, data: { ...answer.data, money } };
 }
 
 /** The gateway account's session of a viewer that is no workspace. */
@@ -208,72 +286,7 @@ export const accountRouter = router({
     .meta(rest("GET", "/api/account/logs"))
     .input(logsInput)
     .output(orFailure(logsSuccess))
-    .query(async ({ ctx, input: p }) => {
-      const query = {
-        page: p.page,
-        pageSize: p.pageSize,
-        type: p.type,
-        model: p.model,
-        token: p.token,
-        from: p.start,
-        to: p.end === undefined ? undefined : p.end - 1,
-      };
-      const coverage = await logCoverage(ctx.db, ctx.session);
-      if (covers(coverage, query)) {
-        const since = coverage.newest + 1;
-        const recent =
-          query.to !== undefined && query.to < since
-            ? null
-            : await answered(
-                run(ctx, p.refresh, (account, deps) =>
-                  logsSince(
-                    account,
-                    { type: query.type, from: Math.max(since, query.from ?? since), to: query.to },
-                    deps,
-                  ),
-                ),
-              );
-        const page = await ledgerLogs(ctx.db, ctx.session, query, {
-          before: recent?.success ? matching(recent.data.items, query) : [],
-          through: coverage.newest,
-          fetchedAt: recent?.success ? new Date().toISOString() : coverage.syncedAt.toISOString(),
-        });
-        if (page) {
-          return {
-            success: true as const,
-            data: {
-              ...page,
-              source: "ledger" as const,
-              match: "contains" as const,
-              ledger: {
-                since: new Date(coverage.oldest * 1000).toISOString(),
-                syncedAt: coverage.syncedAt.toISOString(),
-                recent: !recent ? "none" : !recent.success ? "failed" : recent.data.complete ? "included" : "partial",
-                reason: recent && !recent.success ? recent.message : null,
-              } as const,
-            },
-          };
-        }
-      }
-      // A site that cannot be read now: the ledger's copy, said so.
-      const live = await answered(run(ctx, p.refresh, (account, deps) => logs(account, query, deps)));
-      const site = { source: "site" as const, match: "exact" as const, totals: null, ledger: null };
-      if (live.success) return { success: true as const, data: { ...live.data, ...site } };
-      const stored = coverage
-        ? await ledgerLogs(ctx.db, ctx.session, query, { fetchedAt: coverage.syncedAt.toISOString() })
-        : null;
-      if (!stored) return live;
-      return {
-        success: true as const,
-        data: {
-          ...stored,
-          source: "ledger" as const,
-          match: "contains" as const,
-          ledger: null,
-          fromLedger: { reason: live.message },
-        },
-      };
-    }),
+    .query(async ({ ctx, input: p }) => withMoney(ctx, await logsAnswer(ctx, p))),
 
   /** The model and token names the ledger knows for the account, for the log's filter pickers. */
   logNames: authedProcedure

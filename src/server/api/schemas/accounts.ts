@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { successOf } from "../../core/messages";
 import { LOG_TYPES } from "../../gateway/reads";
+import { moneySchema } from "../../gateway/families";
 import { overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
 import { logsPageSchema, summarySchema, tokensPageSchema, topupsPageSchema } from "../../site-data/schemas";
@@ -42,7 +43,16 @@ export const pageInput = z.object(paged).prefault({});
 const success = <T extends z.ZodType>(data: T, id: string) => successOf(data).meta({ id });
 
 export const summarySuccess = success(summarySchema, "AccountSummarySuccess");
-export const logsSuccess = success(logsPageSchema, "LogsPageSuccess");
+export const logsSuccess = success(
+  logsPageSchema.extend({
+    money: moneySchema
+      .nullable()
+      .describe(
+        "站点的货币设置（最近一次探测，随站点保存）：无论答复来自站点还是账本，金额都按它显示；从未探测到时为 null",
+      ),
+  }),
+  "LogsPageSuccess",
+);
 export const tokensSuccess = success(tokensPageSchema, "TokensPageSuccess");
 export const topupsSuccess = success(topupsPageSchema, "TopupsPageSuccess");
 export const overviewSuccess = success(overviewSchema, "AccountsOverviewSuccess");
