@@ -63,7 +63,7 @@ export function LogsPanel() {
       const v = data.get(k);
       return typeof v === "string" ? v.trim() : "";
     };
-    // Said here in words, before anything is asked (the service would answer 请求参数无效: to).
+    // Said here, before anything is asked (the service would answer the same words about `to`).
     if (value("from") && value("to") && value("to") < value("from")) {
       setInvalid("结束日期不能早于开始日期");
       return;

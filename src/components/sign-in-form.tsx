@@ -58,6 +58,12 @@ function Form({ sites, workspace = false, initial }: Props) {
     };
     const userId = field("userId");
     const accessToken = field("accessToken");
+    // Said before anything is sent, in the sign-in's own words.
+    if (!siteId || !userId || !accessToken) {
+      setError("请填写完整信息：站点、用户ID 和访问令牌");
+      (userId ? tokenRef : userRef).current?.focus();
+      return;
+    }
     // Said before any site is asked: the sites number their users.
     if (userId && !/^\d{1,15}$/.test(userId)) {
       setError("用户ID应为数字：在站点的个人设置页可以看到（如 1、42）");

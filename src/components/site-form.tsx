@@ -20,7 +20,7 @@ function FindingText({ finding }: { finding: Finding }) {
     <span>
       可访问（{finding.ms} ms）：{FAMILY_NAMES[finding.family] ?? finding.family}
       {finding.version ? ` ${finding.version}` : ""}
-      {finding.systemName ? ` · ${finding.systemName}` : ""} · quota_per_unit {formatNumber(finding.quotaPerUnit)}
+      {finding.systemName ? ` · ${finding.systemName}` : ""} · 每美元 {formatNumber(finding.quotaPerUnit)} 额度
     </span>
   ) : (
     <span className="failed-text">无法访问：{finding.error}</span>

@@ -38,6 +38,9 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   // A new workspace asks for its first account; each is verified with its site, then saved.
   await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
   await expect(page.getByText("工作区 · 端到端工作区")).toBeVisible();
+  // Saved with nothing filled in: said in words on the page, nothing sent.
+  await page.getByRole("button", { name: "验证并保存" }).click();
+  await expect(page.locator(".error")).toHaveText("请填写完整信息：站点、用户ID 和访问令牌");
   await fillSignIn(page, "严格站点", ALICE.id, "sk-not-the-token");
   await page.getByRole("button", { name: "验证并保存" }).click();
   await expect(page.locator(".error")).not.toHaveText("");

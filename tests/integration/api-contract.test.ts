@@ -321,7 +321,7 @@ describe("the site-data routes", () => {
       const ok = await conforms(await fetch(`${app.url}${route}`, { headers: auth }), route, "get", 200);
       expect(ok.success, route).toBe(true);
       const bad = await conforms(await fetch(`${app.url}${route}?refresh=maybe`, { headers: auth }), route, "get", 200);
-      expect(bad).toEqual({ success: false, message: "请求参数无效: refresh" });
+      expect(bad).toEqual({ success: false, message: "刷新参数无效（参数 refresh）" });
       await conforms(await fetch(`${app.url}${route}`), route, "get", 401);
     }
     // A site that went away after the sign-in (moving it would end the session instead).
@@ -385,7 +385,7 @@ describe("the usage ledger routes", () => {
       "get",
       200,
     );
-    expect(bad).toEqual({ success: false, message: "请求参数无效: from" });
+    expect(bad).toEqual({ success: false, message: "开始日期无效（参数 from）" });
     const balance = await conforms(
       await fetch(`${app.url}/api/usage/balance?from=2026-11-01&to=2026-11-20`, { headers: auth }),
       "/api/usage/balance",
@@ -417,12 +417,12 @@ describe("the usage ledger routes", () => {
         .subarray(0, 5)
         .toString(),
     ).toBe("%PDF-");
-    for (const [route, query, param] of [
-      ["/api/export/usage.csv", "from=2026-11-05&to=2026-11-01", "to"],
-      ["/api/export/statement.pdf", "month=2026-13", "month"],
+    for (const [route, query, message] of [
+      ["/api/export/usage.csv", "from=2026-11-05&to=2026-11-01", "结束日期不能早于开始日期（参数 to）"],
+      ["/api/export/statement.pdf", "month=2026-13", "月份无效（参数 month）"],
     ] as const) {
       const bad = await conforms(await fetch(`${app.url}${route}?${query}`, { headers: auth }), route, "get", 200);
-      expect(bad).toEqual({ success: false, message: `请求参数无效: ${param}` });
+      expect(bad).toEqual({ success: false, message });
       await conforms(await fetch(`${app.url}${route}?${query}`), route, "get", 401);
     }
   });
@@ -469,7 +469,7 @@ describe("the operator's routes", () => {
         "get",
         200,
       ),
-    ).toEqual({ success: false, message: "请求参数无效: limit" });
+    ).toEqual({ success: false, message: "每页条数超出范围（参数 limit）" });
     const admin = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     const listed = await conforms(
       await fetch(`${app.url}/api/admin/sites`, { headers: admin }),

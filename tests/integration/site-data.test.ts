@@ -247,41 +247,41 @@ describe.each(FAMILY_LIST)("%s site", (family) => {
 
 describe("bad parameters", () => {
   const cases: [string, string][] = [
-    ["pageSize=101", "pageSize"],
-    ["pageSize=0", "pageSize"],
-    ["page=10001", "page"],
-    ["page=abc", "page"],
-    ["type=bogus", "type"],
-    [`model=${"m".repeat(129)}`, "model"],
-    [`token=${"t".repeat(129)}`, "token"],
-    ["from=2026-01-01&to=2025-01-01", "to"],
-    ["from=2024-01-01&to=2026-04-01", "to"],
-    ["from=2026-11-01T10:00:00Z", "from"],
-    ["from=yesterday", "from"],
-    ["refresh=maybe", "refresh"],
+    ["pageSize=101", "每页条数超出范围（参数 pageSize）"],
+    ["pageSize=0", "每页条数超出范围（参数 pageSize）"],
+    ["page=10001", "页码超出范围（参数 page）"],
+    ["page=abc", "页码无效（参数 page）"],
+    ["type=bogus", "日志类型无效（参数 type）"],
+    [`model=${"m".repeat(129)}`, "模型太长（参数 model）"],
+    [`token=${"t".repeat(129)}`, "令牌名太长（参数 token）"],
+    ["from=2026-01-01&to=2025-01-01", "结束日期不能早于开始日期（参数 to）"],
+    ["from=2024-01-01&to=2026-04-01", "日期范围最长 800 天（参数 to）"],
+    ["from=2026-11-01T10:00:00Z", "开始日期无效（参数 from）"],
+    ["from=yesterday", "开始日期无效（参数 from）"],
+    ["refresh=maybe", "刷新参数无效（参数 refresh）"],
   ];
-  it.each(cases)("logs?%s answers 请求参数无效: %s and asks the site nothing", async (query, param) => {
+  it.each(cases)("logs?%s answers %s and asks the site nothing", async (query, message) => {
     const s = sites.get("new-api")!;
     const before = s.gateway.requests.length;
     const res = await get("new-api", `/api/account/logs?${query}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: false, message: `请求参数无效: ${param}` });
+    expect(res.body).toEqual({ success: false, message });
     expect(s.gateway.requests.length).toBe(before);
   });
 
   it("a bad time zone is named", async () => {
     const res = await get("new-api", "/api/account/summary?tz=Mars/Olympus");
-    expect(res.body).toEqual({ success: false, message: "请求参数无效: tz" });
+    expect(res.body).toEqual({ success: false, message: "时区无效（参数 tz）" });
   });
 
   it("tokens and top-ups check their paging too", async () => {
     expect((await get("new-api", "/api/account/tokens?pageSize=500")).body).toEqual({
       success: false,
-      message: "请求参数无效: pageSize",
+      message: "每页条数超出范围（参数 pageSize）",
     });
     expect((await get("new-api", "/api/account/topups?page=0")).body).toEqual({
       success: false,
-      message: "请求参数无效: page",
+      message: "页码超出范围（参数 page）",
     });
   });
 });

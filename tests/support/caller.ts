@@ -30,7 +30,13 @@ export async function signInWith(
   return { token: result.data.sessionToken, cookie: cookieFrom(ctx.resHeaders), data: result.data };
 }
 
-/** A parameter the procedure refuses: BAD_REQUEST naming it (REST answers it as HTTP 200 `success:false`). */
+/**
+ * A parameter the procedure refuses: BAD_REQUEST, a sentence naming it, and its name for programs
+ * (REST answers it as HTTP 200 `success:false`).
+ */
 export async function expectBadParam(call: Promise<unknown>, param: string): Promise<void> {
-  await expect(call).rejects.toMatchObject({ code: "BAD_REQUEST", message: `请求参数无效: ${param}` });
+  await expect(call).rejects.toMatchObject({
+    code: "BAD_REQUEST",
+    message: expect.stringMatching(new RegExp(`^[^a-z].*（参数 ${param}）$`)) as unknown,
+  });
 }

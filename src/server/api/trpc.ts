@@ -64,7 +64,8 @@ export const createCallerFactory = t.createCallerFactory;
 
 /**
  * The one error map, around every procedure (its input check included):
- * - a parameter that fails its schema is BAD_REQUEST `请求参数无效: <参数>` (REST answers it as
+ * - a parameter that fails its schema is BAD_REQUEST, a sentence naming it and `（参数 <name>）`
+ *   (api/schemas/params.ts; REST answers it as
  *   HTTP 200 `success:false`, docs/api.md);
  * - a Refusal thrown by domain code without a code is the operation's answer in words,
  *   `{success:false, message, ...fields}`; with one, its code and message (and `Retry-After`

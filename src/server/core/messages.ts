@@ -18,7 +18,7 @@ export const MSG = {
   dbUnavailable: "数据库暂时不可用，请稍后再试",
   storageFull: "存储空间不足，请联系管理员释放磁盘空间",
   batchTooLarge: "一次请求包含的调用过多",
-  badParamPrefix: "请求参数无效: ",
+  badInput: "请求参数无效",
   siteRefused: "站点拒绝了访问令牌，请重新登录",
   pageAccountGone: "此页面所属的账户已不在本浏览器中（已退出或已过期），请刷新页面",
   siteFailedPrefix: "站点请求失败: ",

@@ -47,7 +47,7 @@ const siteId = z
   .union([z.number(), z.string().max(12)])
   .transform((v, ctx) => {
     const id = parseSiteId(v);
-    if (id === null) ctx.addIssue({ code: "custom", message: "" });
+    if (id === null) ctx.addIssue({ code: "custom", message: "站点编号无效" });
     return id ?? 0;
   })
   .meta({ description: "站点 id" });

@@ -86,7 +86,7 @@ export const usageSummaryInput = z
   .transform((q, ctx) => {
     const range = closedRange(q, ctx);
     if (q.groupBy === "hour" && range.end - range.start > MAX_HOURLY_DAYS * 86_400 + 3600) {
-      ctx.addIssue({ code: "custom", path: ["groupBy"], message: "" });
+      ctx.addIssue({ code: "custom", path: ["groupBy"], message: `按小时分组的范围最长 ${MAX_HOURLY_DAYS} 天` });
     }
     return range;
   });

@@ -68,11 +68,15 @@ const startOf = (tz: string, p: DateParam) => ("day" in p ? dayStart(tz, p.day) 
 const endOf = (tz: string, p: DateParam) => ("day" in p ? dayStart(tz, nextDay(p.day)) / 1000 : p.seconds + 1);
 const dayOf = (tz: string, p: DateParam) => ("day" in p ? p.day : dayIn(tz, p.seconds * 1000));
 
-/** The message's parameter for a reversed range, or one longer than the maximum. */
+/** A reversed range, or one longer than the maximum, refused on `to` in words. */
 function checkSpan(fromDay: string, toDay: string, start: number, end: number, ctx: z.RefinementCtx): boolean {
   const span = daysBetween(fromDay, toDay);
-  if (end <= start || span < 0 || span >= MAX_RANGE_DAYS) {
-    ctx.addIssue({ code: "custom", path: ["to"], message: "" });
+  if (end <= start || span < 0) {
+    ctx.addIssue({ code: "custom", path: ["to"], message: "结束日期不能早于开始日期" });
+    return false;
+  }
+  if (span >= MAX_RANGE_DAYS) {
+    ctx.addIssue({ code: "custom", path: ["to"], message: `日期范围最长 ${MAX_RANGE_DAYS} 天` });
     return false;
   }
   return true;

@@ -125,7 +125,8 @@ export function adminPaths(): Record<string, object> {
         security: ADMIN_SECURITY,
         responses: {
           "200": {
-            description: "审计日志的一页；参数无效时为失败答复（请求参数无效: <参数>）",
+            description:
+              "审计日志的一页；参数无效时为失败答复（说明哪个参数、为什么，如「每页条数超出范围（参数 limit）」）",
             content: json({
               oneOf: [
                 {

@@ -85,7 +85,7 @@ export function fileRoute(operationId: string, summary: string, description: str
           description: "成功时为文件（Content-Disposition: attachment，文件名含范围）；参数无效时为 JSON 失败答复",
           content: {
             [mime]: { schema: { type: "string", format: "binary" } },
-            ...json(ref("Failure"), { badParam: failureExample(`${MSG.badParamPrefix}from`) }),
+            ...json(ref("Failure"), { badParam: failureExample("结束日期不能早于开始日期（参数 to）") }),
           },
         },
         "401": UNAUTHORIZED,
@@ -142,11 +142,12 @@ export function ledgerRoute(operationId: string, summary: string, description: s
       parameters: [ACCOUNT_PARAM],
       responses: {
         "200": {
-          description: "成功时 success 为 true；参数无效时 success 为 false，message 为「请求参数无效: <参数>」",
+          description:
+            "成功时 success 为 true；参数无效时 success 为 false，message 说明哪个参数、为什么（如「结束日期不能早于开始日期（参数 to）」）",
           content: json(
             { oneOf: [ref(success), ref("Failure")] },
             {
-              badParam: failureExample(`${MSG.badParamPrefix}from`),
+              badParam: failureExample("结束日期不能早于开始日期（参数 to）"),
             },
           ),
         },
@@ -162,7 +163,7 @@ export function ledgerRoute(operationId: string, summary: string, description: s
 /** Every answer a site-data route can give with HTTP 200 besides success. */
 export function siteDataFailures() {
   return {
-    badParam: failureExample(`${MSG.badParamPrefix}pageSize`),
+    badParam: failureExample("每页条数超出范围（参数 pageSize）"),
     refused: failureExample(MSG.siteRefused),
     busy: failureExample(BUSY.site(20_000)),
     accountBusy: failureExample(BUSY.account(40_000)),

@@ -28,7 +28,7 @@ function get(operationId: string, summary: string, description: string, answer: 
           description: "成功；参数无效时 success:false",
           content: json(
             { oneOf: [ref(answer), ref("Failure")] },
-            { badParam: failureExample(`${MSG.badParamPrefix}model`) },
+            { badParam: failureExample("请填写模型名称（参数 model）") },
           ),
         },
         "401": UNAUTHORIZED,
