@@ -1,5 +1,4 @@
 /** The OpenAPI paths of 模型价格 (docs/design.md 22): a model across the caller's accounts, and 如果在别处. */
-import { MSG } from "../../core/messages";
 import {
   ACCOUNT_PARAM,
   INTERNAL,
