@@ -151,7 +151,9 @@ export function TokensPanel() {
                         onChange={(e) => pick(t.id, e.target.checked)}
                         aria-label={`选择令牌「${t.name}」`}
                       />{" "}
-                      {t.name || "—"}
+                      <span className="token-label" title={t.name || undefined}>
+                        {t.name || "—"}
+                      </span>
                       {t.group ? <span className="muted"> · {t.group}</span> : null}
                       {t.models.length > 0 && (
                         <span className="muted nowrap" title={t.models.join("、")}>
@@ -160,7 +162,7 @@ export function TokensPanel() {
                         </span>
                       )}
                     </td>
-                    <td data-label="密钥" className="nowrap">
+                    <td data-label="密钥" className="token-key">
                       <code>{t.key}</code>
                     </td>
                     <td data-label="状态">

@@ -654,6 +654,25 @@ test("使用日志 from the ledger: a part of a model name in any case, the rang
   expect((await back.boundingBox())?.y).toBe((await next.boundingBox())?.y);
   expect((await back.boundingBox())?.height).toBeLessThan(50);
   await shot(page, "11c-logs-phone");
+
+  // Every figure of 概览 fits whole on a phone, up to $999,999.99 and ¥9,999,999.99.
+  await page.goto(`${URL_}/?tab=overview`);
+  const figures = page.locator(".stats .stat-value");
+  await expect(figures.first()).toBeVisible();
+  for (const text of ["$999,999.99", "¥9,999,999.99"]) {
+    const clipped = await figures.evaluateAll(
+      (all, shown) =>
+        all.filter((e) => {
+          e.textContent = shown;
+          const stat = e.closest(".stat")?.getBoundingClientRect();
+          const box = e.getBoundingClientRect();
+          return e.scrollWidth > e.clientWidth || !stat || box.right > stat.right;
+        }).length,
+      text,
+    );
+    expect(clipped, text).toBe(0);
+  }
+  await shot(page, "11d-figures-phone");
 });
 
 test("用量分析 downloads the range as CSV (its row count shown first) and the month's statement as PDF", async ({

@@ -80,15 +80,26 @@ test("creates, reveals, exports, disables, edits and deletes a token, at desktop
   await row.getByRole("button", { name: "编辑令牌「脚本-e2e」" }).click();
   const edit = page.getByRole("dialog", { name: "编辑令牌「脚本-e2e」" });
   await expect(edit.getByLabel("限用模型")).toHaveValue("gpt-4o-mini\nclaude-sonnet-4");
-  await edit.getByLabel("名称").fill("脚本-改名");
+  await edit.getByLabel("名称").fill("这是一个十六个字的很长的令牌名称");
   await edit.getByRole("button", { name: "保存" }).click();
-  const renamed = panel.locator("tbody tr", { hasText: "脚本-改名" });
+  const renamed = panel.locator("tbody tr", { hasText: "这是一个十六个字的很长的令牌名称" });
   await expect(renamed).toContainText("限 2 个模型");
   await expect(renamed.locator(".tag")).toHaveText("已禁用");
+  // A 16-character name is cut short (whole on hover); the key stays on one line, also at 1100 px.
+  for (const width of [1440, 1100]) {
+    await page.setViewportSize({ width, height: 900 });
+    const label = renamed.locator(".token-label");
+    await expect(label).toHaveAttribute("title", "这是一个十六个字的很长的令牌名称");
+    expect(await label.evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
+    const key = renamed.locator("td.token-key code");
+    const lineHeight = await key.evaluate((e) => parseFloat(getComputedStyle(e).lineHeight) || 20);
+    expect((await key.boundingBox())?.height ?? 0).toBeLessThan(lineHeight * 1.5);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
   await shot(page, "45-tokens");
 
-  await renamed.getByRole("button", { name: "删除令牌「脚本-改名」" }).click();
-  const confirm = page.getByRole("dialog", { name: "删除令牌「脚本-改名」？" });
+  await renamed.getByRole("button", { name: "删除令牌「这是一个十六个字的很长的令牌名称」" }).click();
+  const confirm = page.getByRole("dialog", { name: "删除令牌「这是一个十六个字的很长的令牌名称」？" });
   await confirm.getByRole("button", { name: "删除", exact: true }).click();
   await expect(panel.getByRole("status")).toHaveText("已删除 1 个令牌");
   await expect(renamed).toHaveCount(0);

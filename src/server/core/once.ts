@@ -7,7 +7,7 @@
 import { processState, type StatePart } from "./process-state";
 
 /** How long after its answer a call still stands for its repeats. */
-export const ONCE_MS = 10_000;
+const ONCE_MS = 10_000;
 /** The most calls remembered at once (the oldest are forgotten first). */
 const KEPT = 10_000;
 
