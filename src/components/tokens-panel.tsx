@@ -25,6 +25,16 @@ type Open =
   | { kind: "delete"; tokens: TokenItem[] }
   | null;
 
+/** A time that breaks, where it must, between its day and its hour, never inside either. */
+function DayAndTime({ iso }: { iso: string }) {
+  const [day, time] = formatLocal(iso).split(" ");
+  return (
+    <>
+      <span className="nowrap">{day}</span> <span className="nowrap">{time}</span>
+    </>
+  );
+}
+
 /** The account's API tokens on its site: the list (keys masked), and creating, editing, enabling, deleting, revealing. */
 export function TokensPanel() {
   const params = useSearchParams();
@@ -174,11 +184,12 @@ export function TokensPanel() {
                     <td className="num" data-label="已用额度">
                       {moneyOf(t.usedQuota)}
                     </td>
-                    <td className="nowrap" data-label="过期时间">
-                      <span className="nowrap">{t.expiresAt ? formatLocal(t.expiresAt) : "永不过期"}</span>
+                    {/* A time may break between its day and its hour: the keys and actions keep their room. */}
+                    <td className="token-time" data-label="过期时间">
+                      {t.expiresAt ? <DayAndTime iso={t.expiresAt} /> : "永不过期"}
                     </td>
-                    <td className="nowrap" data-label="最近使用">
-                      <span className="nowrap">{t.lastUsedAt ? formatLocal(t.lastUsedAt) : "从未使用"}</span>
+                    <td className="token-time" data-label="最近使用">
+                      {t.lastUsedAt ? <DayAndTime iso={t.lastUsedAt} /> : "从未使用"}
                     </td>
                     <td className="token-actions">
                       <div className="row-actions">
