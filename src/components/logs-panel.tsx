@@ -12,6 +12,7 @@ import { Pager, pageParam, useHrefWith } from "./pager";
 import { Empty, Failed, Freshness, Loading, TableWrap, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
 import { zone } from "./usage-range";
+import { rangeRefusal } from "@/src/shared/ranges";
 
 /** The page sizes a person may choose (`?size=`); the first is the default. */
 const PAGE_SIZES = [20, 50, 100] as const;
@@ -63,9 +64,10 @@ export function LogsPanel() {
       const v = data.get(k);
       return typeof v === "string" ? v.trim() : "";
     };
-    // Said here, before anything is asked (the service would answer the same words about `to`).
-    if (value("from") && value("to") && value("to") < value("from")) {
-      setInvalid("结束日期不能早于开始日期");
+    // Said here, before anything is asked, in the service's own words (it refuses them on `to`).
+    const refused = value("from") && value("to") ? rangeRefusal(value("from"), value("to")) : null;
+    if (refused) {
+      setInvalid(refused);
       return;
     }
     setInvalid("");

@@ -18,6 +18,7 @@ import { PRESETS, zone, type Range } from "./usage-range";
 import { balanceSeries, dailySeries } from "./usage-series";
 import { SyncStatus } from "./usage-sync";
 import { RangePicker } from "./range-picker";
+import { rangeRefusal } from "@/src/shared/ranges";
 
 /** Whether the window is phone-narrow (the category axes get less room). */
 function useNarrow(): boolean {
@@ -70,10 +71,13 @@ export default function UsagePanel() {
   // One day is charted by the hour; longer ranges by the day.
   const byHour = range.from === range.to;
   const base = { ...range, tz, accounts };
-  const daysQuery = trpc.usage.summary.useQuery({ ...base, groupBy: byHour ? "hour" : "day", split: "model" });
-  const modelsQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "model" });
-  const tokensQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "token" });
-  const balanceQuery = trpc.usage.balance.useQuery(base);
+  // A range the service would refuse is said once, here, and nothing is asked.
+  const refusal = rangeRefusal(range.from, range.to);
+  const ask = { enabled: refusal === null };
+  const daysQuery = trpc.usage.summary.useQuery({ ...base, groupBy: byHour ? "hour" : "day", split: "model" }, ask);
+  const modelsQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "model" }, ask);
+  const tokensQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "token" }, ask);
+  const balanceQuery = trpc.usage.balance.useQuery(base, ask);
   const days = useAnswer(daysQuery);
   const models = useAnswer(modelsQuery);
   const tokenRows = useAnswer(tokensQuery);
@@ -98,7 +102,6 @@ export default function UsagePanel() {
       ).size,
     [balance.data],
   );
-  const invalid = range.from > range.to;
 
   return (
     <>
@@ -117,7 +120,11 @@ export default function UsagePanel() {
             </select>
           </label>
         </div>
-        {invalid && <p className="state failed">结束日不能早于起始日</p>}
+        {refusal && (
+          <p className="state failed" role="alert">
+            {refusal}：请调整上面的日期
+          </p>
+        )}
         {totals && (
           <div className="stats">
             <Stat label="消费" value={formatUsd(totals.usd)} note={`${range.from} 至 ${range.to}`} />
@@ -134,7 +141,7 @@ export default function UsagePanel() {
             />
           </div>
         )}
-        <Exports range={range} tz={tz} accounts={accounts} />
+        {!refusal && <Exports range={range} tz={tz} accounts={accounts} />}
         <SyncStatus />
         {days.data && days.data.accounts.length > 1 && (
           <ul className="coverage">
@@ -148,184 +155,196 @@ export default function UsagePanel() {
         )}
       </section>
 
-      <section className="card" aria-labelledby="daily-title">
-        <h2 id="daily-title">{byHour ? "每小时消费（按模型）" : "每日消费（按模型）"}</h2>
-        {days.loading ? (
-          <p className="state">正在读取账本…</p>
-        ) : !days.data ? (
-          <Failed message={days.message ?? ""} onRetry={() => void daysQuery.refetch()} />
-        ) : days.data.totals.requests === 0 ? (
-          <Empty>这段时间账本里没有消费记录{days.data.accounts.every((a) => !a.syncedAt) && "（账本尚未同步）"}</Empty>
-        ) : (
-          <>
-            <Chart>
-              <BarChart data={daily} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="day" tick={{ fontSize: 12 }} />
-                <YAxis tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} width={56} />
-                <Tooltip formatter={(v) => formatUsd(Number(v))} />
-                <Legend wrapperStyle={{ fontSize: 12 }} />
-                {stacked.map((m, i) => (
-                  <Bar key={m} dataKey={m} stackId="spend" fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
-                ))}
-              </BarChart>
-            </Chart>
-            <details className="chart-details">
-              <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
-              <SumsTable
-                rows={[...days.data.rows].reverse()}
-                label={byHour ? "时间" : "日期"}
-                total={{ key: "", ...days.data.totals }}
-              />
-            </details>
-          </>
-        )}
-      </section>
-
-      <div className="usage-grid">
-        {[
-          { id: "models", title: "按模型", label: "模型", answer: models, query: modelsQuery },
-          { id: "tokens", title: "按令牌", label: "令牌", answer: tokenRows, query: tokensQuery },
-        ].map(({ id, title, label, answer, query }) => (
-          <section key={id} className="card" aria-labelledby={`${id}-title`}>
-            <h2 id={`${id}-title`}>{title}</h2>
-            {answer.loading ? (
+      {!refusal && (
+        <>
+          <section className="card" aria-labelledby="daily-title">
+            <h2 id="daily-title">{byHour ? "每小时消费（按模型）" : "每日消费（按模型）"}</h2>
+            {days.loading ? (
               <p className="state">正在读取账本…</p>
-            ) : !answer.data ? (
-              <Failed message={answer.message ?? ""} onRetry={() => void query.refetch()} />
-            ) : answer.data.rows.length === 0 ? (
-              <Empty>没有消费记录</Empty>
+            ) : !days.data ? (
+              <Failed message={days.message ?? ""} onRetry={() => void daysQuery.refetch()} />
+            ) : days.data.totals.requests === 0 ? (
+              <Empty>
+                这段时间账本里没有消费记录{days.data.accounts.every((a) => !a.syncedAt) && "（账本尚未同步）"}
+              </Empty>
             ) : (
               <>
-                <Chart height={Math.max(160, Math.min(answer.data.rows.length, 10) * 32 + 40)}>
-                  <BarChart data={answer.data.rows.slice(0, 10)} layout="vertical" margin={{ left: 8, right: 16 }}>
-                    <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-                    <XAxis type="number" tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} />
-                    <YAxis
-                      type="category"
-                      dataKey="key"
-                      width={narrow ? 96 : 170}
-                      tick={{ fontSize: narrow ? 10 : 12 }}
-                    />
-                    <Tooltip formatter={(v) => formatUsd(Number(v))} />
-                    <Bar
-                      dataKey="usd"
-                      name="消费"
-                      fill={id === "models" ? COLORS[0] : COLORS[1]}
-                      isAnimationActive={false}
-                    />
-                  </BarChart>
-                </Chart>
-                <SumsTable rows={answer.data.rows} label={label} total={{ key: "", ...answer.data.totals }} />
-              </>
-            )}
-          </section>
-        ))}
-      </div>
-
-      <section className="card" aria-labelledby="volume-title">
-        <h2 id="volume-title">请求与 tokens</h2>
-        {days.data && days.data.totals.requests > 0 && (
-          <>
-            <Chart height={240}>
-              <LineChart data={daily} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="day" tick={{ fontSize: 12 }} />
-                <YAxis yAxisId="requests" tick={{ fontSize: 12 }} width={48} />
-                <YAxis
-                  yAxisId="tokens"
-                  orientation="right"
-                  tick={{ fontSize: 12 }}
-                  tickFormatter={(v: number) => tokens(v)}
-                  width={56}
-                />
-                <Tooltip formatter={(v) => formatNumber(Number(v))} />
-                <Legend wrapperStyle={{ fontSize: 12 }} />
-                {VOLUME_LINES.map((l, n) => (
-                  <Line
-                    key={l.key}
-                    yAxisId={l.axis}
-                    dataKey={l.key}
-                    name={l.name}
-                    stroke={COLORS[n]}
-                    dot={false}
-                    isAnimationActive={false}
-                  />
-                ))}
-              </LineChart>
-            </Chart>
-            <details className="chart-details">
-              <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
-              <SumsTable
-                rows={[...days.data.rows].reverse()}
-                label={byHour ? "时间" : "日期"}
-                total={{ key: "", ...days.data.totals }}
-              />
-            </details>
-          </>
-        )}
-        {days.data && days.data.totals.requests === 0 && <Empty>没有请求记录</Empty>}
-      </section>
-
-      <section className="card" aria-labelledby="balance-title">
-        <h2 id="balance-title">余额走势</h2>
-        {balance.loading ? (
-          <p className="state">正在读取账本…</p>
-        ) : !balance.data ? (
-          <Failed message={balance.message ?? ""} onRetry={() => void balanceQuery.refetch()} />
-        ) : (
-          <>
-            <div className="stats">
-              <Stat
-                label="当前余额"
-                value={
-                  balance.data.accounts.some((a) => a.balanceUsd !== null)
-                    ? formatUsd(balance.data.totals.balanceUsd)
-                    : "—"
-                }
-                note="最近一次同步时"
-              />
-              <Stat label="日均消费" value={formatUsd(balance.data.totals.burnRateUsd)} note="最近 7 天" />
-              <Stat
-                label="预计可用"
-                value={balance.data.totals.daysLeft === null ? "—" : `${balance.data.totals.daysLeft} 天`}
-                note="按日均消费"
-              />
-            </div>
-            {balancePoints.length === 0 ? (
-              <Empty>这段时间没有余额记录（每次同步时记录一次）</Empty>
-            ) : (
-              <>
-                <p className="muted">
-                  每次同步时记录站点报告的余额，图中为每天最后一次。
-                  {unmatchedDays > 0 &&
-                    `红色圆点：余额变化与日志不符的日子（${unmatchedDays} 天），可下载下方的对账 CSV 查看每天的明细。`}
-                </p>
-                <Chart height={220}>
-                  <LineChart data={balancePoints} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+                <Chart>
+                  <BarChart data={daily} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                     <CartesianGrid strokeDasharray="3 3" vertical={false} />
                     <XAxis dataKey="day" tick={{ fontSize: 12 }} />
                     <YAxis tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} width={56} />
-                    <Tooltip content={<BalanceTip />} />
+                    <Tooltip formatter={(v) => formatUsd(Number(v))} />
                     <Legend wrapperStyle={{ fontSize: 12 }} />
-                    {balance.data.accounts.map((a, i) => (
-                      <Line
-                        key={a.key}
-                        dataKey={`a${i}`}
-                        name={`${a.site?.name ?? "站点已移除"} · ${a.username || a.userId}`}
-                        stroke={COLORS[i % COLORS.length]}
-                        dot={<UnmatchedDot series={i} color={COLORS[i % COLORS.length] ?? "#888"} />}
+                    {stacked.map((m, i) => (
+                      <Bar
+                        key={m}
+                        dataKey={m}
+                        stackId="spend"
+                        fill={COLORS[i % COLORS.length]}
                         isAnimationActive={false}
-                        connectNulls
+                      />
+                    ))}
+                  </BarChart>
+                </Chart>
+                <details className="chart-details">
+                  <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
+                  <SumsTable
+                    rows={[...days.data.rows].reverse()}
+                    label={byHour ? "时间" : "日期"}
+                    total={{ key: "", ...days.data.totals }}
+                  />
+                </details>
+              </>
+            )}
+          </section>
+
+          <div className="usage-grid">
+            {[
+              { id: "models", title: "按模型", label: "模型", answer: models, query: modelsQuery },
+              { id: "tokens", title: "按令牌", label: "令牌", answer: tokenRows, query: tokensQuery },
+            ].map(({ id, title, label, answer, query }) => (
+              <section key={id} className="card" aria-labelledby={`${id}-title`}>
+                <h2 id={`${id}-title`}>{title}</h2>
+                {answer.loading ? (
+                  <p className="state">正在读取账本…</p>
+                ) : !answer.data ? (
+                  <Failed message={answer.message ?? ""} onRetry={() => void query.refetch()} />
+                ) : answer.data.rows.length === 0 ? (
+                  <Empty>没有消费记录</Empty>
+                ) : (
+                  <>
+                    <Chart height={Math.max(160, Math.min(answer.data.rows.length, 10) * 32 + 40)}>
+                      <BarChart data={answer.data.rows.slice(0, 10)} layout="vertical" margin={{ left: 8, right: 16 }}>
+                        <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+                        <XAxis type="number" tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} />
+                        <YAxis
+                          type="category"
+                          dataKey="key"
+                          width={narrow ? 96 : 170}
+                          tick={{ fontSize: narrow ? 10 : 12 }}
+                        />
+                        <Tooltip formatter={(v) => formatUsd(Number(v))} />
+                        <Bar
+                          dataKey="usd"
+                          name="消费"
+                          fill={id === "models" ? COLORS[0] : COLORS[1]}
+                          isAnimationActive={false}
+                        />
+                      </BarChart>
+                    </Chart>
+                    <SumsTable rows={answer.data.rows} label={label} total={{ key: "", ...answer.data.totals }} />
+                  </>
+                )}
+              </section>
+            ))}
+          </div>
+
+          <section className="card" aria-labelledby="volume-title">
+            <h2 id="volume-title">请求与 tokens</h2>
+            {days.data && days.data.totals.requests > 0 && (
+              <>
+                <Chart height={240}>
+                  <LineChart data={daily} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+                    <CartesianGrid strokeDasharray="3 3" vertical={false} />
+                    <XAxis dataKey="day" tick={{ fontSize: 12 }} />
+                    <YAxis yAxisId="requests" tick={{ fontSize: 12 }} width={48} />
+                    <YAxis
+                      yAxisId="tokens"
+                      orientation="right"
+                      tick={{ fontSize: 12 }}
+                      tickFormatter={(v: number) => tokens(v)}
+                      width={56}
+                    />
+                    <Tooltip formatter={(v) => formatNumber(Number(v))} />
+                    <Legend wrapperStyle={{ fontSize: 12 }} />
+                    {VOLUME_LINES.map((l, n) => (
+                      <Line
+                        key={l.key}
+                        yAxisId={l.axis}
+                        dataKey={l.key}
+                        name={l.name}
+                        stroke={COLORS[n]}
+                        dot={false}
+                        isAnimationActive={false}
                       />
                     ))}
                   </LineChart>
                 </Chart>
+                <details className="chart-details">
+                  <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
+                  <SumsTable
+                    rows={[...days.data.rows].reverse()}
+                    label={byHour ? "时间" : "日期"}
+                    total={{ key: "", ...days.data.totals }}
+                  />
+                </details>
               </>
             )}
-          </>
-        )}
-      </section>
+            {days.data && days.data.totals.requests === 0 && <Empty>没有请求记录</Empty>}
+          </section>
+
+          <section className="card" aria-labelledby="balance-title">
+            <h2 id="balance-title">余额走势</h2>
+            {balance.loading ? (
+              <p className="state">正在读取账本…</p>
+            ) : !balance.data ? (
+              <Failed message={balance.message ?? ""} onRetry={() => void balanceQuery.refetch()} />
+            ) : (
+              <>
+                <div className="stats">
+                  <Stat
+                    label="当前余额"
+                    value={
+                      balance.data.accounts.some((a) => a.balanceUsd !== null)
+                        ? formatUsd(balance.data.totals.balanceUsd)
+                        : "—"
+                    }
+                    note="最近一次同步时"
+                  />
+                  <Stat label="日均消费" value={formatUsd(balance.data.totals.burnRateUsd)} note="最近 7 天" />
+                  <Stat
+                    label="预计可用"
+                    value={balance.data.totals.daysLeft === null ? "—" : `${balance.data.totals.daysLeft} 天`}
+                    note="按日均消费"
+                  />
+                </div>
+                {balancePoints.length === 0 ? (
+                  <Empty>这段时间没有余额记录（每次同步时记录一次）</Empty>
+                ) : (
+                  <>
+                    <p className="muted">
+                      每次同步时记录站点报告的余额，图中为每天最后一次。
+                      {unmatchedDays > 0 &&
+                        `红色圆点：余额变化与日志不符的日子（${unmatchedDays} 天），可下载下方的对账 CSV 查看每天的明细。`}
+                    </p>
+                    <Chart height={220}>
+                      <LineChart data={balancePoints} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+                        <CartesianGrid strokeDasharray="3 3" vertical={false} />
+                        <XAxis dataKey="day" tick={{ fontSize: 12 }} />
+                        <YAxis tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} width={56} />
+                        <Tooltip content={<BalanceTip />} />
+                        <Legend wrapperStyle={{ fontSize: 12 }} />
+                        {balance.data.accounts.map((a, i) => (
+                          <Line
+                            key={a.key}
+                            dataKey={`a${i}`}
+                            name={`${a.site?.name ?? "站点已移除"} · ${a.username || a.userId}`}
+                            stroke={COLORS[i % COLORS.length]}
+                            dot={<UnmatchedDot series={i} color={COLORS[i % COLORS.length] ?? "#888"} />}
+                            isAnimationActive={false}
+                            connectNulls
+                          />
+                        ))}
+                      </LineChart>
+                    </Chart>
+                  </>
+                )}
+              </>
+            )}
+          </section>
+        </>
+      )}
     </>
   );
 }

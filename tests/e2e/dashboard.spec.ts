@@ -682,6 +682,17 @@ test("用量分析 downloads the range as CSV (its row count shown first) and th
   await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
   await page.getByRole("button", { name: "登录" }).click();
   await expect(activeAccount(page)).toContainText("new-api 用户");
+  // A range the service refuses, opened from a link: said once, in words, and nothing asked.
+  await page.goto(`${URL_}/?tab=usage&from=2024-01-01&to=2026-11-20`);
+  await expect(page.getByText(/日期范围最长 800 天/)).toHaveCount(1);
+  await expect(page.getByRole("alert").filter({ hasText: "日期范围" })).toHaveText(
+    "日期范围最长 800 天：请调整上面的日期",
+  );
+  await expect(page.getByRole("button", { name: "重试" })).toHaveCount(0);
+  await shot(page, "18-usage-range-refused");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "18-usage-range-refused-phone");
+  await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`${URL_}/?tab=usage`);
   await expect(page.getByLabel("账本同步")).toContainText("上次同步", { timeout: 30_000 });
   await page.getByRole("button", { name: "30 天" }).click();

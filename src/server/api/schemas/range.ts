@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { optionalParam } from "./params";
+import { MAX_RANGE_DAYS, RANGE_WORDS } from "../../../shared/ranges";
 import { DEFAULT_TIME_ZONE, addDays, dayIn, dayStart, daysBetween, isTimeZone, nextDay } from "../../core/time";
 
 /**
@@ -9,8 +10,6 @@ import { DEFAULT_TIME_ZONE, addDays, dayIn, dayStart, daysBetween, isTimeZone, n
  * most MAX_RANGE_DAYS calendar days; `to` is never before `from`.
  */
 
-/** The longest range any endpoint reads at once, in calendar days. */
-export const MAX_RANGE_DAYS = 800;
 /** The range of the analytics and the exports when none is asked: the last 30 days. */
 const DEFAULT_RANGE_DAYS = 30;
 
@@ -72,11 +71,11 @@ const dayOf = (tz: string, p: DateParam) => ("day" in p ? p.day : dayIn(tz, p.se
 function checkSpan(fromDay: string, toDay: string, start: number, end: number, ctx: z.RefinementCtx): boolean {
   const span = daysBetween(fromDay, toDay);
   if (end <= start || span < 0) {
-    ctx.addIssue({ code: "custom", path: ["to"], message: "结束日期不能早于开始日期" });
+    ctx.addIssue({ code: "custom", path: ["to"], message: RANGE_WORDS.reversed });
     return false;
   }
   if (span >= MAX_RANGE_DAYS) {
-    ctx.addIssue({ code: "custom", path: ["to"], message: `日期范围最长 ${MAX_RANGE_DAYS} 天` });
+    ctx.addIssue({ code: "custom", path: ["to"], message: RANGE_WORDS.tooLong });
     return false;
   }
   return true;

@@ -1,5 +1,5 @@
 import { MSG } from "../../core/messages";
-import { MAX_RANGE_DAYS } from "../../api/schemas/range";
+import { MAX_RANGE_DAYS } from "../../../shared/ranges";
 import {
   ACCOUNT_NOT_FOUND,
   ACCOUNT_PARAM,
