@@ -12,7 +12,8 @@ export const RANGE_WORDS = {
 } as const;
 
 /** Calendar days from `from` to `to` (YYYY-MM-DD), both included less one: 0 for one day. */
-const span = (from: string, to: string) => (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
+const span = (from: string, to: string) =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
 
 /** Why a range of two calendar days is refused, in words; null when it is not. */
 export function rangeRefusal(from: string, to: string): string | null {
