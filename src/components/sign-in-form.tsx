@@ -4,16 +4,9 @@ import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { QueryProvider, trpc } from "@/src/trpc/react";
+import { siteWords } from "./site-words";
 
 export type Sites = RouterOutputs["site"]["list"];
-
-/** A site's message about its user-id header, said in words a person can act on. */
-function explained(message: string): string {
-  if (/(New-Api-User|Veloera-User)/.test(message)) {
-    return `${message}（站点要求请求附带令牌所属账户的用户ID：请核对用户ID是否就是生成这个访问令牌的账户的ID）`;
-  }
-  return message;
-}
 
 /**
  * Signs in to a site account; in a workspace (`workspace`) the account is saved there instead,
@@ -87,7 +80,7 @@ function Form({ sites, workspace = false, initial }: Props) {
         router.refresh();
         return;
       }
-      setError(explained(result.message));
+      setError(siteWords(result.message));
     } catch (e) {
       setError(errorMessage(e));
     }

@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { errorMessage, isUnauthorized, type RouterInputs, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { formatAge, formatLocal } from "./format";
+import { siteWords } from "./site-words";
 
 type Answer<T> = { success: true; data: T } | { success: false; message: string };
 type QueryLike<T> = { data?: Answer<T>; error: unknown; isPending: boolean; isFetching: boolean };
@@ -84,7 +85,7 @@ export function Loading({ label }: { label: string }) {
 export function Failed({ message, onRetry }: { message: string; onRetry: () => void }) {
   return (
     <div className="state failed" role="alert">
-      <span>{message}</span>
+      <span>{siteWords(message)}</span>
       <button type="button" className="secondary" onClick={onRetry}>
         重试
       </button>
@@ -140,7 +141,7 @@ export function ErrorNote({ message }: { message: string }) {
   if (!message) return null;
   return (
     <p className="error" role="alert">
-      {message}
+      {siteWords(message)}
     </p>
   );
 }

@@ -162,8 +162,10 @@ for (const f of failures) {
     await page.getByRole("button", { name: "登录" }).click();
     const live = page.locator("[aria-live]").filter({ hasText: f.message });
     await expect(live).toContainText(f.message);
-    // The site's header jargon explained; any other message as it is.
+    // The site's English explained beside its words; any other message as it is.
     if (f.message.includes("New-Api-User")) await expect(live).toContainText("请核对用户ID");
+    else if (f.message.includes("access token"))
+      await expect(live).toContainText("（access token 即站点的系统访问令牌");
     else await expect(live).toHaveText(f.message);
     // The token stays in its field, hidden, to correct the user id without pasting it again; never in the markup.
     await expect(page.getByLabel("访问令牌", { exact: true })).toHaveValue(f.token);
