@@ -17,6 +17,7 @@ import { TZDate } from "@date-fns/tz";
 import { addDays, dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
 import { reconcile } from "./reconcile";
 import { round6 } from "../../shared/money";
+import { namedApart } from "./site-names";
 
 export type GroupBy = "day" | "hour" | "model" | "token" | "type";
 
@@ -34,7 +35,10 @@ export type Reader = Owner & {
 
 const iso = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000).toISOString());
 
-/** The accounts behind the sessions, each once, with their sites' money settings. */
+/**
+ * The accounts behind the sessions, each once, with their sites' money settings; two sites of one
+ * name told apart (ledger/site-names.ts).
+ */
 export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader[]> {
   const seen = new Set<string>();
   const readers: Reader[] = [];
@@ -59,7 +63,7 @@ export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader
       money: site?.money ?? UNPROBED.money,
     });
   }
-  return readers;
+  return namedApart(readers, sessions);
 }
 
 /** The balance the account's last sync noted, in its site's units and USD, with its time; null before any. */
