@@ -631,8 +631,11 @@ test("使用日志 from the ledger: a part of a model name in any case, the rang
   // The zone the times are in is named once.
   await expect(logs.locator("thead th").first()).toHaveText(/^时间（.+）$/);
 
-  // An entry opens in place with every field and the site's ratios.
-  const open = rows.first().getByRole("button");
+  // A paid call opens in place with every field and the site's ratios (an error entry has none).
+  const open = rows
+    .filter({ has: page.locator(".c-type", { hasText: /^消费$/ }) })
+    .first()
+    .getByRole("button");
   await open.click();
   await expect(open).toHaveAttribute("aria-expanded", "true");
   const detail = logs.locator(".log-detail");
