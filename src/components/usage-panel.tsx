@@ -11,7 +11,7 @@ import { trpc } from "@/src/trpc/react";
 import { formatLocal, formatNumber } from "./format";
 import { Empty, Failed, Stat, useAnswer } from "./site-data";
 import { formatCount, formatUsd } from "@/src/shared/money";
-import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens } from "./usage-charts";
+import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens, type Row } from "./usage-charts";
 import { Exports } from "./usage-exports";
 import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
@@ -62,6 +62,16 @@ function useUsageView() {
     chooseRange: (next: Range) => go({ range: null, from: next.from, to: next.to }),
     chooseAccounts: (a: "active" | "all") => go({ accounts: a === "all" ? "all" : null }),
   };
+}
+
+/** The range's rows, newest first, by the hour or the day, with their total: under a chart, folded. */
+function PeriodDetails({ byHour, sums }: { byHour: boolean; sums: { rows: Row[]; totals: Omit<Row, "key"> } }) {
+  return (
+    <details className="chart-details">
+      <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
+      <SumsTable rows={[...sums.rows].reverse()} label={byHour ? "时间" : "日期"} total={{ key: "", ...sums.totals }} />
+    </details>
+  );
 }
 
 export default function UsagePanel() {
@@ -187,14 +197,7 @@ export default function UsagePanel() {
                     ))}
                   </BarChart>
                 </Chart>
-                <details className="chart-details">
-                  <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
-                  <SumsTable
-                    rows={[...days.data.rows].reverse()}
-                    label={byHour ? "时间" : "日期"}
-                    total={{ key: "", ...days.data.totals }}
-                  />
-                </details>
+                <PeriodDetails byHour={byHour} sums={days.data} />
               </>
             )}
           </section>
@@ -271,14 +274,7 @@ export default function UsagePanel() {
                     ))}
                   </LineChart>
                 </Chart>
-                <details className="chart-details">
-                  <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
-                  <SumsTable
-                    rows={[...days.data.rows].reverse()}
-                    label={byHour ? "时间" : "日期"}
-                    total={{ key: "", ...days.data.totals }}
-                  />
-                </details>
+                <PeriodDetails byHour={byHour} sums={days.data} />
               </>
             )}
             {days.data && days.data.totals.requests === 0 && <Empty>没有请求记录</Empty>}

@@ -2,7 +2,7 @@
  * An alert event in words, as each channel reads well: plain text (email, ntfy, Feishu) or
  * Markdown (Telegram, WeCom, DingTalk). The webhook gets the JSON itself.
  */
-import { offsetAt } from "../core/time";
+import { minuteIn } from "../core/time";
 
 export type EventPayload = {
   event: "opened" | "reminder" | "escalated" | "resolved" | "test" | "digest";
@@ -53,8 +53,7 @@ const UNIT: Record<string, string> = {
  * digests count in), named, never a local time without a zone; UTC for a message without one.
  */
 function when(iso: string, timeZone = "UTC"): string {
-  const at = Date.parse(iso);
-  const local = new Date(at + offsetAt(timeZone, at)).toISOString().slice(0, 16).replace("T", " ");
+  const local = minuteIn(timeZone, Date.parse(iso));
   return timeZone === "UTC" ? `${local} UTC` : `${local}（${timeZone}）`;
 }
 

@@ -22,6 +22,11 @@ export function offsetAt(tz: string, at: number): number {
   return tzOffset(tz, new Date(at)) * 60_000;
 }
 
+/** `2026-11-23 08:57`: the minute an instant falls in, in `tz`. */
+export function minuteIn(tz: string, at: number): string {
+  return new Date(at + offsetAt(tz, at)).toISOString().slice(0, 16).replace("T", " ");
+}
+
 /** The instant of the last local midnight in `tz` at or before `now` (Unix ms). */
 export function localMidnight(tz: string, now = Date.now()): number {
   return startOfDay(new TZDate(now, tz)).getTime();

@@ -19,7 +19,7 @@ import { processState, type StatePart } from "../core/process-state";
 import { MSG } from "../core/messages";
 import type { Db } from "../db/client";
 import type { Reader, UsageSummary } from "../ledger/analytics";
-import { offsetAt } from "../core/time";
+import { minuteIn } from "../core/time";
 import { partOf, type Part } from "./statement-data";
 
 const FONT_FILES = {
@@ -50,11 +50,6 @@ export function statementFileName(month: string): string {
 }
 
 const int = (n: number) => n.toLocaleString("en-US");
-
-/** `2026-11-23 08:57` in the zone. */
-function localTime(tz: string, ms: number): string {
-  return new Date(ms + offsetAt(tz, ms)).toISOString().slice(0, 16).replace("T", " ");
-}
 
 type Doc = PDFKit.PDFDocument;
 
@@ -178,10 +173,10 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
   doc
     .fontSize(9)
     .fillColor(MUTED)
-    .text(`时区 ${tz} · 生成于 ${localTime(tz, now)}`);
+    .text(`时区 ${tz} · 生成于 ${minuteIn(tz, now)}`);
   const covered =
     part.coverage.oldest && part.coverage.newest
-      ? `账本覆盖 ${localTime(tz, Date.parse(part.coverage.oldest))} 至 ${localTime(tz, Date.parse(part.coverage.newest))}`
+      ? `账本覆盖 ${minuteIn(tz, Date.parse(part.coverage.oldest))} 至 ${minuteIn(tz, Date.parse(part.coverage.newest))}`
       : "账本尚未同步";
   doc.text(covered);
   if (!part.complete) {
@@ -198,13 +193,13 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
     [
       "期初余额",
       part.opening
-        ? `${formatUsd(part.opening.quota / reader.quotaPerUnit)}（${localTime(tz, part.opening.at * 1000)}）`
+        ? `${formatUsd(part.opening.quota / reader.quotaPerUnit)}（${minuteIn(tz, part.opening.at * 1000)}）`
         : "无记录（本月之前没有同步过）",
     ],
     [
       "期末余额",
       part.closing
-        ? `${formatUsd(part.closing.quota / reader.quotaPerUnit)}（${localTime(tz, part.closing.at * 1000)}）`
+        ? `${formatUsd(part.closing.quota / reader.quotaPerUnit)}（${minuteIn(tz, part.closing.at * 1000)}）`
         : "无记录（本月没有同步过）",
     ],
   ];
@@ -264,7 +259,7 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
       part.topups.map((x) => {
         const quota = topupQuota(x.quota, x.content, reader.quotaPerUnit);
         return [
-          localTime(tz, x.at * 1000),
+          minuteIn(tz, x.at * 1000),
           x.content || "充值",
           quota === null ? "—" : formatMoney(quota, reader.money),
         ];
@@ -279,7 +274,7 @@ function writeSummary(doc: Doc, parts: Part[], month: string, tz: string, now: n
     .font("regular")
     .fontSize(9)
     .fillColor(MUTED)
-    .text(`${parts.length} 个账户 · 时区 ${tz} · 生成于 ${localTime(tz, now)}`);
+    .text(`${parts.length} 个账户 · 时区 ${tz} · 生成于 ${minuteIn(tz, now)}`);
   doc.moveDown(0.8);
   const total = parts.reduce(
     (s, p) => ({
