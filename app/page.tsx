@@ -22,7 +22,7 @@ export default async function Home({ searchParams }: { searchParams: Promise<Rec
   const initial = { siteId: id(site), userId: id(user) };
   const workspace = await api.workspace.me().catch(orNull);
   if (workspace) {
-    const { name } = workspace.data.workspace;
+    const { name, timeZone } = workspace.data.workspace;
     const { accounts } = workspace.data;
     if (accounts === 0 && requested !== "workspace") {
       return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} />;
@@ -37,7 +37,7 @@ export default async function Home({ searchParams }: { searchParams: Promise<Rec
         account={current?.key ?? null}
         sessions={[]}
         tab={requested}
-        workspace={{ name }}
+        workspace={{ name, timeZone }}
       />
     );
   }

@@ -63,6 +63,7 @@ export async function benchPrices(kind: "sqlite" | "postgres"): Promise<PriceFig
         site: { id: site.id, name: site.name },
         userId: owner.siteUserId,
         username: `user${s}`,
+        alias: null,
         quotaPerUnit: 500_000,
         money: UNPROBED.money,
       };

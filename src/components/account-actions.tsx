@@ -5,7 +5,7 @@ import { errorMessage } from "@/src/trpc/answers";
 import { usePageAccountHref } from "@/src/trpc/page-account";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney } from "@/src/shared/money";
-import { formatLocal } from "./format";
+import { formatLocal, formatNumber } from "./format";
 import { Failed, Loading } from "./site-data";
 
 const KIND: Record<string, string> = { redeem: "兑换码", checkin: "签到", token: "令牌", proxy: "代理" };
@@ -166,7 +166,9 @@ function Records() {
       )}
       {records.data && records.data.data.total > 0 && (
         <p className="muted">
-          {records.data.data.total > items.length ? `共 ${records.data.data.total} 条，显示最近 10 条。` : ""}
+          {records.data.data.total > items.length
+            ? `共 ${formatNumber(records.data.data.total)} 条，显示最近 10 条。`
+            : ""}
           <a href={csv} download>
             下载全部操作记录（CSV）
           </a>

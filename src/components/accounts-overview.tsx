@@ -6,7 +6,7 @@ import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { formatMoney, formatUsd } from "@/src/shared/money";
 import { AutoCheckinLine, CheckinAll } from "./account-actions";
-import { formatAge, formatNumber } from "./format";
+import { formatAge, formatLocal, formatNumber } from "./format";
 import { Empty, Failed, Loading, Stat } from "./site-data";
 import { zone } from "./usage-range";
 import { Reauthorize } from "./workspace-accounts";
@@ -44,10 +44,7 @@ function SyncLine({ sync }: { sync: NonNullable<NonNullable<Listed["saved"]>["sy
   }
   if (!sync.at) return <span className="muted sync-line">等待首次同步</span>;
   return (
-    <span
-      className="muted sync-line"
-      title={sync.next ? `下次约 ${new Date(sync.next).toLocaleTimeString()}` : undefined}
-    >
+    <span className="muted sync-line" title={sync.next ? `下次约 ${formatLocal(sync.next).slice(11)}` : undefined}>
       用量同步于 {formatAge(sync.at)}
     </span>
   );
@@ -286,7 +283,7 @@ export function AccountsOverview() {
                   ) : (
                     <>
                       <span className="figure">
-                        <span className="muted" title={`数据时间 ${new Date(s.fetchedAt).toLocaleString()}`}>
+                        <span className="muted" title={`数据时间 ${formatLocal(s.fetchedAt)}`}>
                           余额{Date.now() - Date.parse(s.fetchedAt) > 90_000 ? `（${formatAge(s.fetchedAt)}）` : ""}
                         </span>
                         <span>

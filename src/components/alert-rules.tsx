@@ -1,12 +1,13 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
+import { useRouter } from "next/navigation";
 import { errorMessage } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { KINDS, kindOf, ruleText, type Kind, type Rule } from "./alert-kinds";
 import { ChannelChecks } from "./alert-channels";
 import { Empty, Loading } from "./site-data";
-import { zone } from "./usage-range";
+import { browserZone } from "./usage-range";
 import { nameOf } from "./workspace-accounts";
 
 /** 提醒规则: the workspace's rules, each switched on or off, and the form that adds one. */
@@ -36,7 +37,8 @@ export function Rules() {
           return a ? nameOf(a) : `账户 #${id}`;
         })();
   const unit = kindOf(kind).unit;
-  const here = zone();
+  const here = browserZone();
+  const router = useRouter();
 
   async function run(work: () => Promise<{ success: boolean; message?: string }>, done: string) {
     setNote(null);
@@ -87,7 +89,12 @@ export function Rules() {
             <button
               type="button"
               className="ghost small"
-              onClick={() => void run(() => setZone.mutateAsync({ timeZone: here }), `已改为 ${here}`)}
+              onClick={() =>
+                void run(() => setZone.mutateAsync({ timeZone: here }), `已改为 ${here}`).then(
+                  // The page's times are in the workspace's zone: drawn again in the new one.
+                  (done) => done && router.refresh(),
+                )
+              }
             >
               改为本机时区（{here}）
             </button>

@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { RouterOutputs } from "@/src/trpc/answers";
 import { QueryProvider } from "@/src/trpc/react";
 import { formatRemaining, roleName } from "./format";
-import { FocusMain, LocalTime, ZoneNote } from "./local-time";
+import { FocusMain, LocalTime, PageZone, ZoneNote } from "./local-time";
 import { AccountActions } from "./account-actions";
 import { AccountSwitcher } from "./account-switcher";
 import { AccountsOverview } from "./accounts-overview";
@@ -52,7 +52,7 @@ type Props = {
   sessions: RouterOutputs["session"]["list"];
   tab: string;
   /** Set when the page is a workspace's: its accounts, on any device. */
-  workspace?: { name: string };
+  workspace?: { name: string; timeZone: string };
 };
 
 export function Dashboard({ me, account, sessions, tab: requested, workspace }: Props) {
@@ -80,6 +80,8 @@ export function Dashboard({ me, account, sessions, tab: requested, workspace }: 
   return (
     // One query client for the page, keyed by its account: another account's page starts empty.
     <QueryProvider key={account ?? ""} account={account}>
+      {/* A workspace's page reads its times and days in the workspace's zone, as its alerts do. */}
+      <PageZone tz={workspace?.timeZone ?? null} />
       <main id="main" tabIndex={-1} className="page dashboard">
         <header className="top">
           {workspace ? (
@@ -160,7 +162,7 @@ export function Dashboard({ me, account, sessions, tab: requested, workspace }: 
           </section>
         )}
         {own === "overview" && !workspace && <SessionList sessions={sessions} />}
-        <ZoneNote />
+        <ZoneNote workspace={workspace !== undefined} />
         <FocusMain />
       </main>
     </QueryProvider>

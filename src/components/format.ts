@@ -1,3 +1,5 @@
+import { inZone } from "./usage-range";
+
 export function formatNumber(n: number): string {
   return n.toLocaleString("zh-CN");
 }
@@ -21,12 +23,9 @@ export function formatRemaining(iso: string, now = Date.now()): string {
   return rest === 0 ? `${hours} 小时后` : `${hours} 小时 ${rest} 分钟后`;
 }
 
-/** A moment in the browser's own time zone: `2026-11-22 23:05:09`. */
+/** A moment in the page's zone (a workspace's, else the browser's): `2026-11-22 23:05:09`. */
 export function formatLocal(iso: string | null): string {
-  if (!iso) return "—";
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return iso ? inZone(new Date(iso)) : "—";
 }
 
 /** `12 秒前`, `3 分钟前`: the age of data fetched from a site. */
@@ -41,6 +40,16 @@ export function formatAge(iso: string, now = Date.now()): string {
 export function formatDuration(ms: number | null): string {
   if (ms === null) return "—";
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** An account of the ledger as charts and tables name it: its workspace alias, else `站点 · 用户`. */
+export function ledgerName(a: {
+  alias: string | null;
+  site: { name: string } | null;
+  username: string;
+  userId: number;
+}): string {
+  return a.alias || `${a.site?.name ?? "站点已移除"} · ${a.username || `用户 ${a.userId}`}`;
 }
 
 /** The gateway families as the pages name them. */

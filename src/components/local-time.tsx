@@ -2,7 +2,7 @@
 
 import { useEffect, useSyncExternalStore } from "react";
 import { formatLocal, formatTime } from "./format";
-import { zone } from "./usage-range";
+import { setPageZone, zone } from "./usage-range";
 
 const never = () => () => {};
 
@@ -14,16 +14,31 @@ const useInBrowser = () =>
     () => false,
   );
 
-/** A moment in the browser's zone to the minute, `2026-11-22 23:58`; as UTC, marked so, until the page runs. */
+/** A moment in the page's zone to the minute, `2026-11-22 23:58`; as UTC, marked so, until the page runs. */
 export function LocalTime({ iso }: { iso: string }) {
   const local = useInBrowser();
   return <time dateTime={iso}>{local ? formatLocal(iso).slice(0, 16) : formatTime(iso)}</time>;
 }
 
+/**
+ * Puts the page in a workspace's zone (its times and days read as its alerts do), or the browser's
+ * with null: rendered before everything that shows a time, so they all read it.
+ */
+export function PageZone({ tz }: { tz: string | null }) {
+  setPageZone(tz);
+  return null;
+}
+
 /** The zone every time of the page is in, named once. */
-export function ZoneNote() {
+export function ZoneNote({ workspace }: { workspace: boolean }) {
   const local = useInBrowser();
-  return local ? <p className="muted zone-note">页面中的时间均为浏览器所在时区（{zone()}）。</p> : null;
+  if (!local) return null;
+  return (
+    <p className="muted zone-note">
+      页面中的时间均为{workspace ? "工作区的时区" : "浏览器所在时区"}（{zone()}）
+      {workspace && "，与提醒和日报相同；可在「提醒」中修改"}。
+    </p>
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
+import { formatNumber } from "./format";
 
 /** The same view with other query parameters (a shareable URL for every page and filter). */
 export function useHrefWith() {
@@ -62,8 +63,9 @@ export function Pager({
       )}
       <span className="muted">
         第 {page}
-        {pages !== null ? ` / ${pages}` : ""} 页{shown > 0 ? ` · 第 ${first}–${first + shown - 1} 条` : ""}
-        {total !== null ? ` · 共 ${total} 条` : ""}
+        {pages !== null ? ` / ${formatNumber(pages)}` : ""} 页
+        {shown > 0 ? ` · 第 ${formatNumber(first)}–${formatNumber(first + shown - 1)} 条` : ""}
+        {total !== null ? ` · 共 ${formatNumber(total)} 条` : ""}
       </span>
       {hasMore ? (
         <Link className="button secondary" href={hrefWith({ page: page + 1 })} scroll={false}>

@@ -48,9 +48,7 @@ export default function PriceHistory({ model }: { model: string }) {
                 scale="time"
                 domain={["dataMin", "dataMax"]}
                 tick={{ fontSize: 12 }}
-                tickFormatter={(t: number) =>
-                  new Date(t).toLocaleDateString("zh-CN", { month: "2-digit", day: "2-digit" })
-                }
+                tickFormatter={(t: number) => formatLocal(new Date(t).toISOString()).slice(5, 10)}
               />
               <YAxis tick={{ fontSize: 12 }} tickFormatter={(v: number) => `$${v}`} width={56} />
               <Tooltip

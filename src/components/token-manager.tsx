@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "rea
 import { trpc } from "@/src/trpc/react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { amountOfQuota, quotaOfAmount, type MoneySettings } from "@/src/shared/money";
+import { fromZone, inZone } from "./usage-range";
 
 export type TokenItem = Extract<RouterOutputs["account"]["tokens"], { success: true }>["data"]["items"][number];
 export type Rules = Extract<RouterOutputs["tokens"]["rules"], { success: true }>["data"];
@@ -37,12 +38,8 @@ const lines = (s: string) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
-/** `YYYY-MM-DDTHH:mm` in the browser's zone, for a datetime-local field. */
-function localInput(iso: string): string {
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
+/** `YYYY-MM-DDTHH:mm` in the page's zone, for a datetime-local field. */
+const localInput = (iso: string): string => inZone(new Date(iso)).slice(0, 16).replace(" ", "T");
 
 const unit = (money: MoneySettings) => (money.display === "TOKENS" ? "额度" : money.symbol);
 
@@ -83,7 +80,7 @@ export function TokenForm({
     }
     if (!never) {
       if (!expires) return "请选择过期时间，或选择永不过期";
-      if (new Date(expires).getTime() <= Date.now()) return "过期时间应晚于现在";
+      if (fromZone(expires).getTime() <= Date.now()) return "过期时间应晚于现在";
     }
     return null;
   }
@@ -97,7 +94,7 @@ export function TokenForm({
       name: name.trim(),
       unlimited,
       remainQuota: unlimited ? 0 : quotaOfAmount(Number(amount), rules.money),
-      expiresAt: never ? null : new Date(expires).toISOString(),
+      expiresAt: never ? null : fromZone(expires).toISOString(),
       models: lines(models),
       allowIps: lines(ips),
       group: rules.groups ? group.trim() : "",

@@ -19,8 +19,8 @@ export const COLORS = [
 /** The lines of the requests-and-tokens chart: requests on the left axis, tokens on the right. */
 export const VOLUME_LINES = [
   { key: "requests", name: "请求", axis: "requests" },
-  { key: "promptTokens", name: "提示 tokens", axis: "tokens" },
-  { key: "completionTokens", name: "补全 tokens", axis: "tokens" },
+  { key: "promptTokens", name: "输入 tokens", axis: "tokens" },
+  { key: "completionTokens", name: "输出 tokens", axis: "tokens" },
 ] as const;
 
 /** Token counts the Chinese way (`36.64万`, `1.2亿`). */
@@ -47,8 +47,8 @@ export function SumsTable({ rows, label, total }: { rows: Row[]; label: string; 
           <tr>
             <th>{label}</th>
             <th className="num">请求</th>
-            <th className="num">提示 tokens</th>
-            <th className="num">补全 tokens</th>
+            <th className="num">输入 tokens</th>
+            <th className="num">输出 tokens</th>
             <th className="num">消费</th>
           </tr>
         </thead>

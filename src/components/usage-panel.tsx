@@ -8,14 +8,14 @@ import { useEffect, useMemo, useState } from "react";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { trpc } from "@/src/trpc/react";
-import { formatLocal, formatNumber } from "./format";
+import { formatLocal, formatNumber, ledgerName } from "./format";
 import { Empty, Failed, Stat, useAnswer } from "./site-data";
 import { formatCount, formatUsd } from "@/src/shared/money";
 import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens, type Row } from "./usage-charts";
 import { Exports } from "./usage-exports";
 import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
-import { balanceSeries, dailySeries } from "./usage-series";
+import { balanceSeries, countAxis, dailySeries } from "./usage-series";
 import { SyncStatus } from "./usage-sync";
 import { RangePicker } from "./range-picker";
 import { rangeRefusal } from "@/src/shared/ranges";
@@ -64,12 +64,20 @@ function useUsageView() {
   };
 }
 
-/** The range's rows, newest first, by the hour or the day, with their total: under a chart, folded. */
+/** Now in the page's zone, to the minute (`2026-11-27 11:43`): periods after it have not come. */
+const nowInZone = () => formatLocal(new Date().toISOString()).slice(0, 16);
+
+/**
+ * The range's rows that have come, newest first, by the hour or the day, with their total: under a
+ * chart, folded.
+ */
 function PeriodDetails({ byHour, sums }: { byHour: boolean; sums: { rows: Row[]; totals: Omit<Row, "key"> } }) {
+  const now = nowInZone();
+  const rows = sums.rows.filter((r) => r.key <= now).reverse();
   return (
     <details className="chart-details">
       <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
-      <SumsTable rows={[...sums.rows].reverse()} label={byHour ? "时间" : "日期"} total={{ key: "", ...sums.totals }} />
+      <SumsTable rows={rows} label={byHour ? "时间" : "日期"} total={{ key: "", ...sums.totals }} />
     </details>
   );
 }
@@ -97,6 +105,7 @@ export default function UsagePanel() {
     const series = dailySeries(
       days.data?.rows ?? [],
       (models.data?.rows ?? []).map((r) => r.key),
+      nowInZone(),
     );
     // An hour's label is its time of day (`05:00`), a day's its month and day.
     return byHour ? { ...series, points: series.points.map((p) => ({ ...p, day: String(p.day).slice(6) })) } : series;
@@ -143,9 +152,9 @@ export default function UsagePanel() {
               value={formatCount(totals.requests)}
               note={`消费请求 ${formatNumber(totals.requests)} 次`}
             />
-            <Stat label="提示 tokens" value={tokens(totals.promptTokens)} note={formatNumber(totals.promptTokens)} />
+            <Stat label="输入 tokens" value={tokens(totals.promptTokens)} note={formatNumber(totals.promptTokens)} />
             <Stat
-              label="补全 tokens"
+              label="输出 tokens"
               value={tokens(totals.completionTokens)}
               note={formatNumber(totals.completionTokens)}
             />
@@ -157,7 +166,8 @@ export default function UsagePanel() {
           <ul className="coverage">
             {days.data.accounts.map((a) => (
               <li key={a.key}>
-                {a.site?.name ?? "站点已移除"} · {a.username || `用户 ${a.userId}`}：
+                {ledgerName(a)}
+                {a.alias && <span className="muted">（{a.site?.name ?? "站点已移除"}）</span>}：
                 <span className="muted">{a.syncedAt ? `同步于 ${formatLocal(a.syncedAt)}` : "尚未同步"}</span>
               </li>
             ))}
@@ -251,12 +261,21 @@ export default function UsagePanel() {
                   <LineChart data={daily} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                     <CartesianGrid strokeDasharray="3 3" vertical={false} />
                     <XAxis dataKey="day" tick={{ fontSize: 12 }} />
-                    <YAxis yAxisId="requests" tick={{ fontSize: 12 }} width={48} />
+                    <YAxis
+                      yAxisId="requests"
+                      tick={{ fontSize: 12 }}
+                      allowDecimals={false}
+                      tickFormatter={countAxis(Math.max(0, ...days.data.rows.map((r) => r.requests)))}
+                      width={48}
+                    />
                     <YAxis
                       yAxisId="tokens"
                       orientation="right"
                       tick={{ fontSize: 12 }}
-                      tickFormatter={(v: number) => tokens(v)}
+                      allowDecimals={false}
+                      tickFormatter={countAxis(
+                        Math.max(0, ...days.data.rows.map((r) => Math.max(r.promptTokens, r.completionTokens))),
+                      )}
                       width={56}
                     />
                     <Tooltip formatter={(v) => formatNumber(Number(v))} />
@@ -325,7 +344,7 @@ export default function UsagePanel() {
                           <Line
                             key={a.key}
                             dataKey={`a${i}`}
-                            name={`${a.site?.name ?? "站点已移除"} · ${a.username || a.userId}`}
+                            name={ledgerName(a)}
                             stroke={COLORS[i % COLORS.length]}
                             dot={<UnmatchedDot series={i} color={COLORS[i % COLORS.length] ?? "#888"} />}
                             isAnimationActive={false}

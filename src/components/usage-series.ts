@@ -13,12 +13,15 @@ type DayRow = {
 };
 
 /**
- * One point per day: requests and tokens, and the spend of each of the top models (the rest summed
- * as 其他); `stacked` names the bars in order.
+ * One point per day (or hour): requests and tokens, and the spend of each of the top models (the
+ * rest summed as 其他); `stacked` names the bars in order. A period after `now` (`2026-11-27 11:43`
+ * in the range's zone) has not come yet: its point carries only its label, so nothing is drawn
+ * there, not a zero.
  */
-export function dailySeries(days: DayRow[], topModels: string[]) {
+export function dailySeries(days: DayRow[], topModels: string[], now = "9999") {
   const top = topModels.slice(0, TOP_MODELS);
   const points = days.map((r) => {
+    if (r.key > now) return { day: r.key.slice(5) };
     const point: Record<string, number | string> = {
       day: r.key.slice(5),
       requests: r.requests,
@@ -54,4 +57,16 @@ export function balanceSeries(
     }
   }
   return [...byDay.entries()].sort(([x], [y]) => (x < y ? -1 : 1)).map(([, p]) => p);
+}
+
+/**
+ * The ticks of a count axis in one unit, the one its largest value needs (`0 · 5万 · 10万 · 15万`),
+ * never `90,000` beside `18万`.
+ */
+export function countAxis(max: number): (v: number) => string {
+  const unit = max >= 1e8 ? { size: 1e8, sign: "亿" } : max >= 100_000 ? { size: 1e4, sign: "万" } : null;
+  return (v) =>
+    unit && v !== 0
+      ? `${(v / unit.size).toLocaleString("en-US", { maximumFractionDigits: 2 })}${unit.sign}`
+      : v.toLocaleString("en-US");
 }

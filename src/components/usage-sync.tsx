@@ -67,7 +67,7 @@ export function SyncStatus() {
       )}
       {s.skipped.count > 0 && (
         <p className="state">
-          已拒收 {s.skipped.count.toLocaleString("zh-CN")} 条超出合理范围的日志
+          已拒收 {formatNumber(s.skipped.count)} 条超出合理范围的日志
           {s.skipped.reason ? `（${s.skipped.reason}）` : ""}
         </p>
       )}

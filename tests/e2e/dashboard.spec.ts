@@ -594,6 +594,27 @@ test("用量分析 charts the ledger synced at sign-in, loads its chart library 
   const hourly = page.getByRole("region", { name: "每小时消费（按模型）" });
   await hourly.getByText("每小时明细").click();
   await expect(hourly.locator("tbody tr").first()).toContainText(":00");
+  // Hours not yet come are not listed (nor drawn as zero): the newest row is this hour.
+  const thisHour = await page.evaluate(() => `${String(new Date().getHours()).padStart(2, "0")}:00`);
+  await expect(hourly.locator("tbody tr").first().locator("td").first()).toHaveText(new RegExp(`${thisHour}$`));
+  // One word per idea (输入/输出 as on 使用日志), and whole requests on the axis in one unit.
+  const usage = page.getByRole("region", { name: "用量分析", exact: true });
+  await expect(usage.locator(".stat-label")).toContainText(["消费", "请求", "输入 tokens", "输出 tokens"]);
+  const volume = page.getByRole("region", { name: "请求与 tokens" });
+  if (await volume.locator(".recharts-line").count()) {
+    await expect(
+      volume.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value").first(),
+    ).toBeVisible();
+    const ticks = await volume
+      .locator(".recharts-yAxis-tick-labels")
+      .first()
+      .locator(".recharts-cartesian-axis-tick-value")
+      .allTextContents();
+    expect(ticks.length).toBeGreaterThan(1);
+    for (const tick of ticks) expect(tick).toMatch(/^[\d,]+$|^[\d.]+万$/);
+    expect(new Set(ticks.filter((t) => t !== "0").map((t) => t.endsWith("万"))).size).toBeLessThanOrEqual(1);
+    expect(ticks.filter((t) => /^\d+\.\d+$/.test(t))).toEqual([]);
+  }
 
   await page.setViewportSize({ width: 375, height: 740 });
   await page.getByRole("button", { name: "30 天" }).click();
@@ -615,6 +636,10 @@ test("使用日志 from the ledger: a part of a model name in any case, the rang
 
   await page.goto(`${URL_}/?tab=logs`);
   const logs = page.getByRole("region", { name: "使用日志", exact: true });
+  // A count is written one way wherever it shows: `1,542 条` in the totals and `共 1,542 条` below.
+  const everything = (await logs.getByLabel("合计").locator("dd").first().textContent()) ?? "";
+  expect(everything).toMatch(/^\d{1,3}(,\d{3})+ 条$/);
+  await expect(page.getByRole("navigation", { name: "分页" })).toContainText(`共 ${everything}`);
   // The model field offers the names the ledger knows.
   await expect(logs.locator("#log-models option").first()).toBeAttached();
   await logs.getByLabel("模型").fill("SONNET");
@@ -626,8 +651,8 @@ test("使用日志 from the ledger: a part of a model name in any case, the rang
   const totals = logs.getByLabel("符合条件的合计");
   await expect(totals).toContainText("消费请求");
   await expect(totals).toContainText("花费");
-  const total = Number((await page.getByRole("navigation", { name: "分页" }).textContent())?.match(/共 (\d+) 条/)?.[1]);
-  await expect(totals.locator("dd").first()).toHaveText(`${total.toLocaleString("en-US")} 条`);
+  const total = (await page.getByRole("navigation", { name: "分页" }).textContent())?.match(/共 ([\d,]+) 条/)?.[1];
+  await expect(totals.locator("dd").first()).toHaveText(`${total} 条`);
   // The zone the times are in is named once.
   await expect(logs.locator("thead th").first()).toHaveText(/^时间（.+）$/);
 

@@ -172,6 +172,23 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   await digests.getByRole("button", { name: "保存摘要" }).click();
   await expect(digests.getByRole("alert")).toHaveText("请至少选择一个通知渠道");
 
+  // The workspace's pages read times and days in its zone, named once, as its alerts and digests do.
+  await expect(page.locator(".zone-note")).toHaveText(
+    "页面中的时间均为工作区的时区（Asia/Shanghai），与提醒和日报相同；可在「提醒」中修改。",
+  );
+  const today = new Intl.DateTimeFormat("sv-SE", { timeZone: "Asia/Shanghai" }).format(new Date());
+  await page.goto(`${URL_}/?tab=usage&accounts=all&range=today`);
+  const usage = page.getByRole("region", { name: "用量分析", exact: true });
+  await expect(usage).toContainText(`${today} 至 ${today}`);
+  // Its accounts are called by their aliases in the ledger's tables and charts.
+  const coverage = usage.locator(".coverage");
+  await expect(coverage).toContainText("桌面主力（严格站点）");
+  await expect(coverage).toContainText(`家族站（${family.family} 站点）`);
+  await shot(page, "workspace-usage-phone");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await shot(page, "workspace-usage");
+  await page.setViewportSize({ width: 390, height: 844 });
+
   // A monthly digest's one-time link: a page with the month, the PDF once, then the reason it is gone.
   const { closeDb, createDb } = await import("../../src/server/db/client");
   const { createStatementLink } = await import("../../src/server/alerts/statement-links");

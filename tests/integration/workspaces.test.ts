@@ -288,6 +288,12 @@ describe("saved accounts", () => {
     expect(listed.accounts.map((a) => [a.key, a.active, a.saved?.alias])).toEqual([
       [String(saved.success && saved.data.account.id), true, "主力号"],
     ]);
+    // The ledger's answers name it by its alias too (the charts and tables call it so), and the
+    // workspace says the zone its pages read times in.
+    const day = new Date().toISOString().slice(0, 10);
+    const usage = await api.usage.summary({ from: day, to: day, accounts: "all", groupBy: "day" });
+    expect(usage.data.accounts.map((a) => [a.alias, a.username])).toEqual([["主力号", "user501"]]);
+    expect((await api.workspace.me()).data.workspace.timeZone).toBe("Asia/Shanghai");
 
     // The same account again, under another alias: it is there, and nothing changes.
     const before = await store.db.workspaceAccount.findFirstOrThrow({

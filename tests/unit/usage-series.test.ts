@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { TOP_MODELS, balanceSeries, dailySeries } from "../../src/components/usage-series";
+import { TOP_MODELS, balanceSeries, countAxis, dailySeries } from "../../src/components/usage-series";
+import { browserZone, day, fromZone, inZone, PRESETS, setPageZone, zone } from "../../src/components/usage-range";
 
 describe("the series of 用量分析", () => {
   it("stacks the top models' spend per day and sums the rest as 其他", () => {
@@ -40,5 +41,47 @@ describe("the series of 用量分析", () => {
       { day: "11-01", a0: 7, a1: 2 },
       { day: "11-03", a0: 5 },
     ]);
+  });
+
+  it("draws nothing for the hours of today that have not come, not a zero", () => {
+    const hour = (h: string, requests: number) => ({
+      key: `2026-11-27 ${h}:00`,
+      requests,
+      promptTokens: 0,
+      completionTokens: 0,
+    });
+    const { points } = dailySeries([hour("10", 3), hour("11", 0), hour("12", 0)], [], "2026-11-27 11:43");
+    expect(points.map((p) => p.requests)).toEqual([3, 0, undefined]);
+    expect(points[2]).toEqual({ day: "11-27 12:00" });
+  });
+
+  it("writes every tick of a count axis in the one unit its largest value needs", () => {
+    const wide = countAxis(180_000);
+    expect([0, 45_000, 90_000, 180_000].map(wide)).toEqual(["0", "4.5万", "9万", "18万"]);
+    const small = countAxis(90_000);
+    expect([0, 25_000, 100_000].map(small)).toEqual(["0", "25,000", "100,000"]);
+    expect(countAxis(3.2e8)(1.5e8)).toBe("1.5亿");
+  });
+});
+
+describe("the page's zone", () => {
+  const at = new Date("2026-11-27T18:30:00Z");
+
+  it("reads days and times in a workspace's zone once the page is set to it, in the browser's otherwise", () => {
+    const window = globalThis as { window?: unknown };
+    window.window = globalThis;
+    try {
+      setPageZone("Asia/Shanghai");
+      expect(inZone(at)).toBe("2026-11-28 02:30:00");
+      expect(day(0, at)).toBe("2026-11-28");
+      expect(day(-1, at)).toBe("2026-11-27");
+      expect(fromZone("2026-11-28T02:30").toISOString()).toBe(at.toISOString());
+      expect(PRESETS.find((p) => p.key === "last-month")!.range().from).toMatch(/^\d{4}-\d{2}-01$/);
+      setPageZone(null);
+      expect(zone()).toBe(browserZone());
+    } finally {
+      setPageZone(null);
+      delete window.window;
+    }
   });
 });

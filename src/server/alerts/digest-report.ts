@@ -100,6 +100,7 @@ async function readersOfAccounts(db: Db, accounts: SavedAccount[], sites: SiteIn
       site: { id: a.siteId, name: site.name },
       userId: a.siteUserId,
       username: savedName(a),
+      alias: a.alias,
       quotaPerUnit: profiled.money.quotaPerUnit,
       money: profiled.money,
     });

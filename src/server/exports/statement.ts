@@ -189,7 +189,7 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
     ["本月消费（美元）", formatUsd(t.usd)],
     ["本月消费（站点货币）", formatMoney(t.quota, reader.money)],
     ["请求数", int(t.requests)],
-    ["tokens（提示 / 补全）", `${int(t.promptTokens)} / ${int(t.completionTokens)}`],
+    ["tokens（输入 / 输出）", `${int(t.promptTokens)} / ${int(t.completionTokens)}`],
     [
       "期初余额",
       part.opening
@@ -219,8 +219,8 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
   const cols = (first: string) => [
     { title: first, width: WIDTH - 4 * 80 },
     { title: "请求", width: 80 },
-    { title: "提示 tokens", width: 80 },
-    { title: "补全 tokens", width: 80 },
+    { title: "输入 tokens", width: 80 },
+    { title: "输出 tokens", width: 80 },
     { title: "消费（美元）", width: 80 },
   ];
   const rowsOf = (s: UsageSummary) =>

@@ -29,6 +29,8 @@ export type Reader = Owner & {
   site: { id: number; name: string } | null;
   userId: number;
   username: string;
+  /** The workspace's name for the account, where it gave one. */
+  alias: string | null;
   quotaPerUnit: number;
   money: Money;
 };
@@ -59,6 +61,7 @@ export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader
       site: account.site ? { id: account.site.id, name: account.site.name } : null,
       userId: account.userId,
       username: account.username || account.displayName,
+      alias: session.alias ?? null,
       quotaPerUnit: site?.money.quotaPerUnit ?? UNPROBED.money.quotaPerUnit,
       money: site?.money ?? UNPROBED.money,
     });
@@ -97,6 +100,7 @@ export async function coverageOf(db: Db, readers: Reader[]): Promise<LedgerCover
       site: r.site,
       userId: r.userId,
       username: r.username,
+      alias: r.alias,
       oldest: iso(clamp(state?.oldest)),
       newest: iso(clamp(state?.newest)),
       syncedAt: state?.syncedAt?.toISOString() ?? null,

@@ -33,6 +33,7 @@ const coverageSchema = z.object({
   site: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   userId: z.number(),
   username: z.string(),
+  alias: z.string().nullable().describe("工作区给账户起的别名（页面上以它称呼账户）；没有时为 null"),
   oldest: iso.nullable().describe("账本已覆盖范围的起点"),
   newest: iso.nullable().describe("账本已覆盖范围的终点"),
   syncedAt: iso.nullable().describe("上次完成同步的时间"),

@@ -61,6 +61,8 @@ export type LiveSession = StoredSession & {
    * history is read up to this second and no further (docs/design.md 24). Live sessions never have it.
    */
   heldUntil?: number;
+  /** A saved account's alias in its workspace, which pages call it by. */
+  alias?: string | null;
 };
 
 const sessionSelect = {

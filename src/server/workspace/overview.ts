@@ -25,7 +25,7 @@ export async function storedScope(db: Db, accounts: SavedAccounts, workspaceId: 
     list.map(async (saved): Promise<ScopedAccount> => {
       const live = saved.state === "ok" && saved.sessionId ? await store.findLiveById(saved.sessionId) : null;
       const site = sites.get(saved.siteId) ?? null;
-      if (live) return { saved, session: { ...live, key: String(saved.id) }, problem: null };
+      if (live) return { saved, session: { ...live, key: String(saved.id), alias: saved.alias }, problem: null };
       return {
         saved,
         session: ledgerOnlySession(saved, site),

@@ -24,7 +24,11 @@ export const workspaceMeSchema = z
   .object({
     success: z.literal(true),
     data: z.object({
-      workspace: z.object({ id: z.number().int(), name: z.string() }),
+      workspace: z.object({
+        id: z.number().int(),
+        name: z.string(),
+        timeZone: z.string().describe("工作区的时区（IANA）：提醒、日报和工作区页面中的时间都按它显示"),
+      }),
       access: z.enum(["device", "read", "write"]).describe("device：登录的设备；read / write：API 令牌"),
       accounts: z.number().int(),
     }),

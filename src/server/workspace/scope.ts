@@ -25,6 +25,7 @@ export function ledgerOnlySession(saved: SavedAccount, site: { id: number; name:
     expiresAt: saved.stateAt,
     credential: saved.credential,
     site,
+    alias: saved.alias,
     ...(saved.heldUntil === null ? {} : { heldUntil: saved.heldUntil }),
   } satisfies LiveSession;
 }
@@ -43,7 +44,7 @@ export async function scoped(
   const site = sites.get(saved.siteId) ?? null;
   if (saved.state === "ok") {
     const session = await accounts.sessionOf(saved);
-    if (session) return { saved, session: { ...session, key: String(saved.id) }, problem: null };
+    if (session) return { saved, session: { ...session, key: String(saved.id), alias: saved.alias }, problem: null };
     // Renewal may have just found the token refused.
     const now = await accounts.get(saved.workspaceId, saved.id);
     const problem = now.state === "ok" ? "暂时无法连接站点续期会话，请稍后再试" : (now.stateMessage ?? "需要重新授权");

@@ -2,6 +2,7 @@ import { checkinShown } from "../../workspace/scope";
 import { checkinFamily } from "../../gateway/writes";
 import type { Family } from "../../gateway/families";
 import { endAccountAlerts } from "../../alerts/history";
+import { alertRules } from "../../alerts/rules";
 import { z } from "zod";
 import { doneSchema, failureSchema, orFailure, successOf } from "../../core/messages";
 import { deleteAccountLedger } from "../../ledger/sites";
@@ -113,12 +114,15 @@ export const workspaceRouter = router({
     .meta(rest("GET", "/api/workspace/me"))
     .output(workspaceMeSchema)
     .query(async ({ ctx }) => {
-      const accounts = await savedAccountsOf(ctx).list(ctx.workspace.workspaceId);
+      const [accounts, { timeZone }] = await Promise.all([
+        savedAccountsOf(ctx).list(ctx.workspace.workspaceId),
+        alertRules(ctx.db).settings(ctx.workspace.workspaceId),
+      ]);
       const { kind } = ctx.workspace;
       return {
         success: true as const,
         data: {
-          workspace: { id: ctx.workspace.workspaceId, name: ctx.workspace.workspaceName },
+          workspace: { id: ctx.workspace.workspaceId, name: ctx.workspace.workspaceName, timeZone },
           access:
             kind === "device" ? ("device" as const) : kind === "api-read" ? ("read" as const) : ("write" as const),
           accounts: accounts.length,

@@ -149,7 +149,7 @@ export function userPaths(): Record<string, object> {
       "导出 CSV",
       "账本中的日志逐行导出为 CSV：UTF-8 带 BOM、CRLF 换行、RFC 4180 引号规则（Excel 与 WPS 可直接打开）；" +
         "以 = + - @ 制表符或回车开头的文字单元格前加 ' 以防公式注入（数字不变）。" +
-        "列：时间（tz 时区）、站点、用户、类型、模型、令牌、提示 tokens、补全 tokens、额度、金额 (USD)、耗时 (ms)、流式、说明。" +
+        "列：时间（tz 时区）、站点、用户、类型、模型、令牌、输入 tokens、输出 tokens、额度、金额 (USD)、耗时 (ms)、流式、说明。" +
         `边读边发：内存不随导出大小增长，客户端断开即停止读取。范围最长 ${MAX_RANGE_DAYS} 天。`,
       "text/csv",
     ),
