@@ -24,11 +24,16 @@ export default async function Home({ searchParams }: { searchParams: Promise<Rec
   if (workspace) {
     const { name, timeZone } = workspace.data.workspace;
     const { accounts } = workspace.data;
+    // The registered sites and the workspace's own.
+    const sites = async () => {
+      const { registered, own } = (await api.workspace.sites()).data;
+      return [...registered, ...own.map(({ id, name, url }) => ({ id, name, url }))];
+    };
     if (accounts === 0 && requested !== "workspace") {
-      return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} />;
+      return <SignInPage sites={await sites()} workspace={{ name, accounts }} />;
     }
     if (add !== undefined) {
-      return <SignInPage sites={await api.site.list()} workspace={{ name, accounts }} initial={initial} />;
+      return <SignInPage sites={await sites()} workspace={{ name, accounts }} initial={initial} />;
     }
     const [me, current] = accounts > 0 ? await Promise.all([api.auth.me(), api.account.current()]) : [null, null];
     return (

@@ -23,11 +23,15 @@ import { seedBalanceHistory } from "../src/server/ledger/balance-history";
 import { parsePrices } from "../src/server/gateway/prices";
 import { priceStore } from "../src/server/prices/store";
 import { savedAccounts } from "../src/server/workspace/saved-accounts";
+import { workspaceSites } from "../src/server/sites/workspace-sites";
 import { hashWorkspaceToken, workspaceStore } from "../src/server/workspace/workspaces";
 import { prepareOrExit } from "./prepare";
 import { buildIfNeeded, serveProduction } from "./serve";
 
-/** Two demo sites of different families, three accounts: enough to try every page, 全部账户 included. */
+/**
+ * Three demo sites of different families, four accounts: enough to try every page, 全部账户
+ * included. The third is not registered: the demo workspace added it itself (`own`).
+ */
 const DEMO_PORT = Number(process.env.DEMO_GATEWAY_PORT || 3090);
 const DEMO_SITES = [
   {
@@ -48,6 +52,17 @@ const DEMO_SITES = [
     status: {},
     users: [
       { id: 7, accessToken: "demo-access-token-hub-fedcba98", username: "alice", displayName: "Alice", seed: 99 },
+    ],
+  },
+  {
+    name: "自建中转",
+    family: "veloera" as const,
+    // DEMO_PORT + 2 is the notification inbox.
+    port: DEMO_PORT + 3,
+    status: { system_name: "自建中转" },
+    own: true,
+    users: [
+      { id: 3, accessToken: "demo-access-token-relay-13579", username: "relay", displayName: "中转账户", seed: 11 },
     ],
   },
 ];
@@ -80,8 +95,9 @@ process.env.LOG_LEVEL = "error";
 process.env.SITE_REQUESTS_PER_MINUTE ??= "600";
 const port = process.env.PORT || "3000";
 const here = `http://${process.env.HOST || "127.0.0.1"}:${port}`;
-// The demo's notification inbox is on this machine too.
+// The demo's notification inbox is on this machine too, and the site the workspace added itself.
 process.env.ALERT_ALLOW_PRIVATE ??= "1";
+process.env.WORKSPACE_SITES_ALLOW_PRIVATE ??= "1";
 await prepareOrExit();
 
 /** Each demo account's history, by "port:user id": its balance history is kept as snapshots. */
@@ -127,9 +143,14 @@ const gateways = await Promise.all(
 );
 
 const sites = siteRegistry(db());
-const registered: Site[] = [];
+const registered: Array<Site | undefined> = [];
 for (const [i, demo] of DEMO_SITES.entries()) {
   const url = gateways[i]?.url ?? "";
+  // The workspace adds its own site below.
+  if ("own" in demo) {
+    registered.push(undefined);
+    continue;
+  }
   const existing = (await sites.list()).find((s) => s.name === demo.name);
   registered.push(
     existing
@@ -185,8 +206,20 @@ async function demoWorkspace() {
 }
 const workspace = await demoWorkspace();
 if (workspace) {
+  // A site the workspace added itself (the operator never registered it), with its history.
+  const own = DEMO_SITES.findIndex((d) => "own" in d);
+  const ownUrl = gateways[own]?.url ?? "";
+  const mine = workspaceSites(db());
+  registered[own] =
+    (await mine.list(workspace.id)).find((s) => s.url === ownUrl) ??
+    (await mine.add(workspace.id, ownUrl, { timeoutMs: 10_000, perMinute: 600 }));
+  for (const u of DEMO_SITES[own]?.users ?? []) {
+    const history = histories.get(`${DEMO_SITES[own]?.port}:${u.id}`);
+    const site = registered[own];
+    if (history && site) await seedBalanceHistory(db(), { siteId: site.id, siteUserId: u.id }, history.balances);
+  }
   const saved = savedAccounts(db(), { timeoutMs: 10_000, perMinute: 600 });
-  const aliases = ["主力号", "团队", "海外"];
+  const aliases = ["主力号", "团队", "海外", "自建"];
   for (const [i, demo] of DEMO_SITES.entries()) {
     for (const u of demo.users) {
       const alias = aliases.shift() ?? null;
@@ -212,18 +245,18 @@ await closeDb(db());
 await buildIfNeeded();
 
 const lines = DEMO_SITES.flatMap((demo, i) =>
-  demo.users.map((u) => `  ${registered[i]?.name}  用户ID ${u.id}  访问令牌 ${u.accessToken}`),
+  "own" in demo ? [] : demo.users.map((u) => `  ${registered[i]?.name}  用户ID ${u.id}  访问令牌 ${u.accessToken}`),
 );
 // The server's request log goes to a file; how to sign in is the last thing the terminal shows.
 const logFile = path.resolve(env().DATA_DIR, "demo-server.log");
 const howTo = `
-演示站点已就绪: ${registered.map((s) => `${s.name} (${s.url})`).join("，")}
+演示站点已就绪: ${registered.flatMap((s) => (s ? [`${s.name} (${s.url})`] : [])).join("，")}
 打开 http://${process.env.HOST || "127.0.0.1"}:${port} 并使用以下任一账户登录，再从账户菜单「添加账户」登录其余的:
 ${lines.join("\n")}
 在「概览」的「账户操作」中可以签到（演示站点），或兑换演示兑换码（每个站点各一次）: ${DEMO_CODES.map((c) => c.key).join("、")}
 ${
   workspace
-    ? `工作区（保存了全部演示账户，任何设备登录即可看到）: http://${process.env.HOST || "127.0.0.1"}:${port}/workspace  名称 ${DEMO_WORKSPACE.name}  密码 ${DEMO_WORKSPACE.password}\n`
+    ? `工作区（保存了全部演示账户，任何设备登录即可看到；「自建中转」是它自行添加的站点）: http://${process.env.HOST || "127.0.0.1"}:${port}/workspace  名称 ${DEMO_WORKSPACE.name}  密码 ${DEMO_WORKSPACE.password}\n`
     : ""
 }提醒与摘要的演示收件箱（工作区「提醒」页的渠道发到这里）: ${inbox.url}/
 站点管理: http://${process.env.HOST || "127.0.0.1"}:${port}/admin ${adminPassword ? `管理员密码 ${adminPassword}` : "（使用已设置的管理员密码）"}

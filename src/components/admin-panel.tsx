@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { errorMessage } from "@/src/trpc/answers";
 import { QueryProvider, trpc } from "@/src/trpc/react";
 import { AdminWorkspaces } from "./admin-workspaces";
+import { AdminWorkspaceSites } from "./admin-workspace-sites";
 import { AuditLog } from "./audit-log";
 import { SiteForm, budgetOf, refusal, savedUnreachable } from "./site-form";
 import { SiteRow } from "./site-row";
@@ -87,6 +88,8 @@ function Panel() {
       </section>
 
       <AdminWorkspaces onChanged={refresh} />
+
+      <AdminWorkspaceSites onChanged={refresh} />
 
       <AuditLog sites={sites.data?.success ? sites.data.data : []} />
     </main>

@@ -7,12 +7,21 @@ import { auditSentence } from "./audit-text";
 import { formatLocal } from "./format";
 
 type Action =
-  "signIn" | "signInFailed" | "password" | "siteAdd" | "siteEdit" | "siteRemove" | "signupMode" | "inviteCreate";
+  | "signIn"
+  | "signInFailed"
+  | "password"
+  | "siteAdd"
+  | "siteEdit"
+  | "siteRemove"
+  | "siteBlock"
+  | "siteUnblock"
+  | "signupMode"
+  | "inviteCreate";
 
 /** What the filter offers: every entry, or one kind. */
 const FILTERS: Array<{ label: string; actions?: Action[] }> = [
   { label: "全部" },
-  { label: "站点变更", actions: ["siteAdd", "siteEdit", "siteRemove"] },
+  { label: "站点变更", actions: ["siteAdd", "siteEdit", "siteRemove", "siteBlock", "siteUnblock"] },
   { label: "登录", actions: ["signIn"] },
   { label: "登录失败", actions: ["signInFailed"] },
   { label: "设置密码", actions: ["password"] },

@@ -50,6 +50,10 @@ export function auditSentence(e: Entry, names: Map<number, string>): string {
     }
     case "siteRemove":
       return `${who}移除了${siteOf(e, names)}（${text(e.before?.url)}）`;
+    case "siteBlock":
+      return `${who}禁止了工作区添加站点地址 ${text(e.after?.url)}`;
+    case "siteUnblock":
+      return `${who}解除了对站点地址 ${text(e.before?.url)} 的禁止`;
     case "signupMode":
       return `${who}把工作区的创建方式设为「${MODES[text(e.after?.mode)] ?? text(e.after?.mode)}」`;
     case "inviteCreate":

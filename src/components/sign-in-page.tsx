@@ -42,7 +42,13 @@ export function SignInPage({
               想在手机和电脑上都看到这些账户、并让服务器全天同步？<Link href="/workspace">登录或创建工作区</Link>
             </p>
           )}
+          {workspace && <OwnSiteLink />}
         </>
+      ) : workspace ? (
+        <section className="card empty" aria-labelledby="empty-title">
+          <h2 id="empty-title">还没有可用的站点</h2>
+          <OwnSiteLink />
+        </section>
       ) : (
         <section className="card empty" aria-labelledby="empty-title">
           <h2 id="empty-title">还没有注册任何站点</h2>
@@ -56,5 +62,14 @@ export function SignInPage({
         </section>
       )}
     </main>
+  );
+}
+
+/** A workspace may add a site the service lacks (its 工作区 tab). */
+function OwnSiteLink() {
+  return (
+    <p className="muted switch-link">
+      站点不在列表中？<Link href="/?tab=workspace#ws-sites-title">在「工作区」中添加自己的站点</Link>
+    </p>
   );
 }

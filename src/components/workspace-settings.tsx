@@ -7,6 +7,7 @@ import { trpc } from "@/src/trpc/react";
 import { formatAge, formatLocal } from "./format";
 import { ErrorNote, Failed, Loading } from "./site-data";
 import { WorkspaceAccounts } from "./workspace-accounts";
+import { WorkspaceSites } from "./workspace-sites";
 import { WorkspaceTotp } from "./workspace-totp";
 import { WorkspaceTransfer } from "./workspace-transfer";
 
@@ -239,6 +240,7 @@ export function WorkspaceSettings() {
   return (
     <>
       <WorkspaceAccounts />
+      <WorkspaceSites />
       <WorkspaceTransfer />
       <Devices />
       <ApiTokens />

@@ -55,7 +55,8 @@ export function WorkspaceTransfer() {
       <h2 id="ws-transfer-title">导入与导出</h2>
       <p className="muted">
         从浏览器插件 All API Hub 或 metapi 导出的 JSON
-        备份导入账户：按站点地址匹配本服务已注册的站点，逐个向站点验证后保存， 保留别名、标签、置顶与排序。
+        备份导入账户：按站点地址匹配本服务登记的站点和本工作区的站点（都没有的先探测，再作为本工作区的站点添加），逐个向站点验证后保存，
+        保留别名、标签、置顶与排序。
       </p>
       <div className="field">
         <label htmlFor={fileId}>备份文件</label>

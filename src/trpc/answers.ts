@@ -12,8 +12,22 @@ export type RouterOutputs = inferRouterOutputs<AppRouter>;
 /** What each procedure takes. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
 
+/** A refusal the service answered in words (`success: false`), thrown by `checked`. */
+class Refused extends Error {}
+
+/** An answer that may be a refusal in words, as a success; the refusal thrown with its message. */
+export function checked<T extends { success: true }>(answer: T | { success: false; message: string }): T {
+  if (!answer.success) throw new Refused(answer.message);
+  return answer;
+}
+
+/** The data of an answer that may be a refusal in words. */
+export const dataOf = <T>(answer: { success: true; data: T } | { success: false; message: string }): T =>
+  checked(answer).data;
+
 /** The service's own message for a failed call, or a general one for network trouble. */
 export function errorMessage(error: unknown): string {
+  if (error instanceof Refused) return error.message;
   // A server answer carries `data`; a network failure does not.
   if (error instanceof TRPCClientError && error.data && error.message) return error.message;
   return "网络异常，请检查连接后重试";

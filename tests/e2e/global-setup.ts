@@ -16,7 +16,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const fx = await startFixture();
   const empty = tempSqlite();
   // Sign-ins start ledger backfills; a larger site budget keeps them from slowing the live views under test.
-  const env = { SITE_TIMEOUT_MS: "2000", LOGIN_RATE_LIMIT: "0", SITE_REQUESTS_PER_MINUTE: "600" };
+  // The stand-ins are on loopback: a workspace may add one as its own site, as on a private network.
+  const env = {
+    SITE_TIMEOUT_MS: "2000",
+    LOGIN_RATE_LIMIT: "0",
+    SITE_REQUESTS_PER_MINUTE: "600",
+    WORKSPACE_SITES_ALLOW_PRIVATE: "1",
+  };
   const [app, emptyApp] = await Promise.all([
     startApp({ ...env, DATABASE_URL: fx.store.url, DATA_DIR: fx.store.dir }),
     startApp({ ...env, DATABASE_URL: empty.url, DATA_DIR: empty.dir }),
@@ -39,12 +45,15 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   await siteRegistry(fx.store.db).add({ name: "令牌测试站点", url: keys.gateway.url });
   // Two gateways no site has yet, for the operator to add (and move one to the other).
   const unregistered = await Promise.all([startFamilySite("new-api", 11), startFamilySite("one-hub", 12)]);
+  // And one a workspace adds itself.
+  const own = await startFamilySite("new-api", 13, { status: { system_name: "自建中转" } });
   // The operator's password on the store with sites (the empty one has none: /admin says how to set it).
   await setOperatorPassword(fx.store.db, E2E_ADMIN_PASSWORD);
   process.env.E2E_URL = app.url;
   process.env.E2E_EMPTY_URL = emptyApp.url;
   process.env.E2E_DB_URL = fx.store.url;
   process.env.E2E_UNREGISTERED = JSON.stringify(unregistered.map((u) => u.gateway.url));
+  process.env.E2E_OWN_SITE = JSON.stringify({ url: own.gateway.url, user: { id: own.user.id, token: own.user.token } });
   process.env.E2E_SITES = JSON.stringify({ ...fx.sites, removable: removable.id });
   process.env.E2E_ACTING = JSON.stringify({ user: { id: acting.user.id, token: acting.user.token } });
   process.env.E2E_KEYS = JSON.stringify({ user: { id: keys.user.id, token: keys.user.token } });
@@ -69,7 +78,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       acting.gateway.close(),
       keys.gateway.close(),
       doomed.close(),
-      ...[...families, ...unregistered].map((f) => f.gateway.close()),
+      ...[...families, ...unregistered, own].map((f) => f.gateway.close()),
     ]);
   };
 }

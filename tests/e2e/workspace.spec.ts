@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { generate } from "otplib";
 import { ALICE } from "../support/gateway";
+import { E2E_ADMIN_PASSWORD } from "./constants";
 import { FAMILIES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
 
 /**
@@ -12,6 +13,8 @@ test("a phone and a desktop signed in to one workspace see the same accounts", a
   browser,
   consoleErrors,
 }) => {
+  // A whole journey: two accounts, a phone, 自动签到, alerts, usage in the workspace's zone, a statement.
+  test.setTimeout(90_000);
   const family = FAMILIES[0];
   if (!family) throw new Error("no family site");
   await page.setViewportSize({ width: 1440, height: 900 });
@@ -256,5 +259,84 @@ test("turns on the second factor with an authenticator, then asks for a code at 
   await page.getByLabel("验证码或恢复码").fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
   await page.getByRole("button", { name: "验证并登录" }).click();
   await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
+  void consoleErrors;
+});
+
+test("a workspace adds a site the service lacks, signs in to it, and the operator sees it", async ({
+  page,
+  consoleErrors,
+}) => {
+  const own = JSON.parse(process.env.E2E_OWN_SITE ?? "{}") as { url: string; user: { id: number; token: string } };
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`${URL_}/workspace?create=1`);
+  await page.getByLabel("工作区名称").fill("自建站点工作区");
+  await page.getByLabel("密码", { exact: true }).fill("own sites password");
+  await page.getByLabel("再输入一次密码").fill("own sites password");
+  await page.getByRole("button", { name: "创建并登录" }).click();
+  // The site is not among the registered ones: the form says where to add it.
+  await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
+  await expect(page.getByLabel("站点").locator("option", { hasText: "自建中转" })).toHaveCount(0);
+  await page.getByRole("link", { name: "在「工作区」中添加自己的站点" }).click();
+
+  const sites = page.getByRole("region", { name: "站点", exact: true });
+  const form = sites.getByRole("form", { name: "添加站点" });
+  // An empty address and a registered one are refused in words; nothing is saved.
+  await form.getByRole("button", { name: "探测站点" }).click();
+  await expect(sites.getByRole("alert")).toHaveText("请填写站点地址");
+  await form.getByLabel("站点地址").fill(`${FAMILIES[0]?.url ?? ""}/`);
+  await form.getByRole("button", { name: "探测站点" }).click();
+  await expect(sites.getByRole("alert")).toContainText("这个地址已是本服务登记的站点");
+  // Probed first: what it is, shown before it is added.
+  await form.getByLabel("站点地址").fill(`${own.url}/`);
+  await form.getByRole("button", { name: "探测站点" }).click();
+  const finding = sites.getByRole("definition");
+  await expect(sites.getByLabel("探测结果")).toContainText("自建中转");
+  await expect(sites.getByLabel("探测结果")).toContainText("new-api");
+  await expect(finding.first()).toBeVisible();
+  await shot(page, "workspace-site-probed");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await sites.scrollIntoViewIfNeeded();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "workspace-site-probed-phone");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await sites.getByRole("button", { name: "添加到工作区" }).click();
+  await expect(sites.getByRole("status")).toContainText("已添加「自建中转」");
+  await expect(sites.getByRole("list", { name: "自行添加的站点" })).toContainText(own.url);
+
+  // It is offered for the workspace's accounts now.
+  await sites.getByRole("link", { name: "添加账户" }).click();
+  await expect(page.getByRole("heading", { name: "添加账户" })).toBeVisible();
+  await fillSignIn(page, "自建中转", own.user.id, own.user.token);
+  await page.getByRole("button", { name: "验证并保存" }).click();
+  await expect(page.getByRole("heading", { name: "自建站点工作区" })).toBeVisible();
+  await expect(page.getByRole("list", { name: "账户" }).getByRole("listitem")).toHaveCount(1);
+
+  // Not removable while an account is on it.
+  await page.goto(`${URL_}/?tab=workspace`);
+  await sites.getByRole("button", { name: "移除" }).click();
+  await expect(sites.getByRole("alert")).toHaveText("本工作区还有 1 个账户在这个站点上，请先移除它们");
+  await sites.scrollIntoViewIfNeeded();
+  await shot(page, "workspace-sites");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await sites.scrollIntoViewIfNeeded();
+  await shot(page, "workspace-sites-phone");
+
+  // The operator sees it, with how many workspaces use it.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`${URL_}/admin`);
+  const password = page.getByLabel("管理员密码");
+  if (await password.isVisible()) {
+    await password.fill(E2E_ADMIN_PASSWORD);
+    await page.getByRole("button", { name: "登录" }).click();
+  }
+  const admin = page.getByRole("region", { name: "工作区添加的站点", exact: true });
+  const row = admin.getByRole("row", { name: /自建中转/ });
+  await expect(row).toContainText("new-api");
+  await expect(row.getByRole("cell").nth(2)).toHaveText("1");
+  await admin.scrollIntoViewIfNeeded();
+  await shot(page, "admin-workspace-sites");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await admin.scrollIntoViewIfNeeded();
+  await shot(page, "admin-workspace-sites-phone");
   void consoleErrors;
 });

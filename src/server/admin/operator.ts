@@ -196,6 +196,8 @@ export const AUDIT_ACTIONS = [
   "siteAdd",
   "siteEdit",
   "siteRemove",
+  "siteBlock",
+  "siteUnblock",
   "signupMode",
   "inviteCreate",
 ] as const;

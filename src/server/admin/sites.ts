@@ -54,7 +54,7 @@ export type SiteLedger = {
 export async function listSites(db: Db, ledger: SiteLedger, now = new Date()): Promise<AdminSiteRow[]> {
   const registry = siteRegistry(db);
   const [sites, health, sessions, entries] = await Promise.all([
-    registry.listProfiled(),
+    registry.listProfiled(true),
     registry.healthById(),
     sessionStore(db).liveCountsBySite(now),
     ledger.entriesBySite(),

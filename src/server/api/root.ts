@@ -5,6 +5,7 @@ import { alertsRouter } from "./routers/alerts";
 import { opsRouter } from "./routers/ops";
 import { pricesRouter } from "./routers/prices";
 import { adminRouter } from "./routers/admin";
+import { adminSitesRouter } from "./routers/admin-sites";
 import { authRouter } from "./routers/auth";
 import { exportRouter } from "./routers/export";
 import { sessionRouter } from "./routers/session";
@@ -12,6 +13,7 @@ import { siteRouter } from "./routers/site";
 import { usageRouter } from "./routers/usage";
 import { workspaceRouter } from "./routers/workspace";
 import { workspaceSecurityRouter } from "./routers/workspace-security";
+import { workspaceSitesRouter } from "./routers/workspace-sites";
 import { createCallerFactory, mergeRouters, router } from "./trpc";
 
 export const appRouter = router({
@@ -21,13 +23,13 @@ export const appRouter = router({
   alerts: alertsRouter,
   ops: opsRouter,
   prices: pricesRouter,
-  admin: adminRouter,
+  admin: mergeRouters(adminRouter, adminSitesRouter),
   auth: authRouter,
   export: exportRouter,
   session: sessionRouter,
   site: siteRouter,
   usage: usageRouter,
-  workspace: mergeRouters(workspaceRouter, workspaceSecurityRouter),
+  workspace: mergeRouters(workspaceRouter, workspaceSecurityRouter, workspaceSitesRouter),
 });
 
 export type AppRouter = typeof appRouter;

@@ -39,6 +39,8 @@ export type LoginDeps = {
    * person's sign-in does.
    */
   lane?: string;
+  /** Whether a site a workspace added itself may be signed in to here (the workspace's own); unset: never. */
+  ownSite?: (siteId: number) => Promise<boolean>;
 };
 
 /** The login of the contract, step by step in its processing order. */
@@ -59,7 +61,9 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     // 2. the site
     const siteId = parseSiteId(rawSiteId);
     const record = siteId === null ? null : await hotPath(deps.db).siteById(siteId);
-    if (!record) return fail(MSG.siteNotFound, "noSite");
+    // A workspace's own site is there for that workspace only (docs/design.md 25).
+    if (!record || (record.origin === "workspace" && !(await deps.ownSite?.(record.id))))
+      return fail(MSG.siteNotFound, "noSite");
     const site = { id: record.id, name: record.name, url: record.url };
 
     // 3. ask the site; the token is sealed for storage meanwhile (crypto runs off the main thread)

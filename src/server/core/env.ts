@@ -79,6 +79,13 @@ const envSchema = z.object({
     .enum(["0", "1", "true", "false"])
     .default("0")
     .transform((v) => v === "1" || v === "true"),
+  /** How many sites a workspace may add itself (its own sites, beside the registered ones); 0 turns that off. */
+  WORKSPACE_SITES: intFrom(10, 0, 1000),
+  /** Sites a workspace adds may be on loopback, private or link-local addresses (a gateway on the same network). */
+  WORKSPACE_SITES_ALLOW_PRIVATE: z
+    .enum(["0", "1", "true", "false"])
+    .default("0")
+    .transform((v) => v === "1" || v === "true"),
   /** How long one alert delivery may take (ms). */
   ALERT_TIMEOUT_MS: intFrom(5_000, 500, 60_000),
   /** The mail server of email alerts (smtp://user:pass@host:587, smtps://…); unset: no email channels. */

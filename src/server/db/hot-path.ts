@@ -9,7 +9,8 @@ import { driverOf, type Db } from "./driver";
  */
 export type SiteRef = { id: number; name: string; url: string };
 /** A site as sign-in needs it: the row, and its own request budget (null: the deployment's). */
-type SiteRecord = SiteRef & { requestsPerMinute: number | null };
+/** `origin` is `workspace` for a site a workspace added itself (offered to that workspace only). */
+type SiteRecord = SiteRef & { requestsPerMinute: number | null; origin: string };
 
 type SessionRow = {
   id: string;
@@ -64,7 +65,7 @@ const SESSION_SQL = `SELECT s.id, s.user_id, s.site_id, s.site_url AS signed_in_
   FROM sessions s LEFT JOIN sites st ON st.id = s.site_id
   LEFT JOIN account_credentials c ON c.site_id = s.site_id AND c.site_user_id = s.site_user_id AND c.fingerprint = s.credential
   WHERE s.id = `;
-const SITE_SQL = 'SELECT id, name, url, requests_per_minute AS "requestsPerMinute" FROM sites WHERE id = ';
+const SITE_SQL = 'SELECT id, name, url, requests_per_minute AS "requestsPerMinute", origin FROM sites WHERE id = ';
 const SQLITE_CHARGE_SQL = `INSERT INTO login_attempts (key, window_start, count) VALUES (?, ?, 1)
   ON CONFLICT (key, window_start) DO UPDATE SET count = login_attempts.count + 1 RETURNING count`;
 

@@ -4,6 +4,8 @@
  */
 
 import { readCapped } from "../net/body";
+import { guardedFetch, isGuarded, PRIVATE_REFUSAL, refusedForAddress } from "../net/site-guard";
+import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { metrics } from "../core/metrics";
 import { SiteBusy, pauseSite, throughGate } from "./gate";
@@ -54,6 +56,8 @@ export type SiteCall = {
   userId?: number | string;
   acceptLanguage?: string | null;
   timeoutMs: number;
+  /** Called only on a public address (a workspace's own site); unset: as net/site-guard.ts knows the site. */
+  guard?: boolean;
 };
 
 /** A site's answer as received: throttling (429) and refusals (401) are for the caller to read. */
@@ -75,6 +79,7 @@ function wasReset(error: unknown): boolean {
 
 function reasonFor(error: unknown, signal: AbortSignal): string {
   if (error instanceof GatewayError) return error.message;
+  if (refusedForAddress(error)) return PRIVATE_REFUSAL;
   if (signal.aborted) return REASON.timeout;
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const code = cause?.code ?? "";
@@ -110,14 +115,17 @@ export async function callSite(call: SiteCall): Promise<SiteAnswer> {
       for (const name of USER_ID_HEADERS) headers.set(name, String(call.userId));
     }
     if (call.body !== undefined) headers.set("Content-Type", "application/json");
+    const init: RequestInit = {
+      method: call.method ?? "GET",
+      headers,
+      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+      redirect: "manual",
+      signal: controller.signal,
+    };
+    // A workspace's own site is called only on a public address (net/site-guard.ts).
+    const guarded = call.guard ?? isGuarded(call.siteUrl);
     const send = () =>
-      fetch(siteUrlOf(call), {
-        method: call.method ?? "GET",
-        headers,
-        ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-        redirect: "manual",
-        signal: controller.signal,
-      });
+      guarded ? guardedFetch(siteUrlOf(call), init, env().WORKSPACE_SITES_ALLOW_PRIVATE) : fetch(siteUrlOf(call), init);
     let response: Response;
     try {
       response = await send();

@@ -6,13 +6,14 @@
  */
 import pLimit from "p-limit";
 import { env } from "../core/env";
-import { logEvent } from "../core/log";
+import { logError, logEvent } from "../core/log";
 import { backgroundDb, type Db } from "../db/client";
 import { savedAccounts } from "../workspace/saved-accounts";
 import { startAlertJobs } from "./alerts";
 import { startCheckinJob } from "./checkin";
 import { startPriceJob } from "./prices";
 import { startJob } from "./registry";
+import { refreshSiteGuard } from "../sites/workspace-sites";
 
 /** Renewals per tick from this process (a tick a minute by default: 200 accounts are all renewed within a day many times over). */
 const RENEWALS_PER_TICK = 20;
@@ -51,4 +52,7 @@ export function startWorkspaceJobs(): void {
   startCheckinJob();
   startAlertJobs();
   startPriceJob();
+  // Which addresses are workspaces' own (called on public addresses only): now, then every minute.
+  void refreshSiteGuard(backgroundDb()).catch((error: unknown) => logError("sites.guard", error));
+  startJob("sites.guard", 60_000, () => refreshSiteGuard(backgroundDb()));
 }

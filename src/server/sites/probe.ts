@@ -22,7 +22,13 @@ const PROBES: StatePart<{ failedAt: Map<string, number>; probing: Map<string, Pr
   create: () => ({ failedAt: new Map(), probing: new Map() }),
 };
 
-export type ProbeOptions = { timeoutMs: number; perMinute: number; maxWaitMs?: number };
+export type ProbeOptions = {
+  timeoutMs: number;
+  perMinute: number;
+  maxWaitMs?: number;
+  /** A workspace's own address: asked only on a public address (net/site-guard.ts). */
+  guard?: boolean;
+};
 
 export type ProbeResult = { ok: true; ms: number; profile: SiteProfile } | { ok: false; ms: number; error: string };
 
@@ -36,7 +42,12 @@ export async function probeUrl(url: string, opts: ProbeOptions, gateKey = UNSAVE
   let data: unknown;
   try {
     const answer = await throughGate(gateKey, opts, () =>
-      callSite({ siteUrl: url, path: "/api/status", timeoutMs: opts.timeoutMs }),
+      callSite({
+        siteUrl: url,
+        path: "/api/status",
+        timeoutMs: opts.timeoutMs,
+        ...(opts.guard === undefined ? {} : { guard: opts.guard }),
+      }),
     );
     if (answer.status === 429) {
       pauseSite(gateKey, answer.retryAfter);

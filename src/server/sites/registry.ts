@@ -9,6 +9,7 @@ import {
   type SiteProfile,
 } from "../gateway/families";
 import { Refusal } from "../core/errors";
+import { unguardSite } from "../net/site-guard";
 
 export const siteSchema = z
   .object({ id: z.number().int().positive(), name: z.string(), url: z.url() })
@@ -112,15 +113,16 @@ export function siteRegistry(db: Db) {
   /** One address, one site (`self` may keep its own): two names for one gateway would give it two budgets. */
   async function refuseTaken(url: string, self: number | null): Promise<void> {
     const other = await db.site.findFirst({
-      where: { url, ...(self === null ? {} : { id: { not: self } }) },
+      where: { url, origin: "operator", ...(self === null ? {} : { id: { not: self } }) },
       select: { id: true, name: true },
     });
     if (other) throw new SiteError(`该地址已登记为站点「${other.name}」（编号 ${other.id}）：同一个网关只登记一次`);
   }
 
   return {
+    /** The operator's sites, offered to everyone (a workspace's own sites are listed by workspace-sites.ts). */
     list(): Promise<Site[]> {
-      return db.site.findMany({ select: siteSelect, orderBy: { id: "asc" } });
+      return db.site.findMany({ where: { origin: "operator" }, select: siteSelect, orderBy: { id: "asc" } });
     },
 
     /** The address of each of these sites (absent: no such site). */
@@ -139,8 +141,13 @@ export function siteRegistry(db: Db) {
       return row ? fromProfileRow(row) : null;
     },
 
-    async listProfiled(): Promise<ProfiledSite[]> {
-      const rows = await db.site.findMany({ select: profileSelect, orderBy: { id: "asc" } });
+    /** Every site with its profile; the operator's only with `operatorOnly`. */
+    async listProfiled(operatorOnly = false): Promise<ProfiledSite[]> {
+      const rows = await db.site.findMany({
+        ...(operatorOnly ? { where: { origin: "operator" } } : {}),
+        select: profileSelect,
+        orderBy: { id: "asc" },
+      });
       return rows.map(fromProfileRow);
     },
 
@@ -194,9 +201,19 @@ export function siteRegistry(db: Db) {
     /** Refuses an address another site has (before anything is asked of it). */
     addressFree: (url: string, self: number | null = null) => refuseTaken(url, self),
 
+    /**
+     * Registers a site. An address a workspace added itself becomes the operator's (offered to
+     * everyone, its accounts, budget and history kept) rather than a second site.
+     */
     async add(input: { name: string; url: string }): Promise<Site> {
       const data = { name: cleanName(input.name), url: normalizeSiteUrl(input.url) };
       await refuseTaken(data.url, null);
+      const own = await db.site.findFirst({ where: { url: data.url, origin: "workspace" }, select: { id: true } });
+      if (own) {
+        unguardSite(data.url);
+        await db.workspaceSite.deleteMany({ where: { siteId: own.id } });
+        return db.site.update({ where: { id: own.id }, data: { ...data, origin: "operator" }, select: siteSelect });
+      }
       return db.site.create({ data, select: siteSelect });
     },
 
@@ -206,7 +223,12 @@ export function siteRegistry(db: Db) {
       if (input.url !== undefined) data.url = normalizeSiteUrl(input.url);
       const before = await this.find(id);
       if (!before) throw new SiteError(`站点不存在: ${id}`);
-      if (data.url !== undefined) await refuseTaken(data.url, id);
+      if (data.url !== undefined) {
+        await refuseTaken(data.url, id);
+        if (await db.site.findFirst({ where: { url: data.url, origin: "workspace" }, select: { id: true } })) {
+          throw new SiteError("该地址是工作区自行添加的站点：请用「添加站点」登记它，它的账户和历史会一并保留");
+        }
+      }
       // Another address may be another gateway: probe it afresh before trusting the old profile.
       const moved = data.url !== undefined && data.url !== before.url;
       return db.site.update({

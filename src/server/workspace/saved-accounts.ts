@@ -16,6 +16,7 @@ import type { Db } from "../db/client";
 import { credentialOf, possession } from "../session/possession";
 import { hashToken, sessionStore, type LiveSession } from "../session/store";
 import { vaultOpen, vaultSeal } from "../session/vault";
+import { workspaceSites } from "../sites/workspace-sites";
 import {
   MAX_WORKSPACE_ACCOUNTS,
   SAVED_MSG,
@@ -71,8 +72,19 @@ export function savedAccounts(
   const deps: LoginDeps = { ...loginDeps, db };
 
   /** Verifies a token with its site (the sign-in itself) and returns the new account session. */
-  async function verify(siteId: number, userId: number | string, accessToken: string, lane?: string) {
-    const outcome = await login({ siteId, userId, accessToken }, lane === undefined ? deps : { ...deps, lane });
+  async function verify(
+    workspaceId: number,
+    siteId: number,
+    userId: number | string,
+    accessToken: string,
+    lane?: string,
+  ) {
+    // The workspace's own sites are signed in to as well as the operator's.
+    const ownSite = (id: number) => workspaceSites(db).usable(workspaceId, id);
+    const outcome = await login(
+      { siteId, userId, accessToken },
+      lane === undefined ? { ...deps, ownSite } : { ...deps, ownSite, lane },
+    );
     if (!outcome.result.success) return { ok: false as const, message: outcome.result.message, kind: outcome.kind };
     const { sessionToken, userInfo, site } = outcome.result.data;
     const credential = credentialOf({ siteId, siteUserId: Number(userId) }, accessToken);
@@ -135,7 +147,7 @@ export function savedAccounts(
       logEvent("workspace.token_unsealable", { account: account.id });
       return unusable;
     }
-    const verified = await verify(account.siteId, account.userId, token);
+    const verified = await verify(account.workspaceId, account.siteId, account.userId, token);
     if (!verified.ok) {
       // A site that cannot be asked now is tried again later; one that says no needs the person.
       if (verified.kind !== "refused") return { session: null, usable: true };
@@ -201,7 +213,13 @@ export function savedAccounts(
       // A token a person gives is a sign-in: its limits, and a turn among the site's live calls.
       const limit = await loginRateLimiter(db, limits.loginRateLimit).hit(limits.clientAddress, input);
       if (!limit.allowed) throw new Refusal(MSG.rateLimited, "TOO_MANY_REQUESTS", limit.retryAfterSeconds);
-      const verified = await verify(input.siteId, input.userId, input.accessToken, `workspace:${workspaceId}`);
+      const verified = await verify(
+        workspaceId,
+        input.siteId,
+        input.userId,
+        input.accessToken,
+        `workspace:${workspaceId}`,
+      );
       if (!verified.ok) return { ok: false, message: verified.message };
       const sealed = vaultSeal(input.accessToken, vaultContext(workspaceId, input.siteId, siteUserId));
       const fields = {

@@ -13,7 +13,10 @@ import { csvRecord, neutralize } from "../core/csv";
 import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
 import { credentialOf } from "../session/possession";
+import { env } from "../core/env";
+import type { ProbeOptions } from "../sites/probe";
 import { siteRegistry } from "../sites/registry";
+import { workspaceSites } from "../sites/workspace-sites";
 import { MAX_WORKSPACE_ACCOUNTS, type SavedAccount, type SavedAccounts } from "./saved-accounts";
 
 /** One account found in a backup file, before it is matched to a site and verified. */
@@ -173,21 +176,44 @@ export function parseBackup(raw: unknown): { format: ImportFormat; candidates: I
 }
 
 /**
- * Imports the accounts into the workspace: matched to registered sites by address, verified with
- * each site (a few at a time, inside each site's budget), saved with their alias and settings.
- * An account the workspace holds already gets the new token and keeps its own settings.
+ * Imports the accounts into the workspace: matched to registered sites and the workspace's own by
+ * address; a site neither knows is added as the workspace's own after its probe (where the
+ * operator allows it). Each account is verified with its site (a few at a time, inside each
+ * site's budget) and saved with its alias and settings. An account the workspace holds already
+ * gets the new token and keeps its own settings.
  */
 export async function importAccounts(
   db: Db,
   accounts: SavedAccounts,
   workspaceId: number,
   candidates: ImportCandidate[],
+  probe: ProbeOptions,
 ): Promise<ImportOutcome[]> {
-  const sites = new Map<string, number>();
-  for (const site of await siteRegistry(db).list()) {
+  const known = new Map<string, Promise<number | { message: string }>>();
+  const own = workspaceSites(db);
+  for (const site of [...(await siteRegistry(db).list()), ...(await own.list(workspaceId))]) {
     const key = comparableSiteUrl(site.url);
-    if (key !== null) sites.set(key, site.id);
+    if (key !== null) known.set(key, Promise.resolve(site.id));
   }
+  /** The site at an address of the file: known, or added once for all its accounts. */
+  const siteOf = (url: string): Promise<number | { message: string }> => {
+    const key = comparableSiteUrl(url) ?? "";
+    let site = known.get(key);
+    if (!site) {
+      site =
+        env().WORKSPACE_SITES === 0
+          ? Promise.resolve({ message: TRANSFER_MSG.unregistered })
+          : own.add(workspaceId, url, probe).then(
+              (added) => added.id,
+              (error: unknown) => {
+                if (error instanceof Refusal) return { message: `无法添加这个站点：${error.message}` };
+                throw error;
+              },
+            );
+      known.set(key, site);
+    }
+    return site;
+  };
   const before = new Map((await accounts.list(workspaceId)).map((a) => [`${a.siteId}:${a.siteUserId}`, a]));
   const limit = pLimit(4);
   // One verification per site account of the file: a file is not a way to try many tokens on one.
@@ -200,8 +226,8 @@ export async function importAccounts(
         if (c.unsupported) return skip(c.unsupported);
         if (c.userId === null) return skip(TRANSFER_MSG.noUserId);
         if (c.accessToken === "") return skip(TRANSFER_MSG.noToken);
-        const siteId = sites.get(comparableSiteUrl(c.siteUrl) ?? "");
-        if (siteId === undefined) return { ...base, result: "unregistered", message: TRANSFER_MSG.unregistered };
+        const siteId = await siteOf(c.siteUrl);
+        if (typeof siteId !== "number") return { ...base, result: "unregistered", message: siteId.message };
         const key = `${siteId}:${c.userId}`;
         if (seen.has(key)) return skip(TRANSFER_MSG.duplicate);
         seen.add(key);

@@ -221,7 +221,7 @@ export const adminRouter = router({
       rules.invites(),
       workspaceTotals(ctx.db),
       failingBySite(ctx.db),
-      siteRegistry(ctx.db).list(),
+      siteRegistry(ctx.db).listProfiled(),
     ]);
     const siteIds = [...new Set([...totals.bySite.keys(), ...failing.keys()])]
       .filter((id) => id > 0)

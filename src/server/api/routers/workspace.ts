@@ -238,7 +238,10 @@ export const workspaceRouter = router({
     .output(successOf(importResultSchema))
     .mutation(async ({ ctx, input }) => {
       const { format, candidates } = parseBackup(input.file);
-      const outcomes = await importAccounts(ctx.db, savedAccountsOf(ctx), ctx.workspace.workspaceId, candidates);
+      const outcomes = await importAccounts(ctx.db, savedAccountsOf(ctx), ctx.workspace.workspaceId, candidates, {
+        timeoutMs: ctx.timeoutMs,
+        perMinute: ctx.siteRequestsPerMinute,
+      });
       const count = (result: string) => outcomes.filter((o) => o.result === result).length;
       logEvent("workspace.import", {
         workspace: ctx.workspace.workspaceId,

@@ -80,3 +80,9 @@ export const totpDisableInput = z.object({
   code: z.string().max(64).describe("6 位验证码或一个恢复码"),
   password: z.string().max(1024),
 });
+
+export const siteAddressInput = z.object({
+  url: z.string().max(500).describe("站点地址，如 https://api.example.com（只接受公网地址，除非运营方允许内网地址）"),
+});
+
+export const workspaceSiteIdInput = z.object({ id: intParam(1, 2_147_483_647).describe("站点 id") });

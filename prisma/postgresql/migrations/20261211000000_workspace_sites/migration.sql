@@ -1,0 +1,19 @@
+-- Sites a workspace adds itself: offered to the workspaces that added them, shared by address.
+ALTER TABLE "sites" ADD COLUMN "origin" TEXT NOT NULL DEFAULT 'operator';
+CREATE INDEX "sites_url_idx" ON "sites"("url");
+
+CREATE TABLE "workspace_sites" (
+    "workspace_id" INTEGER NOT NULL,
+    "site_id" INTEGER NOT NULL,
+    "created_at" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "workspace_sites_pkey" PRIMARY KEY ("workspace_id","site_id")
+);
+CREATE INDEX "workspace_sites_site_id_idx" ON "workspace_sites"("site_id");
+
+CREATE TABLE "blocked_sites" (
+    "url" TEXT NOT NULL,
+    "created_at" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "blocked_sites_pkey" PRIMARY KEY ("url")
+);
