@@ -131,6 +131,7 @@ describe("one source of truth for the models", () => {
       "site_budget_slots(site_id,at)",
       "site_budget_slots(token)",
       "site_price_changes(site_id,model,at)",
+      "sites(url)",
       "statement_links(expires_at)",
       "workspace_accounts(auto_checkin,checkin_next)",
       "workspace_accounts(site_id,site_user_id)",
@@ -138,6 +139,7 @@ describe("one source of truth for the models", () => {
       "workspace_accounts(workspace_id,site_id,site_user_id)",
       "workspace_sessions(expires_at)",
       "workspace_sessions(workspace_id)",
+      "workspace_sites(site_id)",
       "workspaces(created_from,created_at)",
       "workspaces(name_key)",
     ]);
