@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayError, callSite } from "../../src/server/gateway/client";
-import { PRIVATE_REFUSAL, guardSite, guardSites } from "../../src/server/net/site-guard";
+import { PRIVATE_REFUSAL, guardSite, guardSites, guardedFetch } from "../../src/server/net/site-guard";
 
 /**
  * A workspace's own site is called on public addresses only (docs/design.md 25): a literal
@@ -15,8 +15,12 @@ let port = 0;
 let seen = 0;
 
 beforeAll(async () => {
-  server = createServer((_req, res) => {
+  server = createServer((req, res) => {
     seen++;
+    if (req.url === "/moved") {
+      res.writeHead(302, { location: "http://10.0.0.1/" }).end();
+      return;
+    }
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ success: true, data: {} }));
   });
@@ -49,5 +53,19 @@ describe("calls to a workspace's own site", () => {
     guardSites([]);
     expect((await call(url)).status).toBe(200);
     expect(seen).toBe(2);
+  });
+});
+
+describe("a guarded call that is let through", () => {
+  it("answers as the platform's fetch would: status, headers, body, a redirect not followed", async () => {
+    // Loopback stands for a public address here (the resolver's filter named in its place).
+    const url = `http://localhost:${port}/api/status`;
+    const answer = await guardedFetch(url, { headers: { accept: "application/json" } }, false, () => false);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("application/json");
+    expect(await answer.json()).toEqual({ success: true, data: {} });
+    const moved = await guardedFetch(`http://localhost:${port}/moved`, {}, false, () => false);
+    expect([moved.status, moved.headers.get("location")]).toEqual([302, "http://10.0.0.1/"]);
+    await moved.body?.cancel();
   });
 });
