@@ -97,7 +97,7 @@ async function waitingOn(table: string): Promise<number> {
 async function syncsStuck(
   whileLocked: () => Promise<void>,
   { table = "ledger_entries", waiting = 2 } = {},
-): Promise<Date> {
+): Promise<{ due: Date; released: Date }> {
   // The new calls are later than all the syncs before read (a sync reads on from the newest entry
   // it covered): five seconds back, or just after that newest entry, once that second has passed.
   const [row] = await store.db.$queryRawUnsafe<{ newest: number | null }[]>(
@@ -114,6 +114,9 @@ async function syncsStuck(
   }
   const locker = new pg.Client({ connectionString: store.url });
   await locker.connect();
+  // Made due from here: a sync that ends after this has stored what it read (the table was locked
+  // until it could); its `synced_at` is taken before its last write, so it may precede the release.
+  const due = new Date(Date.now() - 1000);
   try {
     await locker.query("BEGIN");
     await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
@@ -129,7 +132,7 @@ async function syncsStuck(
     await locker.query("ROLLBACK").catch(() => undefined);
     await locker.end();
   }
-  return new Date();
+  return { due, released: new Date() };
 }
 
 /** A paid call at the site, like `like`, at `at`. */
@@ -166,7 +169,7 @@ describe("the background's own database pool", () => {
     await until("every first sync", () => allSynced([SIGNED_IN, ...SAVED]), 60_000);
 
     const before = await stored();
-    const released = await syncsStuck(async () => {
+    const { due } = await syncsStuck(async () => {
       // Every background connection waits; the live request does not: it is answered well before
       // the store's time would free one of them (with one pool it waits for exactly that).
       const me = await fetch(`${app.url}/api/auth/me`, {
@@ -178,19 +181,19 @@ describe("the background's own database pool", () => {
       expect(await waitingOn("ledger_entries")).toBeGreaterThanOrEqual(2);
     });
     // Let go, the syncs store what they read.
-    await until("the syncs after the lock", () => allSynced(SAVED, released), 30_000);
+    await until("the syncs after the lock", () => allSynced(SAVED, due), 30_000);
     // The two new calls of each, nothing lost, nothing twice.
     expect(await stored()).toEqual(before.map((n) => n + 2));
   }, 180_000);
 
   it("takes a commit that outlasted the store's time for the store's failure: the sync goes on at the next look", async () => {
     const before = await stored();
-    const released = await syncsStuck(async () => {
+    const { due } = await syncsStuck(async () => {
       // Past DB_TIMEOUT_MS the waiting syncs give up.
       await new Promise((r) => setTimeout(r, TIMEOUT_MS + 2_000));
     });
     // Not the site's fault: no wait of hours, no failure counted; the next look finishes them.
-    await until("the syncs after the lock", () => allSynced(SAVED, released), 30_000);
+    await until("the syncs after the lock", () => allSynced(SAVED, due), 30_000);
     const rows = await store.db.$queryRawUnsafe<{ failures: number }[]>(
       "SELECT failures FROM ledger_due WHERE site_id = $1 AND site_user_id = ANY($2::bigint[])",
       siteId,
@@ -203,14 +206,14 @@ describe("the background's own database pool", () => {
 
   it("lets the accounts a look claimed fall due again once the store is back, when it failed after the claim", async () => {
     const before = await stored();
-    const released = await syncsStuck(
+    const { due, released } = await syncsStuck(
       // The look claimed the accounts (held for HOLD_SECONDS) and waits to read their sessions,
       // until the store's time ends it.
       () => new Promise((r) => setTimeout(r, TIMEOUT_MS + 2_000)),
       { table: "sessions", waiting: 1 },
     );
     // They are synced at the next looks, well before their hold would have run out.
-    await until("the syncs after the lock", () => allSynced(SAVED, released), 30_000);
+    await until("the syncs after the lock", () => allSynced(SAVED, due), 30_000);
     expect(Date.now() - released.getTime()).toBeLessThan((HOLD_SECONDS * 1000) / 3);
     expect(await stored()).toEqual(before.map((n) => n + 2));
   }, 120_000);
