@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 /**
  * The layers of docs/design.md "Shape", one way down, a folder per capability:
  *   app/ → http/ (adapters) → api/ (routers, wire schemas), jobs/ (background work, started by the
- *   server entry) → alerts/ → exports/, actions/, prices/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
+ *   server entry) → alerts/ → hub/ → exports/, actions/, prices/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
  *   → sites/
  *   → gateway/, db/ → core/ → net/
  * Each folder of src/server names the folders it must never import; crossing one fails lint.
@@ -20,6 +20,7 @@ const ORDER = [
   ["workspace"],
   ["ledger"],
   ["exports", "actions", "prices"],
+  ["hub"],
   ["alerts"],
   ["jobs", "api"],
   ["http"],
@@ -61,7 +62,7 @@ const layerRules = Object.entries(forbidden).map(([folder, banned]) => ({
  * One owner per table: only ledger/ reads or writes the ledger tables, only session/ the sessions,
  * with the accounts' due times of the runner, only admin/ the operator's rows, only workspace/ the workspaces, their sessions, accounts and
  * invites and the run-time settings, only jobs/ the job leases, only actions/ the 操作记录, only alerts/ the alerts
- * and digests, only prices/ the prices; the others ask the owner. (Prisma delegates by name, on `db`,
+ * and digests, only prices/ the prices, only hub/ the All API Hub sync; the others ask the owner. (Prisma delegates by name, on `db`,
  * `tx` or `….db`.)
  */
 const OWNERS = {
@@ -81,6 +82,7 @@ const OWNERS = {
   actions: ["accountAction"],
   alerts: ["alertSettings", "alertChannel", "alertRule", "alert", "alertDelivery", "alertDigest", "statementLink"],
   prices: ["sitePrice", "sitePriceChange", "sitePriceRead", "accountPrice"],
+  hub: ["hubSync", "hubFile", "hubLink", "hubSyncRun"],
 };
 const delegate = (names) =>
   `MemberExpression[property.name=/^(${names.join("|")})$/]:matches([object.name=/^(db|tx)$/], [object.property.name="db"], [object.callee.name="db"])`;

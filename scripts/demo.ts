@@ -23,6 +23,8 @@ import { seedBalanceHistory } from "../src/server/ledger/balance-history";
 import { parsePrices } from "../src/server/gateway/prices";
 import { priceStore } from "../src/server/prices/store";
 import { savedAccounts } from "../src/server/workspace/saved-accounts";
+import { hubStore } from "../src/server/hub/store";
+import { hubSync } from "../src/server/hub/sync";
 import { workspaceSites } from "../src/server/sites/workspace-sites";
 import { hashWorkspaceToken, workspaceStore } from "../src/server/workspace/workspaces";
 import { prepareOrExit } from "./prepare";
@@ -240,6 +242,7 @@ if (workspace) {
 // Alerts and digests of the workspace go to a local inbox (an ntfy-style topic) the demo serves.
 const inbox = await startInbox(DEMO_PORT + 2);
 if (workspace) await demoAlerts(workspace.id, `${inbox.url}/demo`);
+if (workspace) await demoHubSync(workspace.id, registered[0]?.url ?? "");
 await closeDb(db());
 
 await buildIfNeeded();
@@ -258,7 +261,8 @@ ${
   workspace
     ? `工作区（保存了全部演示账户，任何设备登录即可看到；「自建中转」是它自行添加的站点）: http://${process.env.HOST || "127.0.0.1"}:${port}/workspace  名称 ${DEMO_WORKSPACE.name}  密码 ${DEMO_WORKSPACE.password}\n`
     : ""
-}提醒与摘要的演示收件箱（工作区「提醒」页的渠道发到这里）: ${inbox.url}/
+}All API Hub 同步：工作区的「工作区」页创建同步凭据，扩展的 WebDAV 地址填 http://${process.env.HOST || "127.0.0.1"}:${port}/dav/
+提醒与摘要的演示收件箱（工作区「提醒」页的渠道发到这里）: ${inbox.url}/
 站点管理: http://${process.env.HOST || "127.0.0.1"}:${port}/admin ${adminPassword ? `管理员密码 ${adminPassword}` : "（使用已设置的管理员密码）"}
 服务器日志（每个请求一行）: ${logFile}
 `;
@@ -321,4 +325,77 @@ async function demoAlerts(workspaceId: number, inboxUrl: string) {
   const digests = alertDigests(db());
   await digests.set(workspaceId, { cadence: "daily", time: "09:00", channels: [channel.id] }, here);
   await digests.set(workspaceId, { cadence: "monthly", time: "09:00", channels: [channel.id] }, here);
+}
+
+/**
+ * The demo workspace's All API Hub sync (the first run only): one write of an extension that holds
+ * the main account and one it signs in to with a cookie, with its tags, notes and a bookmark.
+ */
+async function demoHubSync(workspaceId: number, siteUrl: string) {
+  if ((await hubStore(db()).runs(workspaceId, 1)).length > 0) return;
+  const at = Date.now() - 3_600_000;
+  const user = DEMO_SITES[0]?.users[0];
+  if (!user) return;
+  const record = (id: string, more: Record<string, unknown>) => ({
+    id,
+    site_url: siteUrl,
+    site_type: "new-api",
+    health: { status: "healthy" },
+    exchange_rate: 7.2,
+    last_sync_time: at,
+    updated_at: at,
+    user_updated_at: at,
+    created_at: at - 86_400_000,
+    notes: "",
+    tagIds: [],
+    disabled: false,
+    excludeFromTotalBalance: false,
+    excludeFromTodayIncome: false,
+    checkIn: { automaticExecutionEnabled: true, methodKnowledge: { methods: {} }, selection: { mode: "automatic" } },
+    configVersion: 7,
+    ...more,
+  });
+  const file = {
+    version: "4.0",
+    timestamp: at,
+    channelConfigs: { schemaVersion: 1, configs: {} },
+    accounts: {
+      accounts: [
+        record("account-demo-main", {
+          site_name: "演示站点",
+          notes: "主力",
+          tagIds: ["tag-demo"],
+          authType: "access_token",
+          account_info: { id: String(user.id), access_token: user.accessToken, username: user.username, quota: 0 },
+        }),
+        record("account-demo-cookie", {
+          site_name: "公益站",
+          authType: "cookie",
+          cookieAuth: { sessionCookie: "session=demo" },
+          account_info: { id: "42", access_token: "", username: "guest", quota: 0 },
+        }),
+      ],
+      bookmarks: [
+        {
+          id: "bookmark-demo",
+          name: "状态页",
+          url: `${siteUrl}/status`,
+          tagIds: [],
+          notes: "",
+          created_at: at,
+          updated_at: at,
+        },
+      ],
+      pinnedAccountIds: ["account-demo-main"],
+      orderedAccountIds: ["account-demo-main", "account-demo-cookie", "bookmark-demo"],
+      deletedEntryRecords: {},
+      last_updated: at,
+    },
+    tagStore: { version: 1, tagsById: { "tag-demo": { id: "tag-demo", name: "常用", createdAt: at, updatedAt: at } } },
+  };
+  const saved = savedAccounts(db(), { timeoutMs: 10_000, perMinute: 600 });
+  await hubSync(db(), { accounts: saved, probe: { timeoutMs: 10_000, perMinute: 600 } }).write(
+    workspaceId,
+    JSON.stringify(file, null, 2),
+  );
 }

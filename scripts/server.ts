@@ -9,7 +9,8 @@
 import cluster from "node:cluster";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Readable } from "node:stream";
 import { availableParallelism } from "node:os";
 import { Server as NetServer, type BlockList } from "node:net";
 import next from "next";
@@ -21,6 +22,7 @@ import { methodOf, metrics, routeOf, setRoutePatterns } from "../src/server/core
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
 import { processState } from "../src/server/core/process-state";
 import { restEndpoints } from "../src/server/http/dispatch";
+import { davHandler, isDavPath } from "../src/server/http/dav";
 import { closeDbs, db, isPostgresUrl, sqlitePath } from "../src/server/db/client";
 import { StoreRefused, checkSqliteHome, lockSqlite, watchSqlite } from "../src/server/db/sqlite-guard";
 import { releaseHeldJobLeases } from "../src/server/jobs/leases";
@@ -110,7 +112,8 @@ export async function startServer(): Promise<void> {
         }),
       );
     });
-    withRequest(id, () => void handle(req, res));
+    const pathname = (req.url ?? "/").split("?")[0] as string;
+    withRequest(id, () => void (isDavPath(pathname) ? serveDav(req, res) : handle(req, res)));
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -144,6 +147,33 @@ export async function startServer(): Promise<void> {
   process.on("SIGTERM", stop);
   // Started by `npm start` (scripts/serve.ts): when that process goes away, this one drains too.
   if (process.send) process.on("disconnect", stop);
+}
+
+/**
+ * The WebDAV folder of the All API Hub sync (src/server/http/dav.ts), served here: Next's route
+ * handlers take only the HTTP methods of REST, not PROPFIND, MKCOL or MOVE.
+ */
+async function serveDav(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const proto = req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
+    const hasBody = req.method === "PUT" || req.method === "PROPFIND";
+    const request = new Request(`${proto}://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
+      method: req.method ?? "GET",
+      headers,
+      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+    });
+    const response = await davHandler(request);
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  } catch (error) {
+    logEvent("dav.failed", { error: (error as Error).message });
+    if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+    res.end("服务内部错误");
+  }
 }
 
 /** How long a stopping server lets the requests in flight finish. */

@@ -22,6 +22,7 @@ import { probeSite } from "../src/server/sites/probe";
 import { SiteError, parseSiteId, siteRegistry } from "../src/server/sites/registry";
 import { resealSavedTokens } from "../src/server/workspace/reseal";
 import { resealAlertChannels } from "../src/server/alerts/channels";
+import { resealHubSync } from "../src/server/hub/store";
 import { signup } from "../src/server/workspace/signup";
 import { prepare } from "./prepare";
 
@@ -167,7 +168,11 @@ async function run(argv: string[]): Promise<unknown> {
     }
     case "vault-reseal":
       if (rest.length > 0) throw new UsageError(`多余的参数: ${rest.join(" ")}`);
-      return { ...(await resealSavedTokens(db())), alertChannels: await resealAlertChannels(db()) };
+      return {
+        ...(await resealSavedTokens(db())),
+        alertChannels: await resealAlertChannels(db()),
+        hubSync: await resealHubSync(db()),
+      };
     default:
       throw new UsageError(`未知命令: ${command}`);
   }

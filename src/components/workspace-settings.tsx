@@ -8,6 +8,7 @@ import { formatAge, formatLocal } from "./format";
 import { ErrorNote, Failed, Loading } from "./site-data";
 import { WorkspaceAccounts } from "./workspace-accounts";
 import { WorkspaceSites } from "./workspace-sites";
+import { HubSync } from "./hub-sync";
 import { WorkspaceTotp } from "./workspace-totp";
 import { WorkspaceTransfer } from "./workspace-transfer";
 
@@ -154,8 +155,8 @@ function ApiTokens() {
               <span className="who">
                 <strong>{t.name}</strong>
                 <span className="muted">
-                  {t.access === "read" ? "只读" : "读写"} · 创建于 {formatLocal(t.createdAt)} · 最近使用{" "}
-                  {formatAge(t.lastUsedAt)}
+                  {t.access === "read" ? "只读" : t.access === "sync" ? "同步凭据（WebDAV）" : "读写"} · 创建于{" "}
+                  {formatLocal(t.createdAt)} · 最近使用 {formatAge(t.lastUsedAt)}
                 </span>
               </span>
               <button
@@ -242,6 +243,7 @@ export function WorkspaceSettings() {
       <WorkspaceAccounts />
       <WorkspaceSites />
       <WorkspaceTransfer />
+      <HubSync />
       <Devices />
       <ApiTokens />
       <ChangePassword />

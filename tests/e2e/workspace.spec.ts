@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { generate } from "otplib";
 import { ALICE } from "../support/gateway";
+import { HubClient, hubAccount } from "../support/hub-client";
 import { E2E_ADMIN_PASSWORD } from "./constants";
 import { FAMILIES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
 
@@ -338,5 +339,59 @@ test("a workspace adds a site the service lacks, signs in to it, and the operato
   await page.setViewportSize({ width: 390, height: 844 });
   await admin.scrollIntoViewIfNeeded();
   await shot(page, "admin-workspace-sites-phone");
+
+  // All API Hub: a sync credential made here, the extension's accounts in, the workspace's out.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`${URL_}/?tab=workspace`);
+  const hub = page.getByRole("region", { name: "All API Hub 同步" });
+  await expect(hub.getByRole("list", { name: "最近同步" })).toHaveCount(0);
+  await expect(hub).toContainText("扩展还没有同步过");
+  await expect(hub.locator("code").first()).toHaveText(`${URL_}/dav/`);
+  await hub.getByRole("button", { name: "创建同步凭据" }).click();
+  const credential = (await hub.locator("pre.code").textContent()) ?? "";
+  expect(credential).toMatch(/^\S{40,}$/);
+  await hub.getByRole("button", { name: "我已保存" }).click();
+  const family = FAMILIES[0];
+  if (!family) throw new Error("no family site");
+  const at = Date.now() - 60_000;
+  const extension = new HubClient(
+    { base: `${URL_}/dav/`, user: "sync", pass: credential },
+    {
+      accounts: [
+        hubAccount(
+          "account-e2e-1",
+          { url: family.url, name: "扩展里的账户" },
+          { id: family.user.id, token: family.user.token, username: "alice" },
+          at,
+        ),
+        hubAccount(
+          "account-e2e-2",
+          { url: family.url, name: "Cookie 账户", type: "one-hub" },
+          { id: 9, token: "", username: "bob" },
+          at,
+          {
+            authType: "cookie",
+            cookieAuth: { sessionCookie: "session=e2e" },
+          },
+        ),
+      ],
+    },
+  );
+  await extension.syncOnce();
+  // The workspace's own account reached the extension in the same sync.
+  expect(extension.local.accounts.map((a) => a.account_info.id)).toContain(String(own.user.id));
+  await page.reload();
+  await expect(hub.getByRole("list", { name: "最近同步" })).toContainText("新增 1 · 未同步 1");
+  await expect(hub.getByRole("list", { name: "最近同步" })).toContainText("扩展里的账户 · alice");
+  await expect(hub.getByRole("list", { name: "未同步的账户" })).toContainText("Cookie 账户 · bob");
+  await expect(hub.getByLabel("同步状态")).toContainText("扩展上次写入");
+  await page.getByRole("region", { name: "API 令牌" }).scrollIntoViewIfNeeded();
+  await expect(page.getByRole("region", { name: "API 令牌" })).toContainText("同步凭据（WebDAV）");
+  await hub.scrollIntoViewIfNeeded();
+  await shot(page, "workspace-hub-sync");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await hub.scrollIntoViewIfNeeded();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "workspace-hub-sync-phone");
   void consoleErrors;
 });

@@ -74,6 +74,22 @@ describe("npm run demo", () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(readFileSync(logFile, "utf8")).toContain('"path":"/api/auth/login"');
       expect(terminal.split("\n").filter((l) => l.startsWith("{"))).toEqual([]);
+
+      // The demo workspace has synced with an All API Hub extension once: its cookie account listed as not saved.
+      expect(terminal).toContain(`扩展的 WebDAV 地址填 http://127.0.0.1:${port}/dav/`);
+      const base = `http://127.0.0.1:${port}`;
+      const login = await fetch(`${base}/api/workspace/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "演示工作区", password: "demo-workspace-password" }),
+      });
+      const { token } = ((await login.json()) as { data: { token: string } }).data;
+      const hub = await fetch(`${base}/api/workspace/hub-sync`, { headers: { authorization: `Bearer ${token}` } });
+      const { data } = (await hub.json()) as {
+        data: { unsynced: { name: string }[]; runs: unknown[]; fileAt: string };
+      };
+      expect(data.unsynced.map((u) => u.name)).toEqual(["公益站 · guest"]);
+      expect(data.runs).toHaveLength(1);
     } finally {
       child.kill("SIGTERM");
       await new Promise((r) => child.once("exit", r));

@@ -14,6 +14,7 @@ import { usageRouter } from "./routers/usage";
 import { workspaceRouter } from "./routers/workspace";
 import { workspaceSecurityRouter } from "./routers/workspace-security";
 import { workspaceSitesRouter } from "./routers/workspace-sites";
+import { davRouter, hubSettingsRouter } from "./routers/hub";
 import { createCallerFactory, mergeRouters, router } from "./trpc";
 
 export const appRouter = router({
@@ -29,7 +30,8 @@ export const appRouter = router({
   session: sessionRouter,
   site: siteRouter,
   usage: usageRouter,
-  workspace: mergeRouters(workspaceRouter, workspaceSecurityRouter, workspaceSitesRouter),
+  workspace: mergeRouters(workspaceRouter, workspaceSecurityRouter, workspaceSitesRouter, hubSettingsRouter),
+  dav: davRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -147,8 +147,10 @@ export function savedAccountsOf(ctx: Context) {
   );
 }
 
-/** A workspace's checks: cross-site cookie writes refused (CSRF), and writes with a read-only API token. */
+/** A workspace's checks: a sync credential refused, cross-site cookie writes refused (CSRF), and writes with a read-only API token. */
 function checkWorkspaceWrite(ctx: Context, found: { session: WorkspaceSession; via: string }, type: string) {
+  // A sync credential opens the WebDAV folder and nothing else.
+  if (found.session.kind === "api-sync") throw new TRPCError({ code: "FORBIDDEN", message: WS_MSG.syncOnly });
   if (type !== "mutation") return;
   if (found.via === "cookie") refuseForeign(ctx);
   if (found.session.kind === "api-read") throw new TRPCError({ code: "FORBIDDEN", message: WS_MSG.readOnly });
@@ -164,6 +166,18 @@ export const workspaceProcedure = publicProcedure.use(async ({ ctx, type, next }
   checkWorkspaceWrite(ctx, found, type);
   ctx.resHeaders.set("Cache-Control", "no-store");
   return next({ ctx: { workspace: found.session, workspaceVia: found.via } });
+});
+
+/**
+ * The All API Hub sync (WebDAV, docs/design.md 26): a workspace's sync credential, given as a
+ * Bearer (the WebDAV adapter turns HTTP Basic into one), and no other.
+ */
+export const syncProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const bearer = bearerOf(ctx.headers);
+  const session = bearer !== null && isWorkspaceToken(bearer) ? await workspaceStore(ctx.db).find(bearer) : null;
+  if (session?.kind !== "api-sync") throw new TRPCError({ code: "UNAUTHORIZED", message: MSG.unauthenticated });
+  ctx.resHeaders.set("Cache-Control", "no-store");
+  return next({ ctx: { workspace: session } });
 });
 
 /**

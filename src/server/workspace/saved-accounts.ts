@@ -295,6 +295,20 @@ export function savedAccounts(
       return this.get(workspaceId, id);
     },
 
+    /** The saved tokens of a workspace's accounts, opened (for the sync file); an unopenable one is left out. */
+    async tokens(workspaceId: number): Promise<Map<number, string>> {
+      const rows = await db.workspaceAccount.findMany({
+        where: { workspaceId },
+        select: { id: true, siteId: true, siteUserId: true, accessToken: true },
+      });
+      const out = new Map<number, string>();
+      for (const row of rows) {
+        const token = vaultOpen(row.accessToken, vaultContext(workspaceId, row.siteId, Number(row.siteUserId)));
+        if (token !== null) out.set(row.id, token);
+      }
+      return out;
+    },
+
     /** Removes an account: its sealed token and its session go; its ledger is the caller's to keep or not. */
     async remove(workspaceId: number, id: number): Promise<SavedAccount> {
       const account = await this.get(workspaceId, id);

@@ -29,7 +29,9 @@ export const workspaceMeSchema = z
         name: z.string(),
         timeZone: z.string().describe("工作区的时区（IANA）：提醒、日报和工作区页面中的时间都按它显示"),
       }),
-      access: z.enum(["device", "read", "write"]).describe("device：登录的设备；read / write：API 令牌"),
+      access: z
+        .enum(["device", "read", "write", "sync"])
+        .describe("device：登录的设备；read / write：API 令牌；sync：同步凭据"),
       accounts: z.number().int(),
     }),
   })
@@ -106,7 +108,7 @@ export const devicesSchema = z.object({
 const apiTokenSchema = z.object({
   id: z.string(),
   name: z.string(),
-  access: z.enum(["read", "write"]),
+  access: z.enum(["read", "write", "sync"]),
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime(),
 });
@@ -122,7 +124,7 @@ export const apiTokenCreatedSchema = z.object({
     token: z.string().describe("只显示这一次"),
     id: z.string(),
     name: z.string(),
-    access: z.enum(["read", "write"]),
+    access: z.enum(["read", "write", "sync"]),
   }),
 });
 

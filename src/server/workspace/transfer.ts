@@ -67,7 +67,7 @@ const stringArray = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 
 /** A site address as compared: scheme and host lower-cased, no trailing slash, no query. */
-function comparableSiteUrl(raw: string): string | null {
+export function comparableSiteUrl(raw: string): string | null {
   try {
     const url = new URL(raw.trim());
     if (url.protocol !== "http:" && url.protocol !== "https:") return null;
@@ -88,37 +88,48 @@ function fromAllApiHub(data: Record<string, unknown>): ImportCandidate[] | null 
   if (!list) return null;
   // Caps before work: a file of more accounts than a workspace holds is refused before it is read.
   if (list.length > MAX_WORKSPACE_ACCOUNTS) throw new Refusal(TRANSFER_MSG.tooMany, "BAD_REQUEST");
-  const tagNames = new Map<string, string>();
-  const tagStore = isRecord(data.tagStore) && isRecord(data.tagStore.tagsById) ? data.tagStore.tagsById : {};
-  for (const [id, tag] of Object.entries(tagStore))
-    if (isRecord(tag) && text(tag.name)) tagNames.set(id, text(tag.name));
+  const tagNames = tagNamesOf(data);
   const pinned = new Set(stringArray(section?.pinnedAccountIds));
   const ordered = new Map<string, number>();
   for (const id of stringArray(section?.orderedAccountIds)) if (!ordered.has(id)) ordered.set(id, ordered.size);
   const rows = list.filter(isRecord).filter((row) => text(row.site_url) !== "");
   // The person's order first (ids listed), the rest as the file has them.
   const ranked = rows.map((row, i) => ({ row, rank: ordered.get(text(row.id)) ?? ordered.size + i }));
-  return ranked
-    .sort((a, b) => a.rank - b.rank)
-    .map(({ row }) => {
-      const info = isRecord(row.account_info) ? row.account_info : {};
-      const authType = text(row.authType) || "access_token";
-      const tags = [
-        ...stringArray(row.tagIds).flatMap((id) => (tagNames.has(id) ? [tagNames.get(id) as string] : [])),
-        ...stringArray(row.tags),
-      ];
-      return {
-        siteUrl: text(row.site_url),
-        siteName: text(row.site_name),
-        userId: positiveInt(info.id),
-        accessToken: text(info.access_token),
-        alias: text(row.site_name) || null,
-        tags: [...new Set(tags.map((t) => t.trim()).filter(Boolean))],
-        pinned: pinned.has(text(row.id)),
-        excluded: row.excludeFromTotalBalance === true,
-        unsupported: authType === "access_token" ? null : TRANSFER_MSG.cookie,
-      };
-    });
+  return ranked.sort((a, b) => a.rank - b.rank).map(({ row }) => hubCandidate(row, tagNames, pinned));
+}
+
+/** The names of an All API Hub file's tags, by id. */
+export function tagNamesOf(data: Record<string, unknown>): Map<string, string> {
+  const tagNames = new Map<string, string>();
+  const tagStore = isRecord(data.tagStore) && isRecord(data.tagStore.tagsById) ? data.tagStore.tagsById : {};
+  for (const [id, tag] of Object.entries(tagStore))
+    if (isRecord(tag) && text(tag.name)) tagNames.set(id, text(tag.name));
+  return tagNames;
+}
+
+/** One account of an All API Hub file as a candidate: its name as the alias, its tags, pinned and left out of totals. */
+export function hubCandidate(
+  row: Record<string, unknown>,
+  tagNames: Map<string, string>,
+  pinned: Set<string>,
+): ImportCandidate {
+  const info = isRecord(row.account_info) ? row.account_info : {};
+  const authType = text(row.authType) || "access_token";
+  const tags = [
+    ...stringArray(row.tagIds).flatMap((id) => (tagNames.has(id) ? [tagNames.get(id) as string] : [])),
+    ...stringArray(row.tags),
+  ];
+  return {
+    siteUrl: text(row.site_url),
+    siteName: text(row.site_name),
+    userId: positiveInt(info.id),
+    accessToken: text(info.access_token),
+    alias: text(row.site_name) || null,
+    tags: [...new Set(tags.map((t) => t.trim()).filter(Boolean))],
+    pinned: pinned.has(text(row.id)),
+    excluded: row.excludeFromTotalBalance === true,
+    unsupported: authType === "access_token" ? null : TRANSFER_MSG.cookie,
+  };
 }
 
 /** metapi: its sites and accounts tables; the site user id lives in the account's extraConfig. */

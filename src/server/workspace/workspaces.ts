@@ -36,6 +36,7 @@ export const WS_MSG = {
   tokenNameInvalid: "令牌名称需为 1 到 40 个字符",
   tooManyTokens: `API 令牌最多 ${API_TOKENS_MAX} 个，请先撤销不用的令牌`,
   readOnly: "该 API 令牌只读，不能修改工作区",
+  syncOnly: "同步凭据只能用于 All API Hub 的 WebDAV 同步",
   tooManyWrong: "密码或验证码错误次数过多，此设备已退出登录，请重新登录",
 } as const;
 
@@ -45,7 +46,7 @@ export const WS_MSG = {
  */
 const MAX_WRONG_SECRETS = 5;
 
-type SessionKind = "device" | "api-read" | "api-write";
+type SessionKind = "device" | "api-read" | "api-write" | "api-sync";
 
 /** A workspace session as a request holds it. */
 export type WorkspaceSession = {
@@ -61,6 +62,12 @@ const API_PREFIX = "gdk_";
 const TOKEN_SHAPE = /^gd[wk]_[A-Za-z0-9_-]{43}$/;
 
 export const hashWorkspaceToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** What an API token may do: read, read and write, or only the All API Hub sync (WebDAV). */
+export type ApiAccess = "read" | "write" | "sync";
+
+export const apiAccessOf = (kind: string): ApiAccess =>
+  kind === "api-read" ? "read" : kind === "api-sync" ? "sync" : "write";
 
 /** Whether a Bearer token is a workspace's (a session or an API token), by its shape. */
 export function isWorkspaceToken(token: string): boolean {
@@ -350,8 +357,8 @@ export function workspaceStore(db: Db) {
       await db.workspaceSession.updateMany({ where: { id: sessionId }, data: { activeAccountId: accountId } });
     },
 
-    /** A new API token, shown once: read-only or read-write, named. */
-    async createApiToken(workspaceId: number, rawName: string, access: "read" | "write", now = new Date()) {
+    /** A new API token, shown once: read-only, read-write or the WebDAV sync's, named. */
+    async createApiToken(workspaceId: number, rawName: string, access: ApiAccess, now = new Date()) {
       const name = rawName.trim();
       if (name.length < 1 || [...name].length > 40) throw new Refusal(WS_MSG.tokenNameInvalid, "BAD_REQUEST");
       const count = await db.workspaceSession.count({ where: { workspaceId, kind: { not: "device" } } });
@@ -361,7 +368,7 @@ export function workspaceStore(db: Db) {
         data: {
           id: hashWorkspaceToken(token),
           workspaceId,
-          kind: access === "read" ? "api-read" : "api-write",
+          kind: `api-${access}`,
           name,
           device: "API",
           createdAt: now,
@@ -382,7 +389,7 @@ export function workspaceStore(db: Db) {
       return rows.map((r) => ({
         id: r.id,
         name: r.name ?? "",
-        access: r.kind === "api-read" ? ("read" as const) : ("write" as const),
+        access: apiAccessOf(r.kind),
         createdAt: r.createdAt,
         lastUsedAt: r.lastUsedAt,
       }));

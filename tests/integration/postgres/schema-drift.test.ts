@@ -121,6 +121,8 @@ describe("one source of truth for the models", () => {
       "audit_log(action,id)",
       "audit_log(at)",
       "audit_log(group_key)",
+      "hub_links(account_id)",
+      "hub_sync_runs(workspace_id,id)",
       "ledger_due(due_at)",
       "ledger_entries(site_id,site_user_id,at,fingerprint,ordinal)",
       "ledger_topups(site_id,site_user_id,at)",

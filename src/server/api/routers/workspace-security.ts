@@ -204,7 +204,8 @@ export const workspaceSecurityRouter = router({
       rest("POST", "/api/workspace/tokens", {
         summary: "创建 API 令牌",
         description:
-          "令牌只在这次答复中出现一次；作为 Bearer 使用，可读取工作区的全部账户（只读令牌不能做任何修改）。只能在登录的设备上进行。",
+          "令牌只在这次答复中出现一次；作为 Bearer 使用，可读取工作区的全部账户（只读令牌不能做任何修改）。" +
+          "access 为 sync 时是 All API Hub 的同步凭据：只能作为 /dav/ 的 WebDAV 密码使用。只能在登录的设备上进行。",
         auth: "workspace",
       }),
     )

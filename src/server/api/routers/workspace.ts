@@ -2,6 +2,7 @@ import { checkinShown } from "../../workspace/scope";
 import { checkinFamily } from "../../gateway/writes";
 import type { Family } from "../../gateway/families";
 import { endAccountAlerts } from "../../alerts/history";
+import { hubStore } from "../../hub/store";
 import { alertRules } from "../../alerts/rules";
 import { z } from "zod";
 import { doneSchema, failureSchema, orFailure, successOf } from "../../core/messages";
@@ -19,7 +20,7 @@ import {
   workspaceSignedInSchema,
 } from "../../workspace/schemas";
 import { signup } from "../../workspace/signup";
-import { workspaceStore } from "../../workspace/workspaces";
+import { apiAccessOf, workspaceStore } from "../../workspace/workspaces";
 import { logEvent } from "../../core/log";
 import { exportCsv, exportRows, importAccounts, parseBackup } from "../../workspace/transfer";
 import { fileSuccess, type FileData } from "../schemas/accounts";
@@ -123,8 +124,7 @@ export const workspaceRouter = router({
         success: true as const,
         data: {
           workspace: { id: ctx.workspace.workspaceId, name: ctx.workspace.workspaceName, timeZone },
-          access:
-            kind === "device" ? ("device" as const) : kind === "api-read" ? ("read" as const) : ("write" as const),
+          access: kind === "device" ? ("device" as const) : apiAccessOf(kind),
           accounts: accounts.length,
         },
       };
@@ -211,6 +211,8 @@ export const workspaceRouter = router({
     .mutation(async ({ ctx, input }) => {
       const accounts = savedAccountsOf(ctx);
       const removed = await accounts.remove(ctx.workspace.workspaceId, input.id);
+      // The All API Hub extension is told at its next sync (a deletion record of this time).
+      await hubStore(ctx.db).accountRemoved(ctx.workspace.workspaceId, input.id, new Date());
       // Its open alerts end with it (no message: nothing is watched any more).
       await endAccountAlerts(ctx.db, ctx.workspace.workspaceId, input.id);
       if (!input.ledger) return { success: true as const, data: { ledgerDeleted: false, entries: 0, note: null } };

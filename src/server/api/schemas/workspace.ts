@@ -67,7 +67,9 @@ export const changePasswordInput = z.object({ current: password, next: password 
 
 export const createApiTokenInput = z.object({
   name: z.string().max(200),
-  access: z.enum(["read", "write"]),
+  access: z
+    .enum(["read", "write", "sync"])
+    .describe("read：只读；write：读写；sync：只用于 All API Hub 的 WebDAV 同步"),
 });
 
 export const totpEnableInput = z.object({
