@@ -146,8 +146,8 @@ describe("docs/api.md", () => {
     const astray = reached.filter(
       (r) =>
         // A 404 of an endpoint is its own answer (no such account); of no endpoint, a path astray.
-        // The WebDAV folder is no REST endpoint: there any 4xx but 404 and 405 is a path astray too.
-        (new URL(r.url).pathname.startsWith("/dav/")
+        // The WebDAV folder and the MCP endpoint are no REST endpoints: there any 4xx is astray too.
+        (/^\/(dav\/|api\/mcp$)/.test(new URL(r.url).pathname)
           ? r.status >= 400
           : findEndpoint(r.method, new URL(r.url).pathname).endpoint === null) ||
         r.status === 0 ||

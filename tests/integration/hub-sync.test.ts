@@ -4,6 +4,7 @@ import { siteRegistry } from "../../src/server/sites/registry";
 import { tempStore, type TempDb } from "../support/db";
 import { HubClient, HubSyncError, decryptLikeHub, hubAccount, type HubAccount } from "../support/hub-client";
 import { startApp, type RunningApp } from "../support/server";
+import { apiTokenOverHttp, workspaceOverHttp } from "../support/http";
 
 /**
  * Live sync with the All API Hub extension (docs/design.md 26), end to end: the production server,
@@ -28,11 +29,10 @@ const FINN = user(803, "finn");
 const GWEN = user(804, "gwen");
 const HUGO = user(805, "hugo");
 
-async function api(method: string, path: string, token: string | null, body?: unknown, from = "127.0.0.1") {
+async function api(method: string, path: string, token: string | null, body?: unknown) {
   const res = await fetch(`${app.url}${path}`, {
     method,
     headers: {
-      "x-forwarded-for": from,
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(body === undefined ? {} : { "content-type": "application/json" }),
     },
@@ -56,20 +56,10 @@ type Account = { id: number; userId: number; alias: string | null; tags: string[
 const statusOf = async (token: string): Promise<HubStatus> =>
   (await api("GET", "/api/workspace/hub-sync", token)).body.data as HubStatus;
 
-let workspaces = 0;
 /** A new workspace, its device token and a sync credential. */
 async function workspace() {
-  const name = `同步${++workspaces}`;
-  const registered = await api(
-    "POST",
-    "/api/workspace/register",
-    null,
-    { name, password: "correct horse battery" },
-    `198.51.100.${workspaces}`,
-  );
-  const token = registered.body.data.token as string;
-  const sync = await api("POST", "/api/workspace/tokens", token, { name: "扩展", access: "sync" });
-  return { token, sync: sync.body.data.token as string };
+  const token = await workspaceOverHttp(app.url, `同步${Math.random().toString(36).slice(2, 8)}`);
+  return { token, sync: await apiTokenOverHttp(app.url, token, "sync") };
 }
 
 const accountsOf = async (token: string) =>

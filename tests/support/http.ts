@@ -44,3 +44,31 @@ export async function freshRateWindow(): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < 8_000) await new Promise((r) => setTimeout(r, left + 50));
 }
+
+let workspaces = 0;
+
+/**
+ * A new workspace made over HTTP, from an address of its own (the server must trust 127.0.0.1 as
+ * a proxy: three creations an hour per address); its device token.
+ */
+export async function workspaceOverHttp(baseUrl: string, name: string): Promise<string> {
+  const n = ++workspaces;
+  const res = await request(baseUrl, "/api/workspace/register", {
+    body: { name, password: "correct horse battery" },
+    headers: { "x-forwarded-for": `198.51.${100 + Math.floor(n / 250)}.${(n % 250) + 1}` },
+  });
+  const data = res.body.data as { token?: string } | undefined;
+  if (!data?.token) throw new Error(`register failed (HTTP ${res.status}): ${String(res.body.message)}`);
+  return data.token;
+}
+
+/** A workspace API token made over HTTP: read, write or sync. */
+export async function apiTokenOverHttp(baseUrl: string, workspaceToken: string, access: string): Promise<string> {
+  const res = await request(baseUrl, "/api/workspace/tokens", {
+    body: { name: `${access} ${Math.random().toString(36).slice(2, 8)}`, access },
+    headers: { authorization: `Bearer ${workspaceToken}` },
+  });
+  const data = res.body.data as { token?: string } | undefined;
+  if (!data?.token) throw new Error(`token failed (HTTP ${res.status}): ${String(res.body.message)}`);
+  return data.token;
+}

@@ -14,6 +14,8 @@ import { pricesCsv } from "../../prices/csv";
 import { fileSuccess, type FileData } from "../schemas/accounts";
 import {
   accountViewSuccess,
+  cheapestInput,
+  cheapestSuccess,
   compareInput,
   compareSuccess,
   historySuccess,
@@ -78,6 +80,49 @@ export const pricesRouter = router({
       success: true as const,
       data: { model: input.model, rows: await compareModel(ctx.db, await pricedAccounts(ctx), input.model) },
     })),
+
+  /**
+   * The person's accounts that offer a model, the usable and cheapest first, each with what the
+   * range's usage of the model would have cost there (an agent's "which of my accounts is cheapest").
+   */
+  cheapest: authedProcedure
+    .meta(
+      rest("GET", "/api/prices/cheapest", {
+        summary: "某个模型在哪个账户最便宜",
+        description:
+          "提供该模型的各账户的价格（已乘分组倍率），能用的在前、从便宜到贵；usage 是范围内（默认近 30 天）全部账户使用该模型的用量，" +
+          "每行的 usageUsd 是同样的用量在该账户的价格下的花费。",
+      }),
+    )
+    .input(cheapestInput)
+    .output(cheapestSuccess)
+    .query(async ({ ctx, input }) => {
+      const accounts = await pricedAccounts(ctx);
+      const range = { from: input.from, to: input.to, tz: input.tz };
+      const [rows, what] = await Promise.all([
+        compareModel(ctx.db, accounts, input.model),
+        whatIf(ctx.db, accounts, range),
+      ]);
+      const used = what.rows.find((r) => r.model === input.model) ?? null;
+      const costs = new Map((used?.elsewhere ?? []).map((e) => [e.accountId, e.usd]));
+      const price = (r: (typeof rows)[number]) =>
+        r.perCallUsd ?? (r.inputPerMillionUsd ?? Infinity) + (r.outputPerMillionUsd ?? Infinity);
+      const sorted = [...rows].sort((a, b) => Number(b.usable) - Number(a.usable) || price(a) - price(b));
+      return {
+        success: true as const,
+        data: {
+          model: input.model,
+          ...range,
+          usage: used && {
+            requests: used.requests,
+            promptTokens: used.promptTokens,
+            completionTokens: used.completionTokens,
+            actualUsd: used.actualUsd,
+          },
+          rows: sorted.map((r) => ({ ...r, usageUsd: costs.get(r.accountId) ?? null })),
+        },
+      };
+    }),
 
   /** A model's list price on each site over time. */
   history: authedProcedure

@@ -33,6 +33,36 @@ export const compareSuccess = success(
   "PriceCompareSuccess",
 );
 
+export const cheapestInput = z
+  .object({ model: compareInput.shape.model, ...rangeShape })
+  .transform((q, ctx) => closedRange(q, ctx));
+
+export const cheapestSuccess = success(
+  z.object({
+    model: z.string(),
+    from: z.string(),
+    to: z.string(),
+    tz: z.string(),
+    usage: z
+      .object({
+        requests: z.number().int(),
+        promptTokens: z.number().int(),
+        completionTokens: z.number().int(),
+        actualUsd: z.number().describe("实际花费"),
+      })
+      .nullable()
+      .describe("范围内全部账户使用这个模型的用量；没有用过时为 null"),
+    rows: z
+      .array(
+        priceRowSchema.extend({
+          usageUsd: usd.describe("范围内的同样用量在该账户的价格下的花费；无法计价或没有用量时为 null"),
+        }),
+      )
+      .describe("提供这个模型的账户：能用的在前，从便宜到贵"),
+  }),
+  "PriceCheapestSuccess",
+);
+
 export const whatIfInput = z
   .object({ ...rangeShape })
   .prefault({})

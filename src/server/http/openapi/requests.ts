@@ -52,7 +52,7 @@ function tidy(schema: unknown): unknown {
 }
 
 /** The procedure's input as one JSON Schema object (its inputs' properties together), or null when it is not an object. */
-function inputObject(inputs: z.ZodType[]): { properties: Record<string, Json>; required: string[] } | null {
+export function inputObject(inputs: z.ZodType[]): { properties: Record<string, Json>; required: string[] } | null {
   if (inputs.length === 0) return { properties: {}, required: [] };
   const properties: Record<string, Json> = {};
   const required: string[] = [];

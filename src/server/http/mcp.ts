@@ -1,0 +1,189 @@
+/**
+ * The Model Context Protocol endpoint (docs/design.md 26), `/api/mcp`: Streamable HTTP with the
+ * official SDK, stateless (each POST its own server and transport, JSON answers), a workspace
+ * token as the Bearer. Each tool is a procedure of the router, called through createCaller with
+ * the request's credential: its input is the procedure's input schema (plus `account`, the saved
+ * account it is about, where the procedure reads one) and its output the procedure's answer, so a
+ * read-only token reads and cannot act, and another workspace's account is not found.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { createRequestContext } from "../api/context";
+import { appRouter, createCaller } from "../api/root";
+import { logError } from "../core/log";
+import { inputObject } from "./openapi/requests";
+
+type Json = Record<string, unknown>;
+
+type ToolDef = {
+  name: string;
+  procedure: string;
+  description: string;
+  /** The procedure reads one saved account: the tool takes `account`. */
+  account?: boolean;
+  readOnly: boolean;
+};
+
+const TOOLS: ToolDef[] = [
+  {
+    name: "list_accounts",
+    procedure: "account.overview",
+    description:
+      "工作区的全部账户：站点、名称、状态（正常、需要重新授权、站点已移除）、余额、今日消费和按今日速度还能用的天数（daysLeft），以及合计（美元）。refresh=1 时向每个站点实时读取。",
+    readOnly: true,
+  },
+  {
+    name: "usage_summary",
+    procedure: "usage.summary",
+    description:
+      "一段时间（from、to，tz 时区的日历日）的用量与花费：按 day、model、token 或 type 分组（groupBy），accounts 为 all 或账户 id 列表。",
+    readOnly: true,
+  },
+  {
+    name: "cheapest_account",
+    procedure: "prices.cheapest",
+    description:
+      "某个模型在哪个账户最便宜：提供该模型的各账户的价格（已乘分组倍率），能用的在前、从便宜到贵，并给出范围内（默认近 30 天）对该模型的用量在各账户的价格下的花费。",
+    readOnly: true,
+  },
+  {
+    name: "open_alerts",
+    procedure: "alerts.list",
+    description: "工作区的提醒：state=open 只列打开的（余额不足、令牌被拒、站点不可用等），分页。",
+    readOnly: true,
+  },
+  {
+    name: "recent_logs",
+    procedure: "account.logs",
+    description:
+      "一个账户的使用日志（最新在前）：可按类型、模型名、令牌名和时间范围筛选，分页；account 为 list_accounts 中的 id，不填为第一个账户。",
+    account: true,
+    readOnly: true,
+  },
+  {
+    name: "checkin",
+    procedure: "actions.checkin",
+    description:
+      "为一个账户签到（站点支持签到且今天还没签时）。需要读写权限的 API 令牌；account 为 list_accounts 中的 id。",
+    account: true,
+    readOnly: false,
+  },
+];
+
+type ProcedureDef = { inputs: z.ZodType[]; output?: z.ZodType };
+const procedures = appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>;
+
+/** The success answer of an output that is an answer or a failure (orFailure). */
+function successOf(output: z.ZodType): z.ZodType {
+  const def = (output as unknown as { _zod: { def: { type: string; options?: z.ZodType[] } } })._zod.def;
+  return def.type === "union" && def.options?.[0] ? def.options[0] : output;
+}
+
+/** A JSON Schema whose top is the object itself (the tool listing's rule), its named parts under $defs. */
+function objectSchema(schema: z.ZodType): Json {
+  const generated = z.toJSONSchema(schema, { io: "output", unrepresentable: "any", target: "draft-2020-12" }) as Json;
+  const defs = (generated.$defs ?? {}) as Record<string, Json>;
+  const ref = typeof generated.$ref === "string" ? generated.$ref.replace("#/$defs/", "") : null;
+  const top = ref ? { ...defs[ref] } : { ...generated };
+  delete top.$schema;
+  delete top.$ref;
+  delete top.$defs;
+  return { ...top, ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}) };
+}
+
+const ACCOUNT = {
+  type: "integer",
+  minimum: 1,
+  description: "工作区账户 id（list_accounts 答复中的 id）；不填为第一个账户",
+};
+
+let listing: Json[] | undefined;
+
+/** The tools as listed: each procedure's input and output schema. */
+function toolList(): Json[] {
+  listing ??= TOOLS.map((tool) => {
+    const def = procedures[tool.procedure]?._def;
+    if (!def?.output) throw new Error(`MCP tool ${tool.name}: no procedure ${tool.procedure}`);
+    const input = inputObject(def.inputs) ?? { properties: {}, required: [] };
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: {
+        type: "object",
+        properties: { ...input.properties, ...(tool.account ? { account: ACCOUNT } : {}) },
+        ...(input.required.length > 0 ? { required: input.required } : {}),
+      },
+      outputSchema: objectSchema(successOf(def.output)),
+      annotations: { readOnlyHint: tool.readOnly, openWorldHint: true },
+    };
+  });
+  return listing;
+}
+
+type Caller = ReturnType<typeof createCaller>;
+
+/** The procedure at a dotted path of the caller. */
+function procedureOf(caller: Caller, path: string): (input?: unknown) => Promise<unknown> {
+  let at: unknown = caller;
+  for (const part of path.split(".")) at = (at as Record<string, unknown>)[part];
+  return at as (input?: unknown) => Promise<unknown>;
+}
+
+const failed = (message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: message }] });
+
+async function callTool(caller: Caller, name: string, args: Json): Promise<CallToolResult> {
+  const tool = TOOLS.find((t) => t.name === name);
+  if (!tool) return failed(`没有这个工具：${name}`);
+  const def = procedures[tool.procedure]?._def;
+  try {
+    const answer = (await procedureOf(caller, tool.procedure)(def?.inputs.length ? args : undefined)) as Json;
+    if (answer.success === false) return failed(typeof answer.message === "string" ? answer.message : "操作未完成");
+    return { content: [{ type: "text", text: JSON.stringify(answer) }], structuredContent: answer };
+  } catch (error) {
+    if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") return failed(error.message);
+    logError("mcp", error instanceof TRPCError ? (error.cause ?? error) : error);
+    return failed("服务内部错误");
+  }
+}
+
+const plain = (status: number, message: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ error: message }), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", ...headers },
+  });
+
+/** Answers one request of the MCP endpoint. */
+export async function mcpHandler(req: Request): Promise<Response> {
+  // The credential is the Bearer alone: a browser's cookies never reach a tool.
+  const headers = new Headers(req.headers);
+  headers.delete("cookie");
+  const caller = createCaller(createRequestContext(new Request(req.url, { headers }), new Headers()));
+  try {
+    await caller.workspace.me();
+  } catch (error) {
+    if (error instanceof TRPCError && error.code === "UNAUTHORIZED")
+      return plain(401, "需要工作区的 API 令牌（Authorization: Bearer gdk_…）", { "WWW-Authenticate": "Bearer" });
+    if (error instanceof TRPCError && error.code === "FORBIDDEN") return plain(403, error.message);
+    if (error instanceof TRPCError && error.code === "SERVICE_UNAVAILABLE") return plain(503, error.message);
+    logError("mcp", error);
+    return plain(500, "服务内部错误");
+  }
+  const server = new Server({ name: "gateway-dashboard", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(caller, request.params.name, (request.params.arguments ?? {}) as Json),
+  );
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(req);
+  } finally {
+    await server.close().catch(() => undefined);
+  }
+}
