@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 /**
  * The layers of docs/design.md "Shape", one way down, a folder per capability:
  *   app/ → http/ (adapters) → api/ (routers, wire schemas), jobs/ (background work, started by the
- *   server entry) → alerts/ → hub/ → exports/, actions/, prices/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
+ *   server entry) → backup/ → alerts/ → hub/ → exports/, actions/, prices/ → ledger/ → workspace/ → accounts/, auth/, admin/ → site-data/ → session/
  *   → sites/
  *   → gateway/, db/ → core/ → net/
  * Each folder of src/server names the folders it must never import; crossing one fails lint.
@@ -22,6 +22,7 @@ const ORDER = [
   ["exports", "actions", "prices"],
   ["hub"],
   ["alerts"],
+  ["backup"],
   ["jobs", "api"],
   ["http"],
 ];

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useId, useRef, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { errorMessage } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { formatAge, formatLocal } from "./format";
@@ -9,6 +9,7 @@ import { ErrorNote, Failed, Loading } from "./site-data";
 import { WorkspaceAccounts } from "./workspace-accounts";
 import { WorkspaceSites } from "./workspace-sites";
 import { HubSync } from "./hub-sync";
+import { WorkspaceBackup } from "./workspace-backup";
 import { WorkspaceTotp } from "./workspace-totp";
 import { WorkspaceTransfer } from "./workspace-transfer";
 
@@ -91,6 +92,9 @@ function ApiTokens() {
   const [access, setAccess] = useState<"read" | "write">("read");
   const [shown, setShown] = useState<string | null>(null);
   const [error, setError] = useState("");
+  const [mcpAddress, setMcpAddress] = useState("/api/mcp");
+  // The page's own origin, known in the browser only (the server's render says the path).
+  useEffect(() => setMcpAddress(`${window.location.origin}/api/mcp`), []);
 
   async function onCreate(event: FormEvent) {
     event.preventDefault();
@@ -111,6 +115,10 @@ function ApiTokens() {
       <p className="muted">
         供脚本和其他程序读取工作区的账户：作为 <code>Authorization: Bearer</code> 发送，账户路由加{" "}
         <code>?account=</code> 选择账户（见 /api/openapi.json）。只读令牌不能做任何修改。
+      </p>
+      <p className="muted">
+        智能体（Claude Code、Cursor、Cherry Studio 等 MCP 客户端）：MCP 地址 <code>{mcpAddress}</code>，请求头{" "}
+        <code>Authorization: Bearer 令牌</code>；可以问「哪个账户用 claude-sonnet-4 最便宜」，读写令牌还能签到。
       </p>
       {shown && (
         <div className="notice" role="status">
@@ -243,6 +251,7 @@ export function WorkspaceSettings() {
       <WorkspaceAccounts />
       <WorkspaceSites />
       <WorkspaceTransfer />
+      <WorkspaceBackup />
       <HubSync />
       <Devices />
       <ApiTokens />

@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { generate } from "otplib";
 import { ALICE } from "../support/gateway";
-import { HubClient, hubAccount } from "../support/hub-client";
+import { HubClient, decryptLikeHub, hubAccount } from "../support/hub-client";
 import { E2E_ADMIN_PASSWORD } from "./constants";
 import { FAMILIES, URL_, expect, fillSignIn, shot, test } from "./fixtures";
 
@@ -385,13 +386,41 @@ test("a workspace adds a site the service lacks, signs in to it, and the operato
   await expect(hub.getByRole("list", { name: "最近同步" })).toContainText("扩展里的账户 · alice");
   await expect(hub.getByRole("list", { name: "未同步的账户" })).toContainText("Cookie 账户 · bob");
   await expect(hub.getByLabel("同步状态")).toContainText("扩展上次写入");
+  await expect(hub.getByLabel("同步状态")).toContainText("上次读取");
   await page.getByRole("region", { name: "API 令牌" }).scrollIntoViewIfNeeded();
   await expect(page.getByRole("region", { name: "API 令牌" })).toContainText("同步凭据（WebDAV）");
+  await expect(page.getByRole("region", { name: "API 令牌" })).toContainText(`MCP 地址 ${URL_}/api/mcp`);
   await hub.scrollIntoViewIfNeeded();
   await shot(page, "workspace-hub-sync");
   await page.setViewportSize({ width: 390, height: 844 });
   await hub.scrollIntoViewIfNeeded();
   expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
   await shot(page, "workspace-hub-sync-phone");
+
+  // The whole workspace as an encrypted file: the workspace's password, then a passphrase twice.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const backup = page.getByRole("region", { name: "完整备份" });
+  const backupForm = backup.getByRole("form", { name: "下载备份" });
+  await backupForm.getByLabel("工作区密码").fill("own sites password");
+  await backupForm.getByLabel("备份密码", { exact: true }).fill("e2e backup passphrase");
+  await backupForm.getByLabel("再输入一次备份密码").fill("e2e backup passphrase");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    backupForm.getByRole("button", { name: "下载加密备份" }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^workspace-backup-\d{4}-\d{2}-\d{2}\.json$/);
+  const text = await readFile((await download.path()) ?? "", "utf8");
+  const inside = JSON.parse(
+    await decryptLikeHub(JSON.parse(text) as Record<string, unknown>, "e2e backup passphrase"),
+  ) as {
+    accounts: { accounts: unknown[] };
+  };
+  expect(inside.accounts.accounts).toHaveLength(2);
+  await expect(backup.getByRole("status")).toContainText("备份已下载");
+  await backup.scrollIntoViewIfNeeded();
+  await shot(page, "workspace-backup");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await backup.scrollIntoViewIfNeeded();
+  await shot(page, "workspace-backup-phone");
   void consoleErrors;
 });

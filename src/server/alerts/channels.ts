@@ -13,7 +13,14 @@ import { OutboundRefused, checkOutboundUrl } from "../net/outbound";
 import { reseal, sealedWithOlderKey, vaultOpen, vaultSeal } from "../session/vault";
 import type { AlertChannelView } from "./schemas";
 import { STATEMENT_LINK_MARK, type DigestPayload } from "./digest-report";
-import { SendRefused, sendWith, type Attachment, type ChannelSettings, type ChannelType } from "./senders";
+import {
+  CHANNEL_TYPES,
+  SendRefused,
+  sendWith,
+  type Attachment,
+  type ChannelSettings,
+  type ChannelType,
+} from "./senders";
 import { createStatementLink, workspaceStatement } from "./statement-links";
 
 /** At most this many channels per workspace. */
@@ -187,6 +194,54 @@ export function alertChannels(db: Db) {
         });
       }
       return count > 0;
+    },
+
+    /** Every channel with its settings opened, for the workspace's backup (null where they no longer open). */
+    async exported(
+      workspaceId: number,
+    ): Promise<{ id: number; type: ChannelType; name: string; target: string; settings: unknown }[]> {
+      const rows = await db.alertChannel.findMany({
+        where: { workspaceId },
+        orderBy: { id: "asc" },
+        select: { id: true, type: true, name: true, target: true, settings: true },
+      });
+      return rows.flatMap((r) => {
+        const opened = vaultOpen(r.settings, sealContext(workspaceId));
+        return opened === null
+          ? []
+          : [
+              {
+                id: r.id,
+                type: r.type as ChannelType,
+                name: r.name,
+                target: r.target,
+                settings: JSON.parse(opened) as unknown,
+              },
+            ];
+      });
+    },
+
+    /** A channel of a backup, as it was (its settings sealed for this workspace); its new id. */
+    async restored(
+      workspaceId: number,
+      channel: { type: string; name: string; target: string; settings: unknown },
+      now = new Date(),
+    ): Promise<number | null> {
+      const settings = channel.settings as { type?: unknown } | null;
+      if (!CHANNEL_TYPES.includes(channel.type as ChannelType) || settings?.type !== channel.type) return null;
+      if ((await db.alertChannel.count({ where: { workspaceId } })) >= MAX_CHANNELS) return null;
+      const row = await db.alertChannel.create({
+        data: {
+          workspaceId,
+          type: channel.type,
+          name: channel.name.slice(0, 40),
+          settings: vaultSeal(JSON.stringify(settings), sealContext(workspaceId)),
+          target: channel.target.slice(0, 300),
+          createdAt: now,
+        },
+        select: { id: true },
+      });
+      return row.id;
     },
 
     /** The channels of the workspace among `ids` (others' ids are dropped). */

@@ -15,6 +15,7 @@ import { workspaceRouter } from "./routers/workspace";
 import { workspaceSecurityRouter } from "./routers/workspace-security";
 import { workspaceSitesRouter } from "./routers/workspace-sites";
 import { davRouter, hubSettingsRouter } from "./routers/hub";
+import { workspaceBackupRouter } from "./routers/workspace-backup";
 import { createCallerFactory, mergeRouters, router } from "./trpc";
 
 export const appRouter = router({
@@ -30,7 +31,13 @@ export const appRouter = router({
   session: sessionRouter,
   site: siteRouter,
   usage: usageRouter,
-  workspace: mergeRouters(workspaceRouter, workspaceSecurityRouter, workspaceSitesRouter, hubSettingsRouter),
+  workspace: mergeRouters(
+    workspaceRouter,
+    workspaceSecurityRouter,
+    workspaceSitesRouter,
+    hubSettingsRouter,
+    workspaceBackupRouter,
+  ),
   dav: davRouter,
 });
 

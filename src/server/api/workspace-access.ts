@@ -78,3 +78,8 @@ export async function guessing<T>(ctx: Context & { workspace: WorkspaceSession }
     throw error;
   }
 }
+
+/** Something only a signed-in device may do, never an API token. */
+export function deviceOnly(kind: string): void {
+  if (kind !== "device") throw new Refusal("只能在登录的设备上进行此操作，API 令牌不能", "FORBIDDEN");
+}

@@ -113,7 +113,12 @@ export function hubStore(db: Db) {
     },
 
     async noteRead(workspaceId: number, now: Date) {
-      await db.hubSync.updateMany({ where: { workspaceId }, data: { readAt: now } });
+      await db.hubSync.upsert({
+        where: { workspaceId },
+        create: { workspaceId, readAt: now },
+        update: { readAt: now },
+        select: { workspaceId: true },
+      });
     },
 
     /**

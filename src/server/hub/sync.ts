@@ -53,49 +53,55 @@ export type HubSyncDeps = {
   removed?: (workspaceId: number, accountId: number) => Promise<void>;
 };
 
-type Ours = OurAccount & { saved: SavedAccount };
-
 const CHECKED_IN = new Set(["done", "already"]);
+
+type OurAccountWithSaved = OurAccount & { saved: SavedAccount };
+type OurState = { mine: Map<number, OurAccountWithSaved>; listed: Set<number> };
+
+/** A workspace's accounts with their tokens opened, by id (an unopenable token leaves its account out). */
+export async function accountsWithTokens(
+  db: Db,
+  accounts: SavedAccounts,
+  workspaceId: number,
+  now: Date,
+): Promise<OurState> {
+  const sites = await siteIndex(db);
+  const list = await accounts.list(workspaceId, sites);
+  const tokens = await accounts.tokens(workspaceId);
+  const mine = new Map<number, OurAccountWithSaved>();
+  for (const saved of list) {
+    const token = tokens.get(saved.id);
+    if (token === undefined) continue;
+    const site = sites.get(saved.siteId);
+    const family = site?.family ?? null;
+    const today = siteDay(family, now.getTime()).day;
+    const checkin = saved.checkin;
+    mine.set(saved.id, {
+      saved,
+      siteUrl: saved.siteUrl,
+      siteName: site?.name ?? saved.siteUrl,
+      family,
+      userId: String(saved.siteUserId),
+      token,
+      username: saved.username,
+      name: saved.alias || site?.name || saved.siteUrl,
+      excluded: saved.excluded,
+      autoCheckin: saved.autoCheckin,
+      checkedInAt: checkin && checkin.day === today && CHECKED_IN.has(checkin.state) ? checkin.at : null,
+      createdAt: saved.createdAt,
+    });
+  }
+  return { mine, listed: new Set(list.map((a) => a.id)) };
+}
 
 export function hubSync(db: Db, deps: HubSyncDeps) {
   const store = hubStore(db);
-
-  /** The workspace's accounts with their tokens opened, by id (an unopenable token leaves its account out). */
-  async function ours(workspaceId: number, now: Date): Promise<{ mine: Map<number, Ours>; listed: Set<number> }> {
-    const sites = await siteIndex(db);
-    const list = await deps.accounts.list(workspaceId, sites);
-    const tokens = await deps.accounts.tokens(workspaceId);
-    const mine = new Map<number, Ours>();
-    for (const saved of list) {
-      const token = tokens.get(saved.id);
-      if (token === undefined) continue;
-      const site = sites.get(saved.siteId);
-      const family = site?.family ?? null;
-      const today = siteDay(family, now.getTime()).day;
-      const checkin = saved.checkin;
-      mine.set(saved.id, {
-        saved,
-        siteUrl: saved.siteUrl,
-        siteName: site?.name ?? saved.siteUrl,
-        family,
-        userId: String(saved.siteUserId),
-        token,
-        username: saved.username,
-        name: saved.alias || site?.name || saved.siteUrl,
-        excluded: saved.excluded,
-        autoCheckin: saved.autoCheckin,
-        checkedInAt: checkin && checkin.day === today && CHECKED_IN.has(checkin.state) ? checkin.at : null,
-        createdAt: saved.createdAt,
-      });
-    }
-    return { mine, listed: new Set(list.map((a) => a.id)) };
-  }
 
   /**
    * Every saved account linked (a new id for one the file has not had), a change here stamped
    * with the time it was first seen, an account gone from the workspace marked removed.
    */
-  async function observe(workspaceId: number, state: Awaited<ReturnType<typeof ours>>, now: Date) {
+  async function observe(workspaceId: number, state: OurState, now: Date) {
     const links = new Map((await store.links(workspaceId)).map((l) => [l.hubId, l]));
     const linked = new Set<number>();
     for (const link of links.values()) {
@@ -133,7 +139,7 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
   async function read(workspaceId: number, now = new Date()): Promise<string | null> {
     const settings = await store.settings(workspaceId);
     const file = await store.file(workspaceId);
-    const state = await ours(workspaceId, now);
+    const state = await accountsWithTokens(db, deps.accounts, workspaceId, now);
     const links = await observe(workspaceId, state, now);
     if (!file && state.mine.size === 0) return null;
     const parsed = file ? readHubFile(file.text) : null;
@@ -226,7 +232,7 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
       const id = recordFields(r).id;
       if (id !== "" && !records.has(id)) records.set(id, r);
     }
-    const state = await ours(workspaceId, now);
+    const state = await accountsWithTokens(db, deps.accounts, workspaceId, now);
     const links = await observe(workspaceId, state, now);
     const items: HubRunItem[] = [];
     const nameOf = (r: HubRecord) => {

@@ -128,23 +128,31 @@ export const apiTokenCreatedSchema = z.object({
   }),
 });
 
+const importOutcomesSchema = z.array(
+  z.object({
+    siteUrl: z.string(),
+    siteName: z.string(),
+    userId: z.number().nullable(),
+    alias: z.string().nullable(),
+    result: z
+      .enum(["saved", "updated", "unregistered", "refused", "skipped"])
+      .describe(
+        "saved 新保存；updated 已有账户换了新令牌；unregistered 站点未注册；refused 站点拒绝；skipped 无法导入",
+      ),
+    message: z.string().nullable(),
+    accountId: z.number().int().nullable(),
+  }),
+);
+
 export const importResultSchema = z
-  .object({
-    format: z.enum(["all-api-hub", "metapi"]),
-    outcomes: z.array(
-      z.object({
-        siteUrl: z.string(),
-        siteName: z.string(),
-        userId: z.number().nullable(),
-        alias: z.string().nullable(),
-        result: z
-          .enum(["saved", "updated", "unregistered", "refused", "skipped"])
-          .describe(
-            "saved 新保存；updated 已有账户换了新令牌；unregistered 站点未注册；refused 站点拒绝；skipped 无法导入",
-          ),
-        message: z.string().nullable(),
-        accountId: z.number().int().nullable(),
-      }),
-    ),
-  })
+  .object({ format: z.enum(["all-api-hub", "metapi"]), outcomes: importOutcomesSchema })
   .meta({ id: "WorkspaceImportResult" });
+
+export const restoreResultSchema = z
+  .object({
+    outcomes: importOutcomesSchema.describe("备份中每个账户的结果（同导入）"),
+    alerts: z
+      .object({ channels: z.number().int(), rules: z.number().int(), digests: z.number().int() })
+      .describe("恢复的通知渠道、提醒规则和摘要数"),
+  })
+  .meta({ id: "WorkspaceRestoreResult" });

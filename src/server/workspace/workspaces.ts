@@ -335,6 +335,14 @@ export function workspaceStore(db: Db) {
       }
     },
 
+    /** The workspace's password asked again before something grave (a backup with every token). */
+    async confirmPassword(workspaceId: number, password: string): Promise<void> {
+      const row = await db.workspace.findUnique({ where: { id: workspaceId }, select: { passwordHash: true } });
+      if (!row || !(await verifyPassword(password, row.passwordHash))) {
+        throw new WrongSecret(WS_MSG.wrongPassword, "BAD_REQUEST");
+      }
+    },
+
     /** Changes the password; every other device is signed out and every API token revoked. */
     async changePassword(session: WorkspaceSession, current: string, next: string, now = new Date()) {
       const row = await db.workspace.findUnique({

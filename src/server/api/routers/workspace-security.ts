@@ -18,14 +18,10 @@ import {
   totpEnableInput,
 } from "../schemas/workspace";
 import { router, workspaceProcedure, sentOnce } from "../trpc";
-import { guessing } from "../workspace-access";
+import { deviceOnly, guessing } from "../workspace-access";
 import { rest } from "../rest-routes";
 
 /** What only a person signed in on a device may do (not a program with an API token). */
-function deviceOnly(kind: string): void {
-  if (kind !== "device") throw new Refusal("只能在登录的设备上进行此操作，API 令牌不能", "FORBIDDEN");
-}
-
 export const workspaceSecurityRouter = router({
   /** The devices signed in to the workspace, the most recently used first. */
   devices: workspaceProcedure
