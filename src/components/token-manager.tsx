@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "rea
 import { trpc } from "@/src/trpc/react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { amountOfQuota, quotaOfAmount, type MoneySettings } from "@/src/shared/money";
+import { GroupPicker, ModelPicker } from "./token-pickers";
 import { fromZone, inZone } from "./usage-range";
 
 export type TokenItem = Extract<RouterOutputs["account"]["tokens"], { success: true }>["data"]["items"][number];
@@ -57,6 +58,9 @@ export function TokenForm({
 }) {
   const create = trpc.tokens.create.useMutation();
   const update = trpc.tokens.update.useMutation();
+  // The site's groups and the account's models, for pickers; free text where it publishes none.
+  const options = trpc.tokens.options.useQuery(undefined, { staleTime: 60_000 });
+  const offered = options.data?.success ? options.data.data : null;
   const [name, setName] = useState(token?.name ?? "");
   const [unlimited, setUnlimited] = useState(token ? token.unlimited : true);
   const [amount, setAmount] = useState(
@@ -179,6 +183,9 @@ export function TokenForm({
             placeholder="每行一个，如 gpt-4o-mini；留空为不限"
           />
         </label>
+        {offered?.models && (
+          <ModelPicker models={offered.models} chosen={lines(models)} onChange={(list) => setModels(list.join("\n"))} />
+        )}
         <label className="field">
           <span>IP 白名单</span>
           <textarea
@@ -190,7 +197,8 @@ export function TokenForm({
           />
           {rules.cidrOnly && <span className="hint">这个站点只收网段：单个地址会按 /32 保存</span>}
         </label>
-        {rules.groups && (
+        {rules.groups && offered?.groups && <GroupPicker options={offered} value={group} onChange={setGroup} />}
+        {rules.groups && !offered?.groups && (
           <label className="field">
             <span>分组</span>
             <input

@@ -38,6 +38,19 @@ test("creates, reveals, exports, disables, edits and deletes a token, at desktop
   await form.getByLabel("限定额度").check();
   await form.getByLabel("可用额度（$）").fill("10");
   await form.getByLabel("限用模型").fill("gpt-4o-mini\nclaude-sonnet-4");
+  // The account's usable models and the site's groups are pickers: what was typed is ticked there.
+  const picker = form.getByRole("group", { name: "可用模型" });
+  await expect(picker.getByLabel("gpt-4o-mini", { exact: true })).toBeChecked();
+  await expect(picker.getByLabel("claude-sonnet-4", { exact: true })).toBeChecked();
+  await form.getByLabel("筛选模型").fill("claude");
+  await expect(picker.getByLabel("gpt-4o-mini", { exact: true })).toHaveCount(0);
+  await form.getByLabel("筛选模型").fill("");
+  await picker.getByLabel("claude-sonnet-4", { exact: true }).uncheck();
+  await expect(form.getByLabel("限用模型")).toHaveValue("gpt-4o-mini");
+  await picker.getByLabel("claude-sonnet-4", { exact: true }).check();
+  await expect(form.getByLabel("限用模型")).toHaveValue("gpt-4o-mini\nclaude-sonnet-4");
+  await expect(form.getByLabel("分组").locator("option")).toContainText(["账户自己的分组"]);
+  expect(await form.getByLabel("分组").locator("option", { hasText: "倍率 ×" }).count()).toBeGreaterThan(0);
   await shot(page, "43-token-form");
   await axeClean(page, "token form");
   await form.getByRole("button", { name: "创建" }).click();

@@ -303,3 +303,22 @@ describe("actions.recordsCsv", () => {
     expect(text).not.toContain(token.key);
   });
 });
+
+describe("tokens.options", () => {
+  it.each(FAMILY_LIST)("on %s: the groups a token may use with their ratios, and the usable models", async (family) => {
+    const { site, api } = await signedIn(family);
+    const answer = await api.tokens.options();
+    if (!answer.success) throw new Error(answer.message);
+    const { groups, models } = answer.data;
+    // The same read as 模型价格's: one-api publishes no group ratios to a token.
+    if (family === "one-api") expect(groups).toBeNull();
+    else expect(groups?.length).toBeGreaterThan(0);
+    for (const g of groups ?? []) expect(g.ratio).toBeGreaterThanOrEqual(0);
+    expect(groups?.map((g) => g.ratio)).toEqual(groups?.map((g) => g.ratio).sort((a, b) => a - b));
+    expect(models).toEqual(expect.arrayContaining(["gpt-4o-mini"]));
+    // Read within the hour: asked again, the site is not.
+    const calls = site.gateway.requests.length;
+    await api.tokens.options();
+    expect(site.gateway.requests.length).toBe(calls);
+  });
+});

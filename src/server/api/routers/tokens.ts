@@ -8,10 +8,12 @@ import {
 } from "../../actions/tokens";
 import { orFailure } from "../../core/messages";
 import type { TokenDraft } from "../../gateway/token-writes";
+import { tokenOptions } from "../../prices/token-options";
 import { act } from "../acting";
 import {
   revealedKeySuccess,
   tokenCreateInput,
+  tokenOptionsSuccess,
   tokenDeleteInput,
   tokenDeleteSuccess,
   tokenIdInput,
@@ -37,6 +39,18 @@ export const tokensRouter = router({
     .meta(rest("GET", "/api/account/tokens/rules"))
     .output(orFailure(tokenRulesSuccess))
     .query(({ ctx }) => act(ctx, false, (account, deps) => tokenRulesOf(account, deps))),
+
+  /** The groups (with their ratios) and models a token may be given, for the form's pickers. */
+  options: authedProcedure
+    .meta(
+      rest("GET", "/api/account/tokens/options", {
+        summary: "令牌可选的分组和模型",
+        description:
+          "账户的站点让令牌选择的分组及倍率，以及账户可用的模型（与模型价格同一次读取，每小时至多一次）；站点不公开时为 null。",
+      }),
+    )
+    .output(orFailure(tokenOptionsSuccess))
+    .query(({ ctx }) => act(ctx, false, (account, deps) => tokenOptions(ctx.db, account, deps))),
 
   create: authedProcedure
     .meta(rest("POST", "/api/account/tokens"))

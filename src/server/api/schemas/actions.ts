@@ -92,6 +92,18 @@ export const tokenDeleteInput = z.object({
 });
 
 export const tokenRulesSuccess = success(tokenRulesSchema, "TokenRulesSuccess");
+export const tokenOptionsSuccess = success(
+  z.object({
+    groups: z
+      .array(z.object({ name: z.string(), ratio: z.number() }))
+      .nullable()
+      .describe("令牌可选的分组及其倍率（从便宜到贵）；站点不公开时为 null"),
+    group: z.string().nullable().describe("账户自己的分组"),
+    models: z.array(z.string()).nullable().describe("账户可用的模型；站点不公开时为 null"),
+    readAt: z.string().nullable().describe("读取这些的时间（每小时至多读一次）"),
+  }),
+  "TokenOptionsSuccess",
+);
 export const tokenWriteSuccess = success(tokenWriteSchema, "TokenWriteSuccess");
 export const tokenDeleteSuccess = success(tokenDeleteSchema, "TokenDeleteSuccess");
 export const revealedKeySuccess = success(revealedKeySchema, "RevealedKeySuccess");
