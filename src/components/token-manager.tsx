@@ -1,36 +1,16 @@
 "use client";
 
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { useState, type FormEvent } from "react";
 import { trpc } from "@/src/trpc/react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { amountOfQuota, quotaOfAmount, type MoneySettings } from "@/src/shared/money";
+import { CopyButton, Modal } from "./modal";
 import { GroupPicker, ModelPicker } from "./token-pickers";
 import { fromZone, inZone } from "./usage-range";
 
 export type TokenItem = Extract<RouterOutputs["account"]["tokens"], { success: true }>["data"]["items"][number];
 export type Rules = Extract<RouterOutputs["tokens"]["rules"], { success: true }>["data"];
 type Revealed = Extract<RouterOutputs["tokens"]["reveal"], { success: true }>["data"];
-
-/** A modal dialog (the browser's own: Esc closes it, focus stays inside), open while mounted. */
-function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
-  return (
-    <dialog ref={ref} className="modal" aria-labelledby="modal-title" onClose={onClose}>
-      <div className="modal-head">
-        <h2 id="modal-title">{title}</h2>
-        <button type="button" className="ghost" onClick={onClose} aria-label="关闭">
-          ✕
-        </button>
-      </div>
-      {children}
-    </dialog>
-  );
-}
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
 const lines = (s: string) =>
@@ -235,28 +215,6 @@ function CriticalNote({ rules }: { rules: Rules }) {
     <p className={left === 0 ? "error" : "muted"}>
       这个站点每 20 分钟只允许本服务查看密钥或兑换共 {limit} 次，还剩 {left} 次。
     </p>
-  );
-}
-
-async function copy(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function CopyButton({ text, label }: { text: string; label: string }) {
-  const [state, setState] = useState<"idle" | "done" | "failed">("idle");
-  return (
-    <button
-      type="button"
-      className="secondary"
-      onClick={() => void copy(text).then((ok) => setState(ok ? "done" : "failed"))}
-    >
-      {state === "done" ? "已复制" : state === "failed" ? "复制失败，请手动选中" : label}
-    </button>
   );
 }
 

@@ -9,6 +9,7 @@ import { formatLocal, formatNumber } from "./format";
 import { Pager, pageParam } from "./pager";
 import { Empty, Failed, Freshness, Loading, TableWrap, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
+import { KeyExportDialog } from "./key-export";
 import { DeleteDialog, RevealDialog, TokenForm, type TokenItem } from "./token-manager";
 
 const STATUS: Record<string, string> = {
@@ -23,6 +24,7 @@ type Open =
   | { kind: "edit"; token: TokenItem }
   | { kind: "reveal"; token: { id: number; name: string } }
   | { kind: "delete"; tokens: TokenItem[] }
+  | { kind: "export" }
   | null;
 
 /** A time that breaks, where it must, between its day and its hour, never inside either. */
@@ -44,6 +46,7 @@ export function TokensPanel() {
   const utils = trpc.useUtils();
   const rules = trpc.tokens.rules.useQuery();
   const setStatus = trpc.tokens.setStatus.useMutation();
+  const reveal = trpc.tokens.reveal.useMutation();
   const remove = trpc.tokens.remove.useMutation();
   const [open, setOpen] = useState<Open>(null);
   const [selected, setSelected] = useState<Set<number>>(new Set());
@@ -52,6 +55,22 @@ export function TokensPanel() {
   const moneyOf = (quota: number) => (money ? formatMoney(quota, money) : formatNumber(quota));
   const ruleData = rules.data?.success ? rules.data.data : null;
   const items = answer.data?.items ?? [];
+
+  /** 复制地址和密钥: the key fetched and copied with the site's address, as a client asks for them. */
+  async function copyKey(token: TokenItem) {
+    setNotice(null);
+    try {
+      const answer = await reveal.mutateAsync({ id: token.id });
+      if (!answer.success) throw new Error(answer.message);
+      const text = `Base URL: ${answer.data.baseUrl.replace(/\/+$/, "")}/v1\nAPI Key: ${answer.data.key}`;
+      await navigator.clipboard.writeText(text);
+      setNotice({ ok: true, text: `已复制令牌「${token.name}」的地址和密钥` });
+    } catch (e) {
+      setNotice({ ok: false, text: errorMessage(e) });
+    } finally {
+      await rules.refetch();
+    }
+  }
 
   /** After a write: the list (its kept copy was forgotten on the server) and the records read again. */
   async function reload() {
@@ -115,6 +134,9 @@ export function TokensPanel() {
               删除所选（{chosen.length}）
             </button>
           )}
+          <button type="button" className="secondary" onClick={() => setOpen({ kind: "export" })}>
+            批量导出密钥
+          </button>
           <button type="button" className="primary" disabled={!ruleData} onClick={() => setOpen({ kind: "create" })}>
             新建令牌
           </button>
@@ -205,6 +227,16 @@ export function TokensPanel() {
                         <button
                           type="button"
                           className="ghost small"
+                          disabled={!ruleData || reveal.isPending}
+                          onClick={() => void copyKey(t)}
+                          aria-label={`复制令牌「${t.name}」的地址和密钥`}
+                          title="复制 Base URL 与 API Key"
+                        >
+                          复制
+                        </button>
+                        <button
+                          type="button"
+                          className="ghost small"
                           disabled={!ruleData}
                           onClick={() => setOpen({ kind: "edit", token: t })}
                           aria-label={`编辑令牌「${t.name}」`}
@@ -252,6 +284,7 @@ export function TokensPanel() {
           }}
         />
       )}
+      {open?.kind === "export" && <KeyExportDialog onClose={() => setOpen(null)} />}
       {ruleData && open?.kind === "reveal" && (
         <RevealDialog
           rules={ruleData}

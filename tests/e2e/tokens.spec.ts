@@ -133,6 +133,38 @@ test("creates, reveals, exports, disables, edits and deletes a token, at desktop
   await expect(page.getByRole("dialog", { name: "新建令牌" })).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
   await shot(page, "47-token-form-phone");
+  await page.keyboard.press("Escape");
+
+  // One click copies a key with its site's address, as a client asks for them.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const first = panel.locator("tbody tr").first();
+  await first.getByRole("button", { name: /^复制令牌「.*」的地址和密钥$/ }).click();
+  await expect(panel.getByRole("status")).toContainText("的地址和密钥");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(
+    /^Base URL: http:\/\/127\.0\.0\.1:\d+\/v1\nAPI Key: sk-[A-Za-z0-9]{48}$/,
+  );
+
+  // 批量导出密钥: the account's tokens to choose from, masked; two chosen, their keys for each client.
+  await panel.getByRole("button", { name: "批量导出密钥" }).click();
+  const bulk = page.getByRole("dialog", { name: "批量导出密钥" });
+  const boxes = bulk.getByRole("checkbox");
+  await expect(boxes.first()).toBeVisible();
+  await boxes.nth(0).check();
+  await boxes.nth(1).check();
+  await shot(page, "48-key-export-choose");
+  await axeClean(page, "key export");
+  await bulk.getByRole("button", { name: "导出所选（2）" }).click();
+  await expect(bulk.getByRole("status")).toContainText("已取得 2 个密钥");
+  const env = bulk.getByRole("tabpanel", { name: ".env" }).locator("pre");
+  await expect(env).toContainText(/KEY_2_API_KEY=sk-[A-Za-z0-9]{48}/);
+  await bulk.getByRole("tab", { name: "CC Switch" }).click();
+  await expect(bulk.getByRole("link", { name: "Claude Code" }).first()).toHaveAttribute(
+    "href",
+    /^ccswitch:\/\/v1\/import/,
+  );
+  await shot(page, "49-key-export-result");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "49-key-export-result-phone");
 });
 
 /** Two tabs of one browser: each acts on the account it shows, whatever the other made active. */

@@ -76,8 +76,14 @@ describe("job leases", () => {
   it("a stopping process lets go of the leases it holds", async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const running = runLeased(store.db, "alerts:3", { leaseMs: 60_000 }, () => held);
-    await new Promise((r) => setTimeout(r, 100));
+    // The job has begun (its claim's answer read, the lease noted as held), however loaded the store.
+    let begun: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (begun = resolve));
+    const running = runLeased(store.db, "alerts:3", { leaseMs: 60_000 }, () => {
+      begun();
+      return held;
+    });
+    await started;
     expect(await jobLeases(store.db).claim("alerts:3", "other", { leaseMs: 60_000 })).toBe(false);
     expect(await releaseHeldJobLeases(store.db)).toBe(1);
     expect(await jobLeases(store.db).claim("alerts:3", "other", { leaseMs: 60_000 })).toBe(true);

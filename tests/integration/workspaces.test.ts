@@ -705,6 +705,9 @@ describe("around the clock", () => {
   });
   it("answers a row as the last sync left it while that is fresh, asking no site (刷新 and a stale sync read it); 使用日志 falls back to the ledger, marked so", async () => {
     const history = demoHistory({ seed: 9, days: 2, callsPerDay: 400 });
+    // A call a moment ago: today has spend in every zone, whatever the time the test runs at.
+    const call = history.logs.filter((l) => l.type === 2).at(-1)!;
+    history.logs.push({ ...call, createdAt: Math.floor(Date.now() / 1000) - 2, quota: Math.max(1, call.quota) });
     const dan: GatewayUser = {
       accessToken: "sk-dan-0123456789abcdef0123",
       data: newApiUser(504, {

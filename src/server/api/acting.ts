@@ -15,11 +15,11 @@ import { siteDepsOf, type AuthedContext } from "./site-deps";
 export type Ok<T> = { success: true; data: T };
 
 /** Who acts: the account, the workspace it is saved in (if any), and the device in words. */
-export function actorOf(ctx: AuthedContext): Actor {
+export function actorOf(ctx: AuthedContext, session = ctx.session): Actor {
   const api = ctx.workspace ? ctx.workspace.kind !== "device" : ctx.browser === null;
   return {
-    siteId: ctx.session.siteId,
-    siteUserId: ctx.session.siteUserId,
+    siteId: session.siteId,
+    siteUserId: session.siteUserId,
     workspaceId: ctx.workspace?.workspaceId ?? null,
     device: api ? "API" : deviceOf(ctx.headers.get("user-agent")),
   };

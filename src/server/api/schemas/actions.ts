@@ -107,3 +107,58 @@ export const tokenOptionsSuccess = success(
 export const tokenWriteSuccess = success(tokenWriteSchema, "TokenWriteSuccess");
 export const tokenDeleteSuccess = success(tokenDeleteSchema, "TokenDeleteSuccess");
 export const revealedKeySuccess = success(revealedKeySchema, "RevealedKeySuccess");
+
+const accountKey = z
+  .string()
+  .regex(/^\d{1,10}:\d{1,15}$/, "账户无效")
+  .describe("账户：站点 id:站点用户 id");
+
+export const keyExportInput = z.object({
+  keys: z
+    .union([
+      z.literal("all"),
+      z
+        .array(z.object({ account: accountKey, ids: z.array(z.number().int().positive()).max(100) }))
+        .min(1, "请至少选择一个令牌")
+        .max(200),
+    ])
+    .describe("all：每个账户的全部启用的令牌；或按账户列出令牌 id"),
+});
+
+export const accountTokensSuccess = success(
+  z.object({
+    accounts: z.array(
+      z.object({
+        account: accountKey,
+        name: z.string(),
+        siteName: z.string(),
+        tokens: z.array(z.object({ id: z.number(), name: z.string(), status: z.string(), key: z.string() })).nullable(),
+        message: z.string().nullable().describe("读不到令牌时的原因"),
+      }),
+    ),
+  }),
+  "AccountTokensSuccess",
+);
+
+export const keyExportSuccess = success(
+  z.object({
+    keys: z.array(
+      z.object({
+        account: z.string(),
+        accountName: z.string(),
+        tokenId: z.number(),
+        tokenName: z.string(),
+        baseUrl: z.string(),
+        key: z.string().describe("完整密钥；本服务不保存它"),
+        ccSwitch: z.object({ claude: z.string(), codex: z.string() }),
+        cherryStudio: z.string(),
+      }),
+    ),
+    failed: z.array(
+      z.object({ account: z.string(), accountName: z.string(), tokenId: z.number().nullable(), message: z.string() }),
+    ),
+    env: z.string().describe(".env：每个密钥一组 KEY_n_BASE_URL / KEY_n_API_KEY，第一个也写成 OPENAI_*"),
+    json: z.string().describe("JSON 列表：account、token、baseUrl、apiKey"),
+  }),
+  "KeyExportSuccess",
+);
