@@ -148,6 +148,16 @@ describe("the WebDAV folder", () => {
     const xml = await listing.text();
     expect(xml).toContain("<d:href>/dav/all-api-hub-backup/all-api-hub-1-0.json</d:href>");
     expect(xml).not.toContain(".tmp.");
+    // A copy that is not there is not moved; a file outside the folder is not taken.
+    const basic = { Authorization: `Basic ${Buffer.from(`x:${sync}`).toString("base64")}` };
+    const moved = await fetch(`${app.url}/dav/all-api-hub-backup/none.tmp`, {
+      method: "MOVE",
+      headers: { ...basic, Destination: `${app.url}/dav/all-api-hub-backup/all-api-hub-1-0.json` },
+    });
+    expect(moved.status).toBe(404);
+    const outside = await fetch(`${app.url}/dav/my.json`, { method: "PUT", headers: basic, body: "{}" });
+    expect(outside.status).toBe(404);
+    expect(await outside.text()).toContain("all-api-hub-backup/all-api-hub-1-0.json");
   });
 });
 

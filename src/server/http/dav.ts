@@ -171,13 +171,13 @@ async function handle(req: Request, caller: Caller, target: NonNullable<Target>)
       const to = destinationOf(req);
       if (target.kind !== "other" || to === null || to.kind === "root" || to.kind === "collection")
         return text(403, "只能把临时文件移动为同步文件");
+      const { body } = await caller.dav.temp({ name: target.name });
+      if (body === null) return text(404, "文件不存在");
       if (to.kind === "file") {
         if (req.headers.get("overwrite")?.toUpperCase() === "F" && (await caller.dav.listing()).fileAt !== null)
           return text(412, "目标文件已存在");
         return write(caller, { from: target.name });
       }
-      const { body } = await caller.dav.temp({ name: target.name });
-      if (body === null) return text(404, "文件不存在");
       const put = await caller.dav.putTemp({ name: to.name, body });
       if (!put.stored) return text(507, "同步文件夹中的临时文件过多，请稍后再试");
       await caller.dav.removeTemp({ name: target.name });
