@@ -87,6 +87,18 @@ export function LogDetail({ item, money }: { item: LogEntry; money: (quota: numb
           {item.stream ? "（流式）" : ""}
         </dd>
       </div>
+      {item.check && (
+        <div className="wide">
+          <dt>核对</dt>
+          <dd className={item.check.expected !== null && !item.check.ok ? "error-text" : undefined}>
+            {item.check.expected === null
+              ? item.check.reason
+              : item.check.ok
+                ? `按这条记录的 tokens 与倍率复算为 ${money(item.check.expected)}（额度 ${formatNumber(item.check.expected)}），与站点扣的相符`
+                : `按这条记录的 tokens 与倍率复算应为 ${money(item.check.expected)}（额度 ${formatNumber(item.check.expected)}），站点扣了 ${money(item.quota)}，${item.quota > item.check.expected ? "多扣" : "少扣"} ${money(Math.abs(item.quota - item.check.expected))}`}
+          </dd>
+        </div>
+      )}
       {extra.map(({ key, label, value }) => (
         <div key={key}>
           <dt>{label}</dt>

@@ -7,7 +7,7 @@ import { LOG_TYPES, LOG_TYPE_NAMES, logTypeName, topupQuota, type LogType } from
 import { formatCount, formatMoney } from "@/src/shared/money";
 import { trpc } from "@/src/trpc/react";
 import { formatAge, formatDuration, formatLocal, formatNumber } from "./format";
-import { LogDetail } from "./log-detail";
+import { LogDetail, type LogEntry } from "./log-detail";
 import { Pager, pageParam, useHrefWith } from "./pager";
 import { Empty, Failed, Freshness, Loading, TableWrap, useSiteData } from "./site-data";
 import { useMoney } from "./summary-panel";
@@ -323,7 +323,7 @@ function Cost({
   moneyOf,
   quotaPerUnit,
 }: {
-  item: { type: string; quota: number; content: string };
+  item: { type: string; quota: number; content: string; check: LogEntry["check"] };
   moneyOf: (quota: number) => string;
   quotaPerUnit: number | undefined;
 }) {
@@ -331,5 +331,16 @@ function Cost({
     const added = quotaPerUnit ? topupQuota(item.quota, item.content, quotaPerUnit) : item.quota || null;
     return added ? <span className="gain">+{moneyOf(added)}</span> : <>—</>;
   }
-  return <>{item.quota ? moneyOf(item.quota) : "—"}</>;
+  const off = item.check && item.check.expected !== null && !item.check.ok ? item.check.expected : null;
+  return (
+    <>
+      {item.quota ? moneyOf(item.quota) : "—"}
+      {off !== null && (
+        <span className="error-text" title={`复算应为 ${moneyOf(off)}`}>
+          {" "}
+          ≠
+        </span>
+      )}
+    </>
+  );
 }

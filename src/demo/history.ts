@@ -3,6 +3,7 @@
  * and tokens with a working-day rhythm, top-ups, the odd failed call; the same every run for a
  * given seed and end time.
  */
+import { add, dec, mul, roundHalfAway } from "../shared/decimal";
 import type { StandInLog, StandInToken, StandInTopup } from "./gateway";
 
 const QUOTA_PER_USD = 500_000;
@@ -165,10 +166,11 @@ export function demoHistory(opts: HistoryOptions = {}): History {
         }
         const prompt = Math.round(200 + rand() ** 2 * 12_000);
         const completion = model.output === 0 ? 0 : Math.round(40 + rand() ** 2 * 1_800);
-        const usd = (prompt * model.input + completion * model.output) / 1_000_000;
-        const quota = Math.max(1, Math.round(usd * QUOTA_PER_USD));
         const modelRatio = model.input / 2;
         const completionRatio = model.output === 0 ? 1 : model.output / model.input;
+        // Charged as new-api charges it: exact decimals of the ratios it logs, rounded once.
+        const charge = mul(add(dec(prompt), mul(dec(completion), dec(completionRatio))), dec(modelRatio));
+        const quota = Math.max(1, roundHalfAway(charge));
         logs.push({
           createdAt: at,
           type: 2,

@@ -3,6 +3,7 @@
  * parameters to send, and one normalized shape per kind of answer, whatever the family sent.
  */
 import { z } from "zod";
+import { CHECK_DETAIL_MAX, checkCharge } from "./charge-check";
 import { cutText } from "../core/text";
 import type { Family, Money } from "./families";
 import { draftOf } from "./token-writes";
@@ -26,6 +27,19 @@ export const pagingSchema = z.object({
 export type Paging = z.infer<typeof pagingSchema>;
 
 /** One entry of the usage log, whatever the family sent. */
+const chargeCheckSchema = z
+  .union([
+    z.object({
+      expected: z.number().describe("按站点的算法应扣的额度"),
+      ok: z.boolean().describe("与站点实际扣的相符"),
+    }),
+    z.object({ expected: z.null(), reason: z.string().describe("日志不足以复算的原因") }),
+  ])
+  .nullable()
+  .describe(
+    "核对：按这条记录自身的 tokens 与倍率复算的扣费（new-api 为精确十进制、四舍五入；one-hub/done-hub 为浮点、向上取整，允许相差 1）；不是消费记录时为 null",
+  );
+
 export const logItemSchema = z
   .object({
     createdAt: isoTime.nullable().describe("站点给出的时间不可能（1970 年以前或 9999 年以后）时为 null"),
@@ -44,6 +58,7 @@ export const logItemSchema = z
       .describe(
         "站点附带的其他信息（分组、请求 ID、倍率等，如 model_ratio、completion_ratio、group_ratio），键名与站点相同；没有时为空对象",
       ),
+    check: chargeCheckSchema,
   })
   .meta({ id: "LogItem" });
 export type LogItem = z.infer<typeof logItemSchema>;
@@ -108,7 +123,7 @@ const NAME_MAX = 200;
 /** Longest log text kept. */
 const CONTENT_MAX = 2000;
 /** At most this many extra fields of a log entry are kept, each value at most DETAIL_TEXT_MAX characters. */
-const DETAIL_KEYS_MAX = 24;
+const DETAIL_KEYS_MAX = CHECK_DETAIL_MAX;
 const DETAIL_TEXT_MAX = 200;
 const DETAIL_KEY = /^[A-Za-z][A-Za-z0-9_]{0,39}$/;
 /** The last second a date holds in every store and format (9999-12-31T23:59:59Z). */
@@ -271,6 +286,8 @@ function logDetail(row: Row): LogDetail {
     if (typeof v === "string" && v !== "") out[key] = cutText(v, DETAIL_TEXT_MAX);
     else if (typeof v === "number" && Number.isFinite(v)) out[key] = v;
     else if (typeof v === "boolean") out[key] = v;
+    // A list or object (new-api's tool surcharges, one-hub's extra billing) as its JSON text.
+    else if (typeof v === "object" && v !== null) out[key] = cutText(JSON.stringify(v), DETAIL_TEXT_MAX);
   };
   add("group", row.group);
   add("request_id", row.request_id);
@@ -290,7 +307,7 @@ function logDetail(row: Row): LogDetail {
 
 export function logItem(family: Family, row: Row, money: Money): LogItem {
   const quota = num(row.quota);
-  return {
+  const item = {
     createdAt: iso(row.created_at),
     type: logTypeOf(family, row.type),
     model: str(row.model_name),
@@ -304,6 +321,7 @@ export function logItem(family: Family, row: Row, money: Money): LogItem {
     content: str(row.content, CONTENT_MAX),
     detail: logDetail(row),
   };
+  return { ...item, check: checkCharge(item, money.quotaPerUnit) };
 }
 
 /**

@@ -7,12 +7,18 @@ import { randomUUID } from "node:crypto";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import type { SharedBudget } from "../core/shared-budget";
-import { assumeOthers, restoreWindows } from "./window";
+import { KEPT_WINDOW_MS, assumeOthers, restoreWindows } from "./window";
 
 /** How often this instance notes itself alive in the shared store. */
 const BEAT_MS = 10_000;
 /** A store that answers again is used after this long (every instance has given its calls back). */
 const RETURN_MS = 2 * BEAT_MS;
+/**
+ * After this instance is back on the store, it keeps to its share this long: another instance may
+ * still be on its own share, its calls of the meanwhile not yet in the store (it gives them back
+ * at its beats), and the two shares together are the budget. By then every instance is back.
+ */
+const SETTLE_MS = KEPT_WINDOW_MS;
 /** The deployment's shared store of the budgets, when one is installed, and whether it answers. */
 type Shared = {
   backend: SharedBudget | null;
@@ -24,6 +30,8 @@ type Shared = {
   fallbackSince: number | null;
   /** Since when the store has answered every beat (null: the last one failed). */
   answeringSince: number | null;
+  /** When this instance went back to the store after a fallback (its share holds SETTLE_MS more). */
+  returnedAt: number | null;
   timer: NodeJS.Timeout | null;
 };
 
@@ -35,6 +43,7 @@ const SHARED: StatePart<Shared> = {
     instances: 1,
     fallbackSince: null,
     answeringSince: null,
+    returnedAt: null,
     timer: null,
   }),
   dispose: (shared) => {
@@ -51,10 +60,16 @@ export function activeShared(): SharedBudget | null {
   return shared.fallbackSince === null ? shared.backend : null;
 }
 
-/** A waiting call's share while the store does not answer: the budget ÷ the instances seen. */
-export function fallbackShare(share: number): number {
+/**
+ * A waiting call's share while the store does not answer, and for SETTLE_MS after it answers
+ * again: the budget ÷ the instances seen.
+ */
+export function fallbackShare(share: number, now = Date.now()): number {
   const shared = sharedState();
-  return shared.backend && shared.fallbackSince !== null ? Math.max(1, Math.floor(share / shared.instances)) : share;
+  const settling = shared.returnedAt !== null && now - shared.returnedAt < SETTLE_MS;
+  return shared.backend && (shared.fallbackSince !== null || settling)
+    ? Math.max(1, Math.floor(share / shared.instances))
+    : share;
 }
 
 /** What the gate does when the store stops answering, and when it answers again. */
@@ -97,6 +112,7 @@ async function beatShared(hooks: SharedHooks): Promise<void> {
   if (shared.fallbackSince !== null && Date.now() - shared.answeringSince >= RETURN_MS) {
     logEvent("budget.shared", { store: backend.kind, afterMs: Date.now() - shared.fallbackSince });
     shared.fallbackSince = null;
+    shared.returnedAt = Date.now();
     hooks.shared();
   }
 }
@@ -108,6 +124,7 @@ export async function installSharedBudget(backend: SharedBudget | null, hooks: S
   shared.timer = null;
   shared.backend = backend;
   shared.fallbackSince = null;
+  shared.returnedAt = null;
   if (!backend) return;
   await beatShared(hooks);
   shared.timer = setInterval(() => void beatShared(hooks), BEAT_MS);

@@ -6,6 +6,7 @@
  */
 import type { Db } from "../db/client";
 import { driverOf } from "../db/driver";
+import { checkCharge } from "../gateway/charge-check";
 import { LOG_TYPES, usdOf, type LogDetail, type LogItem, type LogQuery, type LogType } from "../gateway/reads";
 import type { LiveSession } from "../session/store";
 import type { LogsPage, LogTotals } from "../site-data/schemas";
@@ -59,6 +60,12 @@ function logTotals(items: LogItem[]): Omit<LogTotals, "usd"> {
   }
   return t;
 }
+
+/** An entry with its charge recomputed (docs/design.md 27). */
+const withCheck = (item: Omit<LogItem, "check">, quotaPerUnit: number): LogItem => ({
+  ...item,
+  check: checkCharge(item, quotaPerUnit),
+});
 
 function detailOf(text: string): LogDetail {
   if (!text) return {};
@@ -137,20 +144,25 @@ export async function ledgerLogs(
     totals.completionTokens += Number(g._sum.completionTokens ?? 0);
   }
   const known = new Set<string>(LOG_TYPES);
-  const stored = rows.map((r): LogItem => ({
-    createdAt: new Date(r.at * 1000).toISOString(),
-    type: (known.has(r.type) ? r.type : "other") as LogType,
-    model: r.model,
-    tokenName: r.tokenName,
-    quota: Number(r.quota),
-    usd: usdOf(Number(r.quota), reader.money),
-    promptTokens: Number(r.promptTokens),
-    completionTokens: Number(r.completionTokens),
-    durationMs: r.durationMs,
-    stream: r.stream,
-    content: r.content,
-    detail: detailOf(r.detail),
-  }));
+  const stored = rows.map((r): LogItem =>
+    withCheck(
+      {
+        createdAt: new Date(r.at * 1000).toISOString(),
+        type: (known.has(r.type) ? r.type : "other") as LogType,
+        model: r.model,
+        tokenName: r.tokenName,
+        quota: Number(r.quota),
+        usd: usdOf(Number(r.quota), reader.money),
+        promptTokens: Number(r.promptTokens),
+        completionTokens: Number(r.completionTokens),
+        durationMs: r.durationMs,
+        stream: r.stream,
+        content: r.content,
+        detail: detailOf(r.detail),
+      },
+      reader.quotaPerUnit,
+    ),
+  );
   return {
     page: q.page,
     pageSize: q.pageSize,
