@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { ErrorNote } from "./site-data";
+import { OutcomeList } from "./workspace-transfer";
 
 type Restored = RouterOutputs["workspace"]["restore"]["data"];
 
@@ -164,23 +165,7 @@ export function WorkspaceBackup() {
             备份中有 {report.outcomes.length} 个账户，已恢复 {restored} 个；通知渠道 {report.alerts.channels}{" "}
             个、提醒规则 {report.alerts.rules} 条、摘要 {report.alerts.digests} 个。
           </p>
-          <ul className="device-list" aria-label="恢复结果">
-            {report.outcomes.map((o, i) => (
-              <li key={i}>
-                <span className="who">
-                  <strong>{o.alias ?? o.siteName}</strong>
-                  <span className="muted">
-                    {o.siteUrl}
-                    {o.userId !== null ? ` · 用户ID ${o.userId}` : ""}
-                    {o.message ? ` · ${o.message}` : ""}
-                  </span>
-                </span>
-                <span className={`tag tag-${o.result === "saved" || o.result === "updated" ? "enabled" : "failed"}`}>
-                  {RESULT[o.result]}
-                </span>
-              </li>
-            ))}
-          </ul>
+          <OutcomeList label="恢复结果" outcomes={report.outcomes} names={RESULT} />
         </div>
       )}
       {note?.ok ? (

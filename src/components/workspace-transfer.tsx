@@ -17,6 +17,37 @@ const RESULT: Record<Outcome["result"], string> = {
 
 const FORMAT = { "all-api-hub": "All API Hub", metapi: "metapi" } as const;
 
+/** What became of each account of a file (an import's or a restore's), in the words `names` gives. */
+export function OutcomeList({
+  label,
+  outcomes,
+  names,
+}: {
+  label: string;
+  outcomes: Outcome[];
+  names: Record<Outcome["result"], string>;
+}) {
+  return (
+    <ul className="device-list" aria-label={label}>
+      {outcomes.map((o, i) => (
+        <li key={i}>
+          <span className="who">
+            <strong>{o.alias ?? o.siteName}</strong>
+            <span className="muted">
+              {o.siteUrl}
+              {o.userId !== null ? ` · 用户ID ${o.userId}` : ""}
+              {o.message ? ` · ${o.message}` : ""}
+            </span>
+          </span>
+          <span className={`tag tag-${o.result === "saved" || o.result === "updated" ? "enabled" : "failed"}`}>
+            {names[o.result]}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** Bringing accounts in from All API Hub or metapi, and taking the list out (no token in it). */
 export function WorkspaceTransfer() {
   const utils = trpc.useUtils();
@@ -78,23 +109,7 @@ export function WorkspaceTransfer() {
           <p>
             {FORMAT[report.format]} 备份中有 {report.outcomes.length} 个账户，已保存 {saved} 个。
           </p>
-          <ul className="device-list" aria-label="导入结果">
-            {report.outcomes.map((o, i) => (
-              <li key={i}>
-                <span className="who">
-                  <strong>{o.alias ?? o.siteName}</strong>
-                  <span className="muted">
-                    {o.siteUrl}
-                    {o.userId !== null ? ` · 用户ID ${o.userId}` : ""}
-                    {o.message ? ` · ${o.message}` : ""}
-                  </span>
-                </span>
-                <span className={`tag tag-${o.result === "saved" || o.result === "updated" ? "enabled" : "failed"}`}>
-                  {RESULT[o.result]}
-                </span>
-              </li>
-            ))}
-          </ul>
+          <OutcomeList label="导入结果" outcomes={report.outcomes} names={RESULT} />
         </div>
       )}
       <ErrorNote message={error} />
