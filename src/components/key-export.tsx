@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
-import { CopyButton, Modal } from "./modal";
+import { CopyButton, InlineTabs, Modal } from "./modal";
 import { Failed, Loading } from "./site-data";
 
 type Exported = RouterOutputs["tokens"]["exportKeys"]["data"];
@@ -16,6 +16,13 @@ function download(name: string, text: string, type: string) {
   link.click();
   URL.revokeObjectURL(link.href);
 }
+
+const EXPORT_TABS = [
+  ["env", ".env"],
+  ["json", "JSON"],
+  ["ccswitch", "CC Switch"],
+  ["cherry", "Cherry Studio"],
+] as const;
 
 /** What an export gave: the keys for each client, and the ones it could not get, with why. */
 function ExportResult({ result }: { result: Exported }) {
@@ -41,27 +48,7 @@ function ExportResult({ result }: { result: Exported }) {
           ))}
         </ul>
       )}
-      <div className="tabs-inline" role="tablist" aria-label="导出格式">
-        {(
-          [
-            ["env", ".env"],
-            ["json", "JSON"],
-            ["ccswitch", "CC Switch"],
-            ["cherry", "Cherry Studio"],
-          ] as const
-        ).map(([id, label]) => (
-          <button
-            key={id}
-            type="button"
-            role="tab"
-            aria-selected={tab === id}
-            className={tab === id ? "secondary" : "ghost"}
-            onClick={() => setTab(id)}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
+      <InlineTabs label="导出格式" tabs={EXPORT_TABS} value={tab} onChange={setTab} />
       {(tab === "env" || tab === "json") && (
         <div className="export-box" role="tabpanel" aria-label={tab === "env" ? ".env" : "JSON"}>
           <pre className="mono">{tab === "env" ? result.env : result.json}</pre>

@@ -44,3 +44,33 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     </button>
   );
 }
+
+/** A row of tabs inside a dialog: each a button that shows its panel, the chosen one marked. */
+export function InlineTabs<T extends string>({
+  label,
+  tabs,
+  value,
+  onChange,
+}: {
+  label: string;
+  tabs: readonly (readonly [T, string])[];
+  value: T;
+  onChange: (tab: T) => void;
+}) {
+  return (
+    <div className="tabs-inline" role="tablist" aria-label={label}>
+      {tabs.map(([id, name]) => (
+        <button
+          key={id}
+          type="button"
+          role="tab"
+          aria-selected={value === id}
+          className={value === id ? "secondary" : "ghost"}
+          onClick={() => onChange(id)}
+        >
+          {name}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { trpc } from "@/src/trpc/react";
 import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
 import { amountOfQuota, quotaOfAmount, type MoneySettings } from "@/src/shared/money";
-import { CopyButton, Modal } from "./modal";
+import { CopyButton, InlineTabs, Modal } from "./modal";
 import { GroupPicker, ModelPicker } from "./token-pickers";
 import { fromZone, inZone } from "./usage-range";
 
@@ -207,6 +207,12 @@ export function TokenForm({
   );
 }
 
+const CLIENT_TABS = [
+  ["cherry", "Cherry Studio"],
+  ["ccswitch", "CC Switch"],
+  ["env", ".env"],
+] as const;
+
 /** The site's critical budget in words, before it is spent. */
 function CriticalNote({ rules }: { rules: Rules }) {
   if (!rules.critical) return null;
@@ -283,26 +289,7 @@ export function RevealDialog({
             <CopyButton text={shown.key} label="复制密钥" />
           </div>
           <h3 className="sub-title">导出到客户端</h3>
-          <div className="tabs-inline" role="tablist" aria-label="客户端">
-            {(
-              [
-                ["cherry", "Cherry Studio"],
-                ["ccswitch", "CC Switch"],
-                ["env", ".env"],
-              ] as const
-            ).map(([id, label]) => (
-              <button
-                key={id}
-                type="button"
-                role="tab"
-                aria-selected={tab === id}
-                className={tab === id ? "secondary" : "ghost"}
-                onClick={() => setTab(id)}
-              >
-                {label}
-              </button>
-            ))}
-          </div>
+          <InlineTabs label="客户端" tabs={CLIENT_TABS} value={tab} onChange={setTab} />
           {tab === "cherry" && (
             <div className="export-box" role="tabpanel" aria-label="Cherry Studio">
               <p className="muted">
