@@ -67,7 +67,7 @@ export async function csvRowCount(db: Db, readers: Reader[], q: CsvQuery): Promi
 }
 
 /** `2026-11-23 08:57:10` in the zone: the offset looked up once per hour of entries. */
-function timeFormatter(tz: string) {
+export function timeFormatter(tz: string) {
   const offsets = new Map<number, number>();
   return (at: number) => {
     const hour = at - (at % 3600);

@@ -7,6 +7,8 @@ import { env } from "../core/env";
 import { logEvent } from "../core/log";
 import { backgroundDb, type Db } from "../db/client";
 import { refreshPrices } from "../prices/compare";
+import { listSource } from "../prices/lists";
+import { verifyCharges } from "../ledger/check";
 import { workingAccounts } from "../workspace/background";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
@@ -34,6 +36,20 @@ export function startPriceJob(): void {
     const db = backgroundDb();
     await runLeased(db, "prices.read", { leaseMs: 10 * 60_000 }, async () => {
       await readDuePrices(db);
+    });
+  });
+}
+
+/**
+ * 核对's verifying pass (docs/design.md 27): every tick, one instance verifies the consume entries
+ * stored since, against their own ratios and the sites' lists, in bounded batches.
+ */
+export function startChargeCheckJob(): void {
+  startJob("ledger.check", env().JOB_TICK_SECONDS * 1000, async () => {
+    const db = backgroundDb();
+    await runLeased(db, "ledger.check", { leaseMs: 10 * 60_000 }, async () => {
+      const looked = await verifyCharges(db, listSource(db));
+      if (looked > 0) logEvent("ledger.checked", { entries: looked });
     });
   });
 }

@@ -11,7 +11,7 @@ import { backgroundDb, type Db } from "../db/client";
 import { savedAccounts } from "../workspace/saved-accounts";
 import { startAlertJobs } from "./alerts";
 import { startCheckinJob } from "./checkin";
-import { startPriceJob } from "./prices";
+import { startChargeCheckJob, startPriceJob } from "./prices";
 import { startJob } from "./registry";
 import { refreshSiteGuard } from "../sites/workspace-sites";
 
@@ -52,6 +52,7 @@ export function startWorkspaceJobs(): void {
   startCheckinJob();
   startAlertJobs();
   startPriceJob();
+  startChargeCheckJob();
   // Which addresses are workspaces' own (called on public addresses only): now, then every minute.
   void refreshSiteGuard(backgroundDb()).catch((error: unknown) => logError("sites.guard", error));
   startJob("sites.guard", 60_000, () => refreshSiteGuard(backgroundDb()));

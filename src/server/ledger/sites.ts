@@ -36,6 +36,8 @@ async function archiveSiteLedger(
     await tx.ledgerEntry.updateMany(moved);
     await tx.ledgerHour.updateMany(moved);
     await tx.ledgerHourTotal.updateMany(moved);
+    await tx.ledgerCheckHour.updateMany(moved);
+    await tx.ledgerFlag.updateMany(moved);
     await tx.balanceSnapshot.updateMany(moved);
     await tx.ledgerSync.updateMany(moved);
     return { archiveId: archive.id, entries };
@@ -43,8 +45,8 @@ async function archiveSiteLedger(
 }
 
 /**
- * Deletes one account's ledger (its entries, hourly totals, balance snapshots and sync state), in
- * one transaction; returns how many entries went. A sync under way notices its lease is gone.
+ * Deletes one account's ledger (its entries, hourly totals, 核对 sums and flags, balance snapshots
+ * and sync state), in one transaction; returns how many entries went. A sync under way notices its lease is gone.
  */
 export async function deleteAccountLedger(db: Db, owner: { siteId: number; siteUserId: number }): Promise<number> {
   const where = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
@@ -52,6 +54,8 @@ export async function deleteAccountLedger(db: Db, owner: { siteId: number; siteU
     const { count } = await tx.ledgerEntry.deleteMany({ where });
     await tx.ledgerHour.deleteMany({ where });
     await tx.ledgerHourTotal.deleteMany({ where });
+    await tx.ledgerCheckHour.deleteMany({ where });
+    await tx.ledgerFlag.deleteMany({ where });
     await tx.balanceSnapshot.deleteMany({ where });
     await tx.ledgerSync.deleteMany({ where });
     return count;

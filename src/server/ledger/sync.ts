@@ -437,6 +437,8 @@ export async function pruneLedgers(db: Db, keepDays: number, now = Date.now()): 
   const cutoff = Math.floor(now / 1000) - keepDays * 86_400;
   const owners = await db.ledgerSync.findMany({ select: { siteId: true, siteUserId: true } });
   let pruned = (await db.ledgerTopup.deleteMany({ where: { at: { lt: cutoff } } })).count;
+  // A flag goes with its entry; the hour's 核对 sums stay, as the hourly totals do.
+  await db.ledgerFlag.deleteMany({ where: { at: { lt: cutoff } } });
   for (const o of owners) {
     pruned += await ledgerStore(db).pruneBefore({ siteId: o.siteId, siteUserId: Number(o.siteUserId) }, cutoff);
   }

@@ -5,12 +5,13 @@ import {
   exportCountSuccess,
   exportCsvInput,
   fileSuccess,
-  reconciliationCsvInput,
+  accountsRangeInput,
   statementInput,
   type FileData,
 } from "../schemas/accounts";
 import { statementFileName, statementPdf } from "../../exports/statement";
 import { reconciliationCsv, reconciliationFileName } from "../../exports/reconciliation-csv";
+import { checkCsv, checkFileName } from "../../exports/check-csv";
 import type { Context } from "../context";
 import { authedProcedure, router } from "../trpc";
 import { sessionsFor, stillAllowed } from "../site-deps";
@@ -86,7 +87,7 @@ export const exportRouter = router({
   /** 对账 of the range as its own CSV: each account's days, the balance change against the log. */
   reconciliationCsv: authedProcedure
     .meta(rest("GET", "/api/export/reconciliation.csv", { answer: "file" }))
-    .input(reconciliationCsvInput)
+    .input(accountsRangeInput)
     .output(fileSuccess)
     .query(async ({ ctx, input: q }) => {
       const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
@@ -106,6 +107,27 @@ export const exportRouter = router({
         contentType: "text/csv; charset=utf-8",
         body: file.body,
       };
+      return { success: true as const, data };
+    }),
+
+  /** 核对's flagged entries (charged otherwise than their ratios or the site's list) as CSV. */
+  checkCsv: authedProcedure
+    .meta(rest("GET", "/api/export/charge-check.csv", { answer: "file" }))
+    .input(accountsRangeInput)
+    .output(fileSuccess)
+    .query(async ({ ctx, input: q }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
+      const started = Date.now();
+      const file = await checkCsv(ctx.db, readers, q);
+      logEvent("export.check", {
+        ...whoOf(ctx),
+        accounts: readers.length,
+        from: q.from,
+        to: q.to,
+        rows: file.rows,
+        ms: Date.now() - started,
+      });
+      const data: FileData = { filename: checkFileName(q), contentType: "text/csv; charset=utf-8", body: file.body };
       return { success: true as const, data };
     }),
 });

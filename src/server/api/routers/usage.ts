@@ -1,8 +1,15 @@
 import { z } from "zod";
-import { lastBalanceOf, usageBalance, usageSummary } from "../../ledger/analytics";
+import { lastBalanceOf, readersOf, usageBalance, usageSummary } from "../../ledger/analytics";
+import { chargeCheck } from "../../ledger/check-view";
 import { ledgerStatus } from "../../ledger/sync";
 import { accountOf } from "../../accounts/overview";
-import { usageBalanceInput, usageBalanceSuccess, usageSummaryInput, usageSummarySuccess } from "../schemas/accounts";
+import {
+  accountsRangeInput,
+  chargeCheckSuccess,
+  usageBalanceSuccess,
+  usageSummaryInput,
+  usageSummarySuccess,
+} from "../schemas/accounts";
 import { ledgerStatusSchema } from "../../ledger/schemas";
 import { sessionsFor, startLedgerSync } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
@@ -56,10 +63,23 @@ export const usageRouter = router({
   /** The balance over time, the burn rate and the days left; REST GET /api/usage/balance. */
   balance: authedProcedure
     .meta(rest("GET", "/api/usage/balance"))
-    .input(usageBalanceInput)
+    .input(accountsRangeInput)
     .output(usageBalanceSuccess)
     .query(async ({ ctx, input: p }) => {
       const sessions = await sessionsFor(ctx, p.accounts);
       return { success: true as const, data: await usageBalance(ctx.db, sessions, p) };
+    }),
+
+  /**
+   * 核对: each charge against its own logged ratios and the site's published list, per account and
+   * model, with the worst entries; REST GET /api/usage/check.
+   */
+  check: authedProcedure
+    .meta(rest("GET", "/api/usage/check"))
+    .input(accountsRangeInput)
+    .output(chargeCheckSuccess)
+    .query(async ({ ctx, input: q }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
+      return { success: true as const, data: await chargeCheck(ctx.db, readers, q) };
     }),
 });

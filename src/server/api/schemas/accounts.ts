@@ -4,6 +4,7 @@ import { LOG_TYPES } from "../../gateway/reads";
 import { moneySchema } from "../../gateway/families";
 import { overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
+import { chargeCheckSchema } from "../../ledger/check-schemas";
 import { logsPageSchema, summarySchema, tokensPageSchema, topupsPageSchema } from "../../site-data/schemas";
 import { choice, flag, nameParam, optionalParam, pageParam, pageSizeParam } from "./params";
 import { closedRange, openRange, rangeShape, tzParam } from "./range";
@@ -68,7 +69,8 @@ const accountsParam = choice(["active", "all"], "active").meta({
   description: "active：当前账户（默认）；all：本浏览器 Cookie 中的全部账户（Bearer 时只有该会话的账户）",
 });
 
-export const usageBalanceInput = z
+/** A range of days and whose ledgers: the balance, 对账, 核对 and their CSVs. */
+export const accountsRangeInput = z
   .object({ ...rangeShape, accounts: accountsParam })
   .prefault({})
   .transform((q, ctx) => closedRange(q, ctx));
@@ -93,6 +95,7 @@ export const usageSummaryInput = z
 
 export const usageSummarySuccess = success(usageSummarySchema, "UsageSummarySuccess");
 export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSuccess");
+export const chargeCheckSuccess = success(chargeCheckSchema, "ChargeCheckSuccess");
 
 // Exports.
 
@@ -104,11 +107,6 @@ export const exportCsvInput = z
     model: nameParam.meta({ description: "模型名（精确匹配）" }),
     token: nameParam.meta({ description: "令牌名（精确匹配）" }),
   })
-  .prefault({})
-  .transform((q, ctx) => closedRange(q, ctx));
-
-export const reconciliationCsvInput = z
-  .object({ ...rangeShape, accounts: accountsParam })
   .prefault({})
   .transform((q, ctx) => closedRange(q, ctx));
 

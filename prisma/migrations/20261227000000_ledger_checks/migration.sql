@@ -1,0 +1,36 @@
+-- 核对: each account's verified charges per hour and model, and the entries that differ.
+CREATE TABLE "ledger_check_hours" (
+    "site_id" INTEGER NOT NULL,
+    "site_user_id" BIGINT NOT NULL,
+    "hour" INTEGER NOT NULL,
+    "model" TEXT NOT NULL,
+    "entries" INTEGER NOT NULL,
+    "quota" BIGINT NOT NULL,
+    "checked" INTEGER NOT NULL,
+    "checked_quota" BIGINT NOT NULL,
+    "expected" BIGINT NOT NULL,
+    "differs" INTEGER NOT NULL,
+    "list_checked" INTEGER NOT NULL,
+    "list_quota" BIGINT NOT NULL,
+    "list_expected" BIGINT NOT NULL,
+    "list_differs" INTEGER NOT NULL,
+
+    PRIMARY KEY ("site_id", "site_user_id", "hour", "model")
+);
+
+CREATE TABLE "ledger_flags" (
+    "entry_id" INTEGER NOT NULL PRIMARY KEY,
+    "site_id" INTEGER NOT NULL,
+    "site_user_id" BIGINT NOT NULL,
+    "at" INTEGER NOT NULL,
+    "model" TEXT NOT NULL,
+    "quota" BIGINT NOT NULL,
+    "expected" BIGINT,
+    "list_expected" BIGINT,
+    "over" BIGINT NOT NULL,
+    "note" TEXT NOT NULL
+);
+
+CREATE INDEX "ledger_flags_site_id_site_user_id_over_idx" ON "ledger_flags"("site_id", "site_user_id", "over");
+
+CREATE INDEX "ledger_flags_site_id_site_user_id_at_idx" ON "ledger_flags"("site_id", "site_user_id", "at");

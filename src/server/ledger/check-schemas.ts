@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/** What 核对 answers (docs/design.md 27): the procedures' outputs and the OpenAPI document's source. */
+
+const verdictSums = {
+  entries: z.number().int().describe("范围内已核对的消费日志条数"),
+  chargedUsd: z.number().describe("实际扣费（美元）"),
+  checked: z.number().int().describe("能按日志自身倍率复算的条数"),
+  checkedChargedUsd: z.number().describe("能复算的条目的实际扣费（美元）"),
+  expectedUsd: z.number().describe("这些条目按日志自身倍率应扣（美元）"),
+  differs: z.number().int().describe("实际扣费与日志倍率算出的不符的条数"),
+  listChecked: z.number().int().describe("能与站点价目表比对的条数"),
+  listChargedUsd: z.number().describe("能与价目表比对的条目的实际扣费（美元）"),
+  listExpectedUsd: z.number().describe("这些条目按站点公开价目表（该分组、当时的价格）应扣（美元）"),
+  listDiffers: z.number().int().describe("计费倍率与价目表不符的条数"),
+  overUsd: z.number().describe("多扣的金额（美元）：实际扣费减去两种应扣中较低者，只计不符的条目；为负表示少扣"),
+};
+
+const checkRowSchema = z.object({
+  key: z.string().describe("账户标识（不是令牌）"),
+  site: z.string().describe("站点名"),
+  account: z.string().describe("账户的称呼：别名，或站点用户名"),
+  model: z.string(),
+  ...verdictSums,
+});
+
+export const flaggedEntrySchema = z.object({
+  key: z.string().describe("账户标识（不是令牌）"),
+  site: z.string(),
+  account: z.string(),
+  at: z.iso.datetime(),
+  model: z.string(),
+  tokenName: z.string(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  quota: z.number().describe("实际扣费（站点额度单位）"),
+  chargedUsd: z.number(),
+  expected: z.number().nullable().describe("按日志自身倍率应扣（额度单位）；与实际相符或无法复算时为 null"),
+  expectedUsd: z.number().nullable(),
+  listExpected: z.number().nullable().describe("按价目表应扣（额度单位）；与价目表相符或无法比对时为 null"),
+  listExpectedUsd: z.number().nullable(),
+  overUsd: z.number().describe("多扣（美元），为负表示少扣"),
+  note: z.string().describe("与价目表的差别（计费价格与价目表价格）"),
+  detail: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("日志附带的倍率等字段"),
+});
+export type FlaggedEntry = z.infer<typeof flaggedEntrySchema>;
+
+export const chargeCheckSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    tz: z.string(),
+    totals: z.object(verdictSums),
+    rows: z.array(checkRowSchema).describe("按账户与模型，不符多的在前"),
+    worst: z.array(flaggedEntrySchema).describe("多扣最多的条目（至多 10 条）"),
+    pending: z.boolean().describe("是否还有新同步的日志尚未核对（核对在后台进行，通常一分钟内完成）"),
+  })
+  .meta({ id: "ChargeCheck" });
+export type ChargeCheckReport = z.infer<typeof chargeCheckSchema>;
+export type VerdictSums = z.infer<z.ZodObject<typeof verdictSums>>;

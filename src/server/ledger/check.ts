@@ -1,0 +1,300 @@
+/**
+ * 核对's verifying pass (docs/design.md 27): every consume entry the ledger keeps is checked once,
+ * in batches after it is stored (never on a read), against its own logged ratios and against the
+ * site's published list for its group at its time. The verdicts are summed per account, hour and
+ * model (ledger_check_hours) and the entries that differ are kept (ledger_flags), so 核对 reads
+ * sums however long the ledger grows.
+ *
+ * The pass walks the entries by id. On PostgreSQL ids are handed out before their transactions
+ * commit, so the pass goes only up to the highest id the previous pass saw (a commit is one short
+ * statement, long done by then); SQLite writes one transaction at a time, so it goes to the end.
+ * A site whose list has not been read yet gets the first verdict now and the second once its list
+ * is read (the entries waiting are kept as an id range per site).
+ */
+import { checkCharge, type CheckedEntry } from "../gateway/charge-check";
+import { listCharge, loggedGroup, LIST_UNKNOWN, type ListFigures } from "../gateway/list-check";
+import type { Db } from "../db/client";
+import { driverOf } from "../db/driver";
+import type { Owner } from "./owner";
+
+/** A site's list as known: its group ratios and each model's figures at a time (Unix seconds). */
+export type SiteList = {
+  published: boolean;
+  groupRatios: Record<string, number>;
+  priceAt(model: string, at: number): ListFigures | null;
+};
+
+/** Where the lists come from (prices/ above the ledger hands it in). */
+export type ListSource = {
+  /** The lists of those of the sites whose list has been read at least once. */
+  sites(siteIds: number[]): Promise<Map<number, SiteList>>;
+  /** Each account's group as its site told it, keyed "siteId:siteUserId". */
+  groups(owners: Owner[]): Promise<Map<string, string>>;
+};
+
+const SETTING = "ledger.check";
+const BATCH = 2000;
+
+type Progress = { after: number; horizon: number; pending: Record<string, { from: number; to: number }> };
+
+async function progressOf(db: Db): Promise<Progress> {
+  const row = await db.setting.findUnique({ where: { key: SETTING }, select: { value: true } });
+  try {
+    const p = JSON.parse(row?.value ?? "{}") as Partial<Progress>;
+    return { after: p.after ?? 0, horizon: p.horizon ?? 0, pending: p.pending ?? {} };
+  } catch {
+    return { after: 0, horizon: 0, pending: {} };
+  }
+}
+
+const entrySelect = {
+  id: true,
+  siteId: true,
+  siteUserId: true,
+  at: true,
+  model: true,
+  type: true,
+  quota: true,
+  promptTokens: true,
+  completionTokens: true,
+  content: true,
+  detail: true,
+} as const;
+
+type Row = {
+  id: number;
+  siteId: number;
+  siteUserId: bigint;
+  at: number;
+  model: string;
+  type: string;
+  quota: bigint;
+  promptTokens: bigint;
+  completionTokens: bigint;
+  content: string;
+  detail: string;
+};
+
+function checkedOf(r: Row): CheckedEntry {
+  let detail: CheckedEntry["detail"] = {};
+  try {
+    if (r.detail) detail = JSON.parse(r.detail) as CheckedEntry["detail"];
+  } catch {
+    detail = {};
+  }
+  return {
+    type: r.type,
+    quota: Number(r.quota),
+    promptTokens: Number(r.promptTokens),
+    completionTokens: Number(r.completionTokens),
+    content: r.content,
+    detail,
+  };
+}
+
+/** One hour-and-model's additions to ledger_check_hours. */
+type HourSums = {
+  siteId: number;
+  siteUserId: bigint;
+  hour: number;
+  model: string;
+  entries: number;
+  quota: bigint;
+  checked: number;
+  checkedQuota: bigint;
+  expected: bigint;
+  differs: number;
+  listChecked: number;
+  listQuota: bigint;
+  listExpected: bigint;
+  listDiffers: number;
+};
+
+type Flag = {
+  entryId: number;
+  siteId: number;
+  siteUserId: bigint;
+  at: number;
+  model: string;
+  quota: bigint;
+  expected: bigint | null;
+  listExpected: bigint | null;
+  note: string;
+};
+
+/** The verdicts of a batch, summed and flagged; `listOnly` adds the second verdict to entries that have the first. */
+async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolean) {
+  const siteIds = [...new Set(rows.map((r) => r.siteId))];
+  const sites = await db.site.findMany({ where: { id: { in: siteIds } }, select: { id: true, quotaPerUnit: true } });
+  const qpu = new Map(sites.map((s) => [s.id, s.quotaPerUnit ?? 500_000]));
+  const known = await lists.sites(siteIds);
+  const owners = [...new Map(rows.map((r) => [`${r.siteId}:${r.siteUserId}`, r])).values()];
+  const groups = await lists.groups(owners.map((r) => ({ siteId: r.siteId, siteUserId: Number(r.siteUserId) })));
+  const hours = new Map<string, HourSums>();
+  const flags: Flag[] = [];
+  const waiting = new Set<number>();
+  for (const r of rows) {
+    const e = checkedOf(r);
+    const q = qpu.get(r.siteId) ?? 500_000;
+    const list = known.get(r.siteId);
+    if (!list) waiting.add(r.siteId);
+    const own = listOnly ? null : checkCharge(e, q);
+    let againstList: ReturnType<typeof listCharge> = null;
+    if (list) {
+      const name = loggedGroup(e.detail) ?? groups.get(`${r.siteId}:${r.siteUserId}`) ?? null;
+      const ratio = name !== null ? (list.groupRatios[name] ?? null) : null;
+      againstList = list.published
+        ? listCharge(e, q, list.priceAt(r.model, r.at), { name, ratio })
+        : { expected: null, reason: LIST_UNKNOWN.noList };
+    }
+    const hour = Math.floor(r.at / 3600) * 3600;
+    const key = `${r.siteId}:${r.siteUserId}:${hour}:${r.model}`;
+    const h = hours.get(key) ?? {
+      ...{ siteId: r.siteId, siteUserId: r.siteUserId, hour, model: r.model },
+      ...{ entries: 0, quota: 0n, checked: 0, checkedQuota: 0n, expected: 0n, differs: 0 },
+      ...{ listChecked: 0, listQuota: 0n, listExpected: 0n, listDiffers: 0 },
+    };
+    hours.set(key, h);
+    if (!listOnly) {
+      h.entries++;
+      h.quota += r.quota;
+    }
+    let ownDiffers = false;
+    if (own && own.expected !== null) {
+      h.checked++;
+      h.checkedQuota += r.quota;
+      h.expected += BigInt(own.expected);
+      ownDiffers = !own.ok;
+      if (ownDiffers) h.differs++;
+    }
+    let listDiffers = false;
+    if (againstList && againstList.expected !== null) {
+      h.listChecked++;
+      h.listQuota += r.quota;
+      h.listExpected += BigInt(againstList.expected);
+      listDiffers = !againstList.ok;
+      if (listDiffers) h.listDiffers++;
+    }
+    if (ownDiffers || listDiffers) {
+      flags.push({
+        ...{ entryId: r.id, siteId: r.siteId, siteUserId: r.siteUserId, at: r.at, model: r.model, quota: r.quota },
+        expected: own && own.expected !== null && ownDiffers ? BigInt(own.expected) : null,
+        listExpected: listDiffers && againstList?.expected != null ? BigInt(againstList.expected) : null,
+        note: listDiffers && againstList && "note" in againstList ? againstList.note : "",
+      });
+    }
+  }
+  return { hours: [...hours.values()].filter((h) => h.entries > 0 || h.listChecked > 0), flags, waiting };
+}
+
+const overOf = (f: { quota: bigint; expected: bigint | null; listExpected: bigint | null }) => {
+  const lows = [f.expected, f.listExpected].filter((x): x is bigint => x !== null);
+  const low = lows.reduce((a, b) => (b < a ? b : a), lows[0] ?? f.quota);
+  return f.quota - low;
+};
+
+/** Writes a batch's sums and flags and the pass's progress, in one transaction. */
+async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: Progress) {
+  await db.$transaction(async (tx) => {
+    for (const h of v.hours) {
+      const sums = {
+        entries: h.entries,
+        quota: h.quota,
+        checked: h.checked,
+        checkedQuota: h.checkedQuota,
+        expected: h.expected,
+        differs: h.differs,
+        listChecked: h.listChecked,
+        listQuota: h.listQuota,
+        listExpected: h.listExpected,
+        listDiffers: h.listDiffers,
+      };
+      const inc = Object.fromEntries(Object.entries(sums).map(([k, n]) => [k, { increment: n }]));
+      await tx.ledgerCheckHour.upsert({
+        where: {
+          siteId_siteUserId_hour_model: { siteId: h.siteId, siteUserId: h.siteUserId, hour: h.hour, model: h.model },
+        },
+        create: { siteId: h.siteId, siteUserId: h.siteUserId, hour: h.hour, model: h.model, ...sums },
+        update: inc,
+      });
+    }
+    for (const f of v.flags) {
+      const had = await tx.ledgerFlag.findUnique({ where: { entryId: f.entryId } });
+      const expected = f.expected ?? had?.expected ?? null;
+      const listExpected = f.listExpected ?? had?.listExpected ?? null;
+      const note = f.note || had?.note || "";
+      const data = { ...f, expected, listExpected, note, over: overOf({ quota: f.quota, expected, listExpected }) };
+      await tx.ledgerFlag.upsert({ where: { entryId: f.entryId }, create: data, update: data });
+    }
+    const value = JSON.stringify(progress);
+    await tx.setting.upsert({ where: { key: SETTING }, create: { key: SETTING, value }, update: { value } });
+  });
+}
+
+/**
+ * Verifies what is new, at most `maxBatches` batches: first the second verdict of sites whose list
+ * has been read since their entries were checked, then the entries after the pass's cursor.
+ * Returns how many entries were looked at.
+ */
+export async function verifyCharges(db: Db, lists: ListSource, maxBatches = 50): Promise<number> {
+  let looked = 0;
+  let batches = 0;
+  let progress = await progressOf(db);
+  const read = (where: object) =>
+    db.ledgerEntry.findMany({ where, orderBy: { id: "asc" }, take: BATCH, select: entrySelect }) as Promise<Row[]>;
+  // The sites waiting for their list: the ones read by now get their second verdict.
+  const waiting = Object.keys(progress.pending).map(Number);
+  const readNow = waiting.length ? await lists.sites(waiting) : new Map<number, SiteList>();
+  for (const siteId of readNow.keys()) {
+    const key = String(siteId);
+    let range = progress.pending[key];
+    while (range && batches < maxBatches) {
+      const rows = await read({ siteId, type: "consume", id: { gte: range.from, lte: range.to } });
+      batches++;
+      looked += rows.length;
+      const last = rows[rows.length - 1];
+      const pending = { ...progress.pending };
+      if (!last || rows.length < BATCH) delete pending[key];
+      else pending[key] = { from: last.id + 1, to: range.to };
+      progress = { ...progress, pending };
+      await save(db, await verdicts(db, rows, lists, true), progress);
+      range = pending[key];
+    }
+  }
+  // New entries up to the horizon, then the horizon moves to where the table ends now.
+  const end = (await db.ledgerEntry.aggregate({ _max: { id: true } }))._max.id ?? 0;
+  const upTo = driverOf(db).kind === "postgres" ? progress.horizon : end;
+  while (batches < maxBatches && progress.after < upTo) {
+    const rows = await read({ id: { gt: progress.after, lte: upTo }, type: "consume", siteId: { gt: 0 } });
+    batches++;
+    looked += rows.length;
+    const last = rows[rows.length - 1];
+    const after = rows.length < BATCH || !last ? upTo : last.id;
+    const v = await verdicts(db, rows, lists, false);
+    const pending = { ...progress.pending };
+    for (const siteId of v.waiting) {
+      const first = rows.find((r) => r.siteId === siteId)?.id ?? after;
+      const had = pending[String(siteId)];
+      pending[String(siteId)] = { from: had ? Math.min(had.from, first) : first, to: after };
+    }
+    progress = { ...progress, after, pending };
+    await save(db, v, progress);
+  }
+  if (progress.horizon !== end) {
+    progress = { ...progress, horizon: end };
+    const value = JSON.stringify(progress);
+    await db.setting.upsert({ where: { key: SETTING }, create: { key: SETTING, value }, update: { value } });
+  }
+  return looked;
+}
+
+/** Whether entries stored since the pass last ran wait for their verdicts. */
+export async function progressBehind(db: Db): Promise<boolean> {
+  const { after } = await progressOf(db);
+  const next = await db.ledgerEntry.findFirst({
+    where: { id: { gt: after }, type: "consume", siteId: { gt: 0 } },
+    orderBy: { id: "asc" },
+    select: { id: true },
+  });
+  return next !== null;
+}

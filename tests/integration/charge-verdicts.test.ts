@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import type { StandInFamily } from "../../src/demo/gateway";
+import { demoPricing } from "../../src/demo/history";
+import { parsePrices } from "../../src/server/gateway/prices";
+import { verifyCharges } from "../../src/server/ledger/check";
+import { listSource } from "../../src/server/prices/lists";
+import { priceStore } from "../../src/server/prices/store";
+import { siteRegistry } from "../../src/server/sites/registry";
+import { bearer, callerFor } from "../support/caller";
+import type { TempDb } from "../support/db";
+import { freshStorePerTest, startFamilySite, type FamilySite } from "../support/families";
+import { signInAndSync } from "../support/ledger";
+import { parse } from "csv-parse/sync";
+
+/**
+ * 核对 (docs/design.md 27): the verifying pass takes each consume entry of the ledger once, against
+ * its own logged ratios at once and against the site's list once that list is read; the sums
+ * reconcile with the ledger's own, the one entry charged a quarter more than its ratios is found,
+ * and on the hubs (their list a fifth cheaper for Claude than what their log bills) every Claude
+ * entry is told, with what the list would have charged.
+ */
+let store: TempDb;
+const open: FamilySite[] = [];
+freshStorePerTest((s) => (store = s), open);
+
+const NOW = Math.floor(Date.now() / 1000);
+const today = new Date(NOW * 1000).toISOString().slice(0, 10);
+const range = { from: new Date((NOW - 3 * 86_400) * 1000).toISOString().slice(0, 10), to: today, tz: "UTC" };
+
+async function verified(family: StandInFamily) {
+  const site = await startFamilySite(family, 0, {}, { days: 2, now: NOW - 60, callsPerDay: 40 });
+  open.push(site);
+  const consume = site.history.logs.filter((l) => l.type === 2);
+  const victim = consume.at(-1)!;
+  const fair = victim.quota;
+  victim.quota = Math.round(fair * 1.25);
+  const { id } = await siteRegistry(store.db).add({ name: `站点 ${family}`, url: site.gateway.url });
+  const { token } = await signInAndSync(store.db, id, site.user, NOW);
+  const api = callerFor(store.db, bearer(token)).api;
+  return { site, id, api, consume, victim, fair };
+}
+
+/** The pass, twice: on PostgreSQL the first only marks how far the table went (the horizon). */
+async function verify() {
+  await verifyCharges(store.db, listSource(store.db));
+  await verifyCharges(store.db, listSource(store.db));
+}
+
+const hubLike = (f: StandInFamily) => f === "one-hub" || f === "done-hub";
+
+describe("核对", () => {
+  it.each(["new-api", "one-hub", "done-hub"] as StandInFamily[])(
+    "on %s: the ratios' verdict first, the list's once it is read, summed as the ledger sums",
+    async (family) => {
+      const { id, api, consume, victim, fair } = await verified(family);
+      // Before the pass: nothing verified, and 核对 says the new entries wait.
+      const before = await api.usage.check(range);
+      expect(before.data.totals.entries).toBe(0);
+      expect(before.data.pending).toBe(true);
+
+      // The pass, before the site's list was ever read: the ratios' verdict only.
+      await verify();
+      const first = (await api.usage.check(range)).data;
+      expect(first.pending).toBe(false);
+      expect(first.totals.entries).toBe(consume.length);
+      expect(first.totals.checked).toBe(consume.length);
+      expect(first.totals.differs).toBe(1);
+      expect(first.totals.listChecked).toBe(0);
+      // What was charged is the ledger's own consume sum.
+      const summary = await api.usage.summary({ ...range, groupBy: "type" });
+      const spent = summary.data.rows.find((r) => r.key === "consume")!;
+      expect(first.totals.chargedUsd).toBeCloseTo(spent.usd, 6);
+      // The expected sum is the charges with the victim at its fair price (the hubs' float
+      // ceiling may land one unit above an entry's exact charge, and holds within that).
+      const qpu = 500_000;
+      const fairTotal = consume.reduce((s, l) => s + l.quota, 0) - victim.quota + fair;
+      const slack = hubLike(family) ? consume.length : 0;
+      expect(first.totals.expectedUsd * qpu).toBeGreaterThanOrEqual(fairTotal - 0.5);
+      expect(first.totals.expectedUsd * qpu).toBeLessThanOrEqual(fairTotal + slack + 0.5);
+      expect(first.worst[0]).toMatchObject({ quota: victim.quota, model: victim.model });
+      expect(Math.abs(first.worst[0]!.expected! - fair)).toBeLessThanOrEqual(slack ? 1 : 0);
+
+      // The site's list is read now (the list before its first read is taken to be it).
+      const pricing = hubLike(family) ? demoPricing("one-hub", { "claude-sonnet-4": 0.8 }) : demoPricing("new-api");
+      const prices = parsePrices(hubLike(family) ? "one-hub" : "new-api", pricing, qpu);
+      await priceStore(store.db).recordSite(id, { prices, published: true, groupRatios: pricing.groupRatios });
+      await verify();
+      const second = (await api.usage.check(range)).data;
+      expect(second.totals.entries).toBe(consume.length);
+      expect(second.totals.listChecked).toBe(consume.length);
+      const claude = consume.filter((l) => l.model === "claude-sonnet-4");
+      expect(claude.length).toBeGreaterThan(0);
+      expect(second.totals.listDiffers).toBe(hubLike(family) ? claude.length : 0);
+      const claudeRow = second.rows.find((r) => r.model === "claude-sonnet-4")!;
+      if (hubLike(family)) {
+        // Billed at $3/$15, listed at $2.40/$12: a fifth less, to the unit (ceil per entry).
+        expect(claudeRow.listDiffers).toBe(claude.length);
+        expect(claudeRow.listExpectedUsd).toBeLessThan(claudeRow.listChargedUsd * 0.81);
+        expect(claudeRow.listExpectedUsd).toBeGreaterThan(claudeRow.listChargedUsd * 0.79);
+        expect(second.rows[0]!.model).toBe("claude-sonnet-4");
+        const flagged = second.worst.find((w) => w.model === "claude-sonnet-4" && w.listExpected !== null)!;
+        expect(flagged.note).toContain("$2.40");
+      } else {
+        expect(claudeRow.listDiffers).toBe(0);
+      }
+      // A third pass finds nothing new: nothing counted twice.
+      await verify();
+      expect((await api.usage.check(range)).data.totals).toEqual(second.totals);
+
+      // The flagged entries as CSV: one row each, both expectations where they differ.
+      const csv = await api.export.checkCsv(range);
+      const rows = parse(new TextDecoder().decode(csv.data.body as Uint8Array), { bom: true }) as string[][];
+      const flaggedCount = hubLike(family) ? claude.length + (victim.model === "claude-sonnet-4" ? 0 : 1) : 1;
+      expect(rows.length - 1).toBe(flaggedCount);
+      const victimRow = rows.find((r) => r[7] === String(victim.quota))!;
+      expect(Math.abs(Number(victimRow[9]) - fair)).toBeLessThanOrEqual(slack ? 1 : 0);
+    },
+  );
+});
