@@ -20,6 +20,12 @@ export const KINDS: Array<{ kind: Kind; label: string; unit: string | null; hint
     unit: "%",
     hint: "近 7 天用过的模型在其站点 24 小时内涨价的幅度，如 10；下架也提醒",
   },
+  {
+    kind: "overcharged_above",
+    label: "近 24 小时多扣超过",
+    unit: "美元",
+    hint: "扣费高于日志倍率或站点价目表的金额（见 用量分析 → 核对），如 0.5",
+  },
 ];
 export const kindOf = (k: Kind) => KINDS.find((x) => x.kind === k) ?? KINDS[0]!;
 /** "余额低于 5 美元". */

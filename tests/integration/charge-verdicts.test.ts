@@ -11,6 +11,11 @@ import type { TempDb } from "../support/db";
 import { freshStorePerTest, startFamilySite, type FamilySite } from "../support/families";
 import { signInAndSync } from "../support/ledger";
 import { parse } from "csv-parse/sync";
+import { accountOf } from "../../src/server/accounts/overview";
+import { evaluateAlerts } from "../../src/server/jobs/alerts";
+import { syncLedger } from "../../src/server/ledger/sync";
+import { readSitePrices } from "../../src/server/prices/read";
+import { sessionStore } from "../../src/server/session/store";
 
 /**
  * 核对 (docs/design.md 27): the verifying pass takes each consume entry of the ledger once, against
@@ -116,4 +121,46 @@ describe("核对", () => {
       expect(Math.abs(Number(victimRow[9]) - fair)).toBeLessThanOrEqual(slack ? 1 : 0);
     },
   );
+});
+
+describe("overcharged_above", () => {
+  it("opens when a saved account was charged above its site's list by more than the threshold in a day", async () => {
+    process.env.ALERT_ALLOW_PRIVATE = "1";
+    const site = await startFamilySite("one-hub", 0, {}, { days: 2, now: NOW - 60, callsPerDay: 40 });
+    open.push(site);
+    const { id } = await siteRegistry(store.db).add({ name: "便宜站", url: site.gateway.url });
+    const { api: anon } = callerFor(store.db, {}, { clientAddress: "198.51.100.42" });
+    const registered = await anon.workspace.register({ name: "核对工作区", password: "correct horse battery" });
+    const api = callerFor(store.db, bearer(registered.data.token), { ledgerSyncMinutes: 0 }).api;
+    const saved = await api.workspace.addAccount({ siteId: id, userId: site.user.id, accessToken: site.user.token });
+    if (!saved.success) throw new Error(saved.message);
+    const row = await store.db.workspaceAccount.findFirst({
+      where: { id: saved.data.account.id },
+      select: { sessionId: true },
+    });
+    const account = accountOf((await sessionStore(store.db).findLiveById(row?.sessionId ?? "", new Date()))!);
+    const deps = { db: store.db, timeoutMs: 5000, perMinute: 100_000 };
+    await syncLedger(store.db, account, deps, { backfillDays: 3, now: NOW });
+    // The site's own list, read from it: Claude at $2.40/$12 while its log bills $3/$15.
+    expect((await readSitePrices(store.db, account, deps)).published).toBe(true);
+    await verify();
+    for (const r of (await api.alerts.rules()).data.rules) await api.alerts.removeRule({ id: r.id });
+    const day = site.history.logs.filter(
+      (l) => l.type === 2 && l.model === "claude-sonnet-4" && l.createdAt > NOW - 86_400,
+    );
+    expect(day.length).toBeGreaterThan(0);
+    const high = await api.alerts.createRule({ kind: "overcharged_above", account: "all", threshold: 1000 });
+    const rule = await api.alerts.createRule({ kind: "overcharged_above", account: "all", threshold: 0.01 });
+    if (!rule.success || !high.success) throw new Error("rules");
+    const now = new Date(NOW * 1000);
+    await evaluateAlerts(store.db, now);
+    await evaluateAlerts(store.db, new Date(now.getTime() + 60_000));
+    const opened = (await api.alerts.list({ state: "open" })).data.alerts;
+    expect(opened.map((a) => a.rule.id)).toEqual([rule.data.rule.id]);
+    expect(opened[0]!.message).toMatch(/^近 24 小时多扣了 \$\d+\.\d{4}（占这段时间消费的 \d+\.\d%）/);
+    // The figure is the flagged entries' sum above the list, as 核对 shows it for the day.
+    const flags = await store.db.ledgerFlag.findMany({ where: { at: { gte: NOW - 86_400 }, over: { gt: 0 } } });
+    const over = flags.reduce((s, f) => s + Number(f.over), 0) / 500_000;
+    expect(opened[0]!.value).toBeCloseTo(over, 4);
+  });
 });

@@ -17,6 +17,7 @@ export const RULE_KINDS = [
   "unmatched_move",
   "spend_spike",
   "price_changed",
+  "overcharged_above",
 ] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 
@@ -47,6 +48,11 @@ export type Facts = {
    * that left the list (null) in the last day, the largest first.
    */
   priceRises: Array<{ model: string; risePct: number | null; text: string }>;
+  /**
+   * 核对 of the last 24 hours: what was charged above the lower of the entries' own ratios and the
+   * site's list (USD), and its share of the spend verified in that time (percent); null: none.
+   */
+  overcharged: { usd: number; pct: number | null } | null;
 };
 
 /** Below this, a day's spend is too small to call a spike (a few cents against none). */
@@ -64,6 +70,8 @@ export function median(values: number[]): number | null {
 export type Check = { holds: boolean; value: number | null; text: string };
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
+/** Cents where they are enough, four places below a dollar (an overcharge is often a few cents). */
+const usdFine = (n: number) => (n >= 1 ? usd(n) : `$${n.toFixed(4)}`);
 
 /** Whether the rule's condition holds for these figures, its figure, and the words for it. */
 export function check(kind: RuleKind, threshold: number | null, f: Facts): Check {
@@ -122,6 +130,17 @@ export function check(kind: RuleKind, threshold: number | null, f: Facts): Check
       const more = over.length > 3 ? `，另有 ${over.length - 3} 个模型` : "";
       return { holds: true, value: over[0]!.risePct, text: `${named.join("；")}${more}` };
     }
+    case "overcharged_above": {
+      const o = f.overcharged;
+      if (o === null || o.usd <= 0)
+        return { holds: false, value: null, text: "近 24 小时的扣费与日志倍率、价目表相符" };
+      const share = o.pct === null ? "" : `（占这段时间消费的 ${o.pct.toFixed(1)}%）`;
+      return {
+        holds: o.usd > t,
+        value: Math.round(o.usd * 1e4) / 1e4,
+        text: `近 24 小时多扣了 ${usdFine(o.usd)}${share}：扣费高于日志倍率或站点价目表，详见 用量分析 → 核对`,
+      };
+    }
     case "unmatched_move":
       return f.unmatchedUsd === null
         ? { holds: false, value: null, text: "余额变化与日志相符" }
@@ -144,6 +163,7 @@ function worseBy(kind: RuleKind, from: number, to: number): number | null {
     case "unmatched_move":
     case "spend_spike":
     case "price_changed":
+    case "overcharged_above":
       return to - from;
     default:
       return null;

@@ -9,6 +9,7 @@ import { addDays, dayIn } from "../core/time";
 import { watchFigures, type WatchFigures } from "../ledger/analytics";
 import { reconcileMany, type ReconciledDay } from "../ledger/reconcile";
 import { modelRises, type ModelRise } from "../prices/changes";
+import { overchargesSince } from "../ledger/check-view";
 import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
 import { heldOf, savedAccounts, savedName, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
@@ -28,6 +29,7 @@ function factsOf(
   days: ReconciledDay[],
   quotaPerUnit: number,
   rises: ModelRise[],
+  overcharge: { over: number; spent: number } | undefined,
   now: Date,
 ): Facts {
   const balanceUsd = figures?.balanceUsd ?? null;
@@ -56,6 +58,12 @@ function factsOf(
     unmatchedUsd: worst ? (worst.difference ?? 0) / quotaPerUnit : null,
     sameHourMedianUsd: figures ? median(figures.sameHourUsd) : null,
     priceRises: rises,
+    overcharged: overcharge
+      ? {
+          usd: overcharge.over / quotaPerUnit,
+          pct: overcharge.spent > 0 ? (overcharge.over / overcharge.spent) * 100 : null,
+        }
+      : null,
   };
 }
 
@@ -79,7 +87,7 @@ async function factsOfAll(
     quotaPerUnit: profiles.get(a.siteId)!.money.quotaPerUnit,
   }));
   const today = dayIn(tz, now.getTime());
-  const [syncs, figures, reconciled, rises] = await Promise.all([
+  const [syncs, figures, reconciled, rises, overcharges] = await Promise.all([
     // Where every account's syncs stand, in one read.
     syncStates(db, accounts, now),
     watchFigures(db, owners, tz, now),
@@ -87,6 +95,9 @@ async function factsOfAll(
       ? reconcileMany(db, owners, { from: addDays(today, -1), to: today, tz })
       : Promise.resolve(new Map<string, ReconciledDay[]>()),
     kinds.has("price_changed") ? modelRises(db, accounts, now) : Promise.resolve(new Map<string, ModelRise[]>()),
+    kinds.has("overcharged_above")
+      ? overchargesSince(db, owners, Math.floor(now.getTime() / 1000) - 86_400)
+      : Promise.resolve(new Map<string, { over: number; spent: number }>()),
   ]);
   const facts = new Map<number, Facts>();
   for (const a of accounts) {
@@ -101,6 +112,7 @@ async function factsOfAll(
         reconciled.get(key) ?? [],
         site?.money.quotaPerUnit ?? 1,
         rises.get(key) ?? [],
+        overcharges.get(key),
         now,
       ),
     );

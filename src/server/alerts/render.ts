@@ -36,6 +36,7 @@ const KIND: Record<string, string> = {
   unmatched_move: "对账差额超过",
   spend_spike: "今日消费达到近 7 天同一时刻的",
   price_changed: "所用模型涨价超过",
+  overcharged_above: "近 24 小时多扣超过",
 };
 
 const UNIT: Record<string, string> = {
@@ -46,6 +47,7 @@ const UNIT: Record<string, string> = {
   unmatched_move: " 美元",
   spend_spike: " 倍",
   price_changed: "%",
+  overcharged_above: " 美元",
 };
 
 /**

@@ -23,6 +23,7 @@ const THRESHOLD: Record<RuleKind, { min: number; max: number; what: string } | n
   unmatched_move: { min: 0.01, max: 1e6, what: "差额（美元）" },
   spend_spike: { min: 1.5, max: 100, what: "倍数" },
   price_changed: { min: 1, max: 1000, what: "涨价幅度（%）" },
+  overcharged_above: { min: 0.01, max: 1e6, what: "多扣金额（美元）" },
 };
 
 const DEFAULT_RULES: Array<{ kind: RuleKind; threshold: number | null }> = [

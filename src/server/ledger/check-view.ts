@@ -203,3 +203,38 @@ export async function chargeCheck(db: Db, readers: Reader[], q: CheckQuery): Pro
   );
   return { ...empty, totals, rows, worst: await flaggedEntries(db, readers, worst), pending };
 }
+
+/**
+ * Each account's overcharge since `since` (Unix seconds), keyed "siteId:siteUserId": the charges
+ * above the lower expectation of the entries flagged (quota units), and the spend verified then.
+ * What the alerts' overcharged_above rule reads.
+ */
+export async function overchargesSince(
+  db: Db,
+  owners: Array<{ siteId: number; siteUserId: number; until?: number }>,
+  since: number,
+): Promise<Map<string, { over: number; spent: number }>> {
+  const out = new Map<string, { over: number; spent: number }>();
+  if (owners.length === 0) return out;
+  const where = (column: "hour" | "at") => ({
+    OR: owners.map((o) => ({
+      siteId: o.siteId,
+      siteUserId: BigInt(o.siteUserId),
+      [column]: { gte: column === "hour" ? Math.floor(since / 3600) * 3600 : since, lt: boundOf(o) },
+    })),
+  });
+  const [flags, spent] = await Promise.all([
+    db.ledgerFlag.groupBy({
+      by: ["siteId", "siteUserId"],
+      where: { ...where("at"), over: { gt: 0 } },
+      _sum: { over: true },
+    }),
+    db.ledgerCheckHour.groupBy({ by: ["siteId", "siteUserId"], where: where("hour"), _sum: { quota: true } }),
+  ]);
+  for (const s of spent) out.set(`${s.siteId}:${s.siteUserId}`, { over: 0, spent: Number(s._sum.quota ?? 0) });
+  for (const f of flags) {
+    const key = `${f.siteId}:${f.siteUserId}`;
+    out.set(key, { over: Number(f._sum.over ?? 0), spent: out.get(key)?.spent ?? 0 });
+  }
+  return out;
+}

@@ -65,7 +65,8 @@ export function alertPaths(): Record<string, object> {
         "kind：balance_below（余额低于，美元）、days_left_below（按近 7 天消费可用天数少于）、spend_today_above（今日消费超过，美元）、" +
           "token_refused（站点拒绝令牌）、site_down（站点无法访问超过 N 分钟）、checkin_failed（自动签到失败或需手动签到）、" +
           "unmatched_move（对账差额超过，美元）、spend_spike（今日到此刻的消费超过近 7 天同一时刻中位数的倍数）、" +
-          "price_changed（近 7 天用过的模型在其站点 24 小时内涨价超过的百分比，或已下架）；" +
+          "price_changed（近 7 天用过的模型在其站点 24 小时内涨价超过的百分比，或已下架）、" +
+          "overcharged_above（近 24 小时扣费高于日志倍率或站点价目表的金额超过，美元，见 核对）；" +
           "account 为工作区账户编号或 all。",
         ref("AlertRuleSuccess"),
         { write: true },
