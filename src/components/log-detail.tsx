@@ -43,11 +43,16 @@ function detailValue(key: string, value: string | number | boolean): string | nu
   return value;
 }
 
-/** Everything a log entry holds: its columns, its text and what the site added (ratios, group, request id). */
-export function LogDetail({ item, money }: { item: LogEntry; money: (quota: number) => string }) {
-  const extra = Object.entries(item.detail)
+/** What the site added to an entry (ratios, group, request id), named as people read them. */
+export function detailRows(detail: Record<string, string | number | boolean>) {
+  return Object.entries(detail)
     .map(([key, value]) => ({ key, label: DETAIL_LABELS[key] ?? key, value: detailValue(key, value) }))
     .filter((e): e is { key: string; label: string; value: string } => e.value !== null);
+}
+
+/** Everything a log entry holds: its columns, its text and what the site added (ratios, group, request id). */
+export function LogDetail({ item, money }: { item: LogEntry; money: (quota: number) => string }) {
+  const extra = detailRows(item.detail);
   return (
     <dl className="log-detail">
       <div>

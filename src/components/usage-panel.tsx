@@ -13,6 +13,7 @@ import { Empty, Failed, Stat, useAnswer } from "./site-data";
 import { formatCount, formatUsd } from "@/src/shared/money";
 import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens, type Row } from "./usage-charts";
 import { Exports } from "./usage-exports";
+import { ChargeCheck } from "./charge-check";
 import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
 import { balanceSeries, countAxis, dailySeries } from "./usage-series";
@@ -358,6 +359,8 @@ export default function UsagePanel() {
               </>
             )}
           </section>
+
+          <ChargeCheck range={range} tz={tz} accounts={accounts} />
         </>
       )}
     </>

@@ -114,7 +114,7 @@ describe("核对", () => {
 
       // The flagged entries as CSV: one row each, both expectations where they differ.
       const csv = await api.export.checkCsv(range);
-      const rows = parse(new TextDecoder().decode(csv.data.body as Uint8Array), { bom: true }) as string[][];
+      const rows: string[][] = parse(new TextDecoder().decode(csv.data.body as Uint8Array), { bom: true });
       const flaggedCount = hubLike(family) ? claude.length + (victim.model === "claude-sonnet-4" ? 0 : 1) : 1;
       expect(rows.length - 1).toBe(flaggedCount);
       const victimRow = rows.find((r) => r[7] === String(victim.quota))!;

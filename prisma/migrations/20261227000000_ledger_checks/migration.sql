@@ -34,3 +34,10 @@ CREATE TABLE "ledger_flags" (
 CREATE INDEX "ledger_flags_site_id_site_user_id_over_idx" ON "ledger_flags"("site_id", "site_user_id", "over");
 
 CREATE INDEX "ledger_flags_site_id_site_user_id_at_idx" ON "ledger_flags"("site_id", "site_user_id", "at");
+
+CREATE TABLE "ledger_check_state" (
+    "id" INTEGER NOT NULL PRIMARY KEY,
+    "after" INTEGER NOT NULL,
+    "horizon" INTEGER NOT NULL,
+    "pending" TEXT NOT NULL
+);

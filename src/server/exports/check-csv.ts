@@ -8,7 +8,7 @@ import type { Db } from "../db/client";
 import { csvRecord, neutralize } from "../core/csv";
 import type { Reader } from "../ledger/analytics";
 import { boundOf } from "../ledger/owner";
-import { flaggedEntries } from "../ledger/check-view";
+import { flagSelect, flaggedEntries } from "../ledger/check-view";
 import { dayStart, nextDay } from "../core/time";
 import { timeFormatter } from "./csv";
 
@@ -53,6 +53,7 @@ export async function checkCsv(
         },
         orderBy: [{ at: "asc" }, { entryId: "asc" }],
         take: PAGE,
+        select: flagSelect,
       });
       for (const f of await flaggedEntries(db, [r], page)) {
         out += csvRecord([

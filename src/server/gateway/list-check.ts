@@ -110,11 +110,15 @@ export function listCharge(
   const matches =
     "perCall" in billed && "perCall" in listed
       ? same(billed.perCall, listed.perCall)
-      : "input" in billed && "input" in listed && same(billed.input, listed.input) && same(billed.output, listed.output);
+      : "input" in billed &&
+        "input" in listed &&
+        same(billed.input, listed.input) &&
+        same(billed.output, listed.output);
   const agreed = `与价目表一致：${words(listed, group.ratio, group.name)}`;
   if (matches) return { expected: own.expected, ok: true, note: agreed };
   const atList = checkCharge({ ...e, detail: listedDetail(e, qpu, list, group.ratio) }, qpu);
-  if (atList === null || atList.expected === null) return { expected: null, reason: atList?.reason ?? LIST_UNKNOWN.unlisted };
+  if (atList === null || atList.expected === null)
+    return { expected: null, reason: atList?.reason ?? LIST_UNKNOWN.unlisted };
   // A ratio that moves no charge (a completion ratio where nothing was completed) is no difference.
   if (atList.expected === own.expected) return { expected: own.expected, ok: true, note: agreed };
   const note = `按 ${words(billed, null, null)} 计费，价目表为 ${words(listed, group.ratio, group.name)}`;

@@ -24,7 +24,7 @@ const checkRowSchema = z.object({
   ...verdictSums,
 });
 
-export const flaggedEntrySchema = z.object({
+const flaggedEntrySchema = z.object({
   key: z.string().describe("账户标识（不是令牌）"),
   site: z.string(),
   account: z.string(),

@@ -29,7 +29,7 @@ const ownersWhere = (readers: Reader[], column: "hour" | "at", from: number, to:
   })),
 });
 
-export const accountName = (r: Reader) => r.alias ?? (r.username || String(r.userId));
+const accountName = (r: Reader) => r.alias ?? (r.username || String(r.userId));
 
 type Raw = {
   entries: number;
@@ -85,6 +85,20 @@ const parseDetail = (text: string): FlaggedEntry["detail"] => {
     return {};
   }
 };
+
+/** What a flag's row gives (FlagRow). */
+export const flagSelect = {
+  entryId: true,
+  siteId: true,
+  siteUserId: true,
+  at: true,
+  model: true,
+  quota: true,
+  expected: true,
+  listExpected: true,
+  over: true,
+  note: true,
+} as const;
 
 type FlagRow = {
   entryId: number;
@@ -163,7 +177,12 @@ export async function chargeCheck(db: Db, readers: Reader[], q: CheckQuery): Pro
       where: ownersWhere(readers, "at", from, to),
       _sum: { over: true },
     }),
-    db.ledgerFlag.findMany({ where: ownersWhere(readers, "at", from, to), orderBy: { over: "desc" }, take: WORST }),
+    db.ledgerFlag.findMany({
+      where: ownersWhere(readers, "at", from, to),
+      orderBy: { over: "desc" },
+      take: WORST,
+      select: flagSelect,
+    }),
     progressBehind(db),
   ]);
   const over = new Map(overs.map((o) => [`${o.siteId}:${o.siteUserId}:${o.model}`, Number(o._sum.over ?? 0)]));
@@ -197,10 +216,7 @@ export async function chargeCheck(db: Db, readers: Reader[], q: CheckQuery): Pro
   });
   const weight = (x: VerdictSums) => x.differs + x.listDiffers;
   rows.sort((a, b) => weight(b) - weight(a) || b.overUsd - a.overUsd || b.chargedUsd - a.chargedUsd);
-  const totals = rows.reduce<VerdictSums>(
-    (t, { key: _k, site: _s, account: _a, model: _m, ...x }) => addUsd(t, x),
-    empty.totals,
-  );
+  const totals = rows.reduce<VerdictSums>((t, row) => addUsd(t, row), empty.totals);
   return { ...empty, totals, rows, worst: await flaggedEntries(db, readers, worst), pending };
 }
 

@@ -32,19 +32,34 @@ export type ListSource = {
   groups(owners: Owner[]): Promise<Map<string, string>>;
 };
 
-const SETTING = "ledger.check";
 const BATCH = 2000;
 
 type Progress = { after: number; horizon: number; pending: Record<string, { from: number; to: number }> };
 
 async function progressOf(db: Db): Promise<Progress> {
-  const row = await db.setting.findUnique({ where: { key: SETTING }, select: { value: true } });
+  const row = await db.ledgerCheckState.findUnique({
+    where: { id: 1 },
+    select: { after: true, horizon: true, pending: true },
+  });
+  if (!row) return { after: 0, horizon: 0, pending: {} };
+  let pending: Progress["pending"] = {};
   try {
-    const p = JSON.parse(row?.value ?? "{}") as Partial<Progress>;
-    return { after: p.after ?? 0, horizon: p.horizon ?? 0, pending: p.pending ?? {} };
+    pending = JSON.parse(row.pending) as Progress["pending"];
   } catch {
-    return { after: 0, horizon: 0, pending: {} };
+    pending = {};
   }
+  return { after: row.after, horizon: row.horizon, pending };
+}
+
+/** Keeps the pass's progress (inside the batch's transaction where there is one). */
+async function keep(db: Pick<Db, "ledgerCheckState">, p: Progress): Promise<void> {
+  const data = { after: p.after, horizon: p.horizon, pending: JSON.stringify(p.pending) };
+  await db.ledgerCheckState.upsert({
+    where: { id: 1 },
+    create: { id: 1, ...data },
+    update: data,
+    select: { id: true },
+  });
 }
 
 const entrySelect = {
@@ -216,18 +231,26 @@ async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: P
         },
         create: { siteId: h.siteId, siteUserId: h.siteUserId, hour: h.hour, model: h.model, ...sums },
         update: inc,
+        select: { hour: true },
       });
     }
     for (const f of v.flags) {
-      const had = await tx.ledgerFlag.findUnique({ where: { entryId: f.entryId } });
+      const had = await tx.ledgerFlag.findUnique({
+        where: { entryId: f.entryId },
+        select: { expected: true, listExpected: true, note: true },
+      });
       const expected = f.expected ?? had?.expected ?? null;
       const listExpected = f.listExpected ?? had?.listExpected ?? null;
       const note = f.note || had?.note || "";
       const data = { ...f, expected, listExpected, note, over: overOf({ quota: f.quota, expected, listExpected }) };
-      await tx.ledgerFlag.upsert({ where: { entryId: f.entryId }, create: data, update: data });
+      await tx.ledgerFlag.upsert({
+        where: { entryId: f.entryId },
+        create: data,
+        update: data,
+        select: { entryId: true },
+      });
     }
-    const value = JSON.stringify(progress);
-    await tx.setting.upsert({ where: { key: SETTING }, create: { key: SETTING, value }, update: { value } });
+    await keep(tx, progress);
   });
 }
 
@@ -282,8 +305,7 @@ export async function verifyCharges(db: Db, lists: ListSource, maxBatches = 50):
   }
   if (progress.horizon !== end) {
     progress = { ...progress, horizon: end };
-    const value = JSON.stringify(progress);
-    await db.setting.upsert({ where: { key: SETTING }, create: { key: SETTING, value }, update: { value } });
+    await keep(db, progress);
   }
   return looked;
 }
