@@ -22,6 +22,28 @@ const ROWS_SHOWN = 12;
 
 const signed = (usd: number) => (usd < 0 ? `少扣 ${formatUsd(-usd)}` : formatUsd(usd));
 
+const n = (v: string | number | boolean | undefined) => (typeof v === "number" ? v : Number(v));
+
+/**
+ * The site's own arithmetic with the entry's figures, where its family's formula is plain (no cache,
+ * image or audio tokens): one-hub's and done-hub's ceiling of tokens × ratios, new-api's rounding.
+ */
+function formula(e: Flagged): string | null {
+  const d = e.detail;
+  const p = formatNumber(e.promptTokens);
+  const c = formatNumber(e.completionTokens);
+  const extra = Object.keys(d).some((k) => /cache|cached|image|audio|reasoning_tokens|long_context/.test(k));
+  if (extra) return null;
+  if (d.price_type === "tokens" && d.input_ratio !== undefined) {
+    const gr = n(d.group_ratio);
+    return `⌈${p} × ${n(d.input_ratio)} × ${gr} + ${c} × ${n(d.output_ratio)} × ${gr}⌉`;
+  }
+  if (d.model_ratio !== undefined && (d.model_price === undefined || n(d.model_price) < 0)) {
+    return `(${p} + ${c} × ${n(d.completion_ratio)}) × ${n(d.model_ratio)} × ${n(d.group_ratio)}，四舍五入`;
+  }
+  return null;
+}
+
 /** The charge of an entry worked out both ways, in words. */
 function Arithmetic({ e }: { e: Flagged }) {
   return (
@@ -31,6 +53,12 @@ function Arithmetic({ e }: { e: Flagged }) {
         {formatNumber(e.promptTokens)} tokens，输出 {formatNumber(e.completionTokens)} tokens
         {e.tokenName && `，令牌 ${e.tokenName}`}。
       </p>
+      {formula(e) && (
+        <p>
+          站点的算法：{formula(e)}
+          {e.expected === null ? "，按这条日志记录的倍率算与实际扣费相符。" : ` = ${formatNumber(e.expected)} 额度。`}
+        </p>
+      )}
       {e.expected !== null && (
         <p className="error-text">
           按这条日志自己记录的 tokens 与倍率复算应为 {formatUsd(e.expectedUsd ?? 0)}（额度 {formatNumber(e.expected)}
@@ -162,7 +190,9 @@ export function ChargeCheck({ range, tz, accounts }: { range: Range; tz: string;
                     <details>
                       <summary>
                         {formatLocal(e.at)} · {e.account} · {e.model} · 实扣 {formatUsd(e.chargedUsd)} ·{" "}
-                        <strong className={e.overUsd > 0 ? "error-text" : undefined}>{signed(e.overUsd)}</strong>
+                        <strong className={e.overUsd > 0 ? "error-text" : undefined}>
+                          {e.overUsd < 0 ? signed(e.overUsd) : `多扣 ${formatUsd(e.overUsd)}`}
+                        </strong>
                       </summary>
                       <Arithmetic e={e} />
                     </details>

@@ -92,3 +92,68 @@ test("模型价格 sets each model's price on every account side by side, the ch
   await shot(page, "prices-phone");
   void consoleErrors;
 });
+
+/**
+ * 核对 as a person with a one-hub account sees it: the site bills Claude at $3/$15 while its own
+ * list says $2.40/$12 for the group, and every such entry is told, each opening in place with what
+ * it was charged, what the list makes, and the ratios the site logged.
+ */
+test("核对 finds the entries a site billed above its own list, each opening with its figures", async ({
+  page,
+  consoleErrors,
+}) => {
+  test.setTimeout(90_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const f = FAMILIES.find((x) => x.family === "one-hub")!;
+  await page.goto(URL_);
+  await fillSignIn(page, "one-hub 站点", f.user.id, f.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(activeAccount(page)).toContainText("one-hub 用户");
+  // The site's list is read as 模型价格 opens; the sign-in started the ledger's backfill.
+  await page.goto(`${URL_}/?tab=prices`);
+  await expect(page.getByRole("region", { name: "各账户的模型价格" }).locator("table")).toBeVisible({
+    timeout: 30_000,
+  });
+  await page.goto(`${URL_}/?tab=usage`);
+  const sync = page.getByLabel("账本同步");
+  await expect(sync).toContainText("上次同步", { timeout: 30_000 });
+  await expect(sync).not.toContainText("正在同步");
+  // The verifying pass runs every minute on the server; once now, under the same lease.
+  const { closeDb, createDb } = await import("../../src/server/db/client");
+  const { verifyChargesLeased } = await import("../../src/server/jobs/prices");
+  const db = createDb(process.env.E2E_DB_URL ?? "");
+  try {
+    await expect.poll(() => verifyChargesLeased(db), { timeout: 30_000 }).toBe(true);
+  } finally {
+    await closeDb(db);
+  }
+  await page.reload();
+  const check = page.getByRole("region", { name: "核对", exact: true });
+  await expect(check.getByText("与价目表不符")).toBeVisible({ timeout: 15_000 });
+  const claude = check.locator("tbody tr", { hasText: "claude-sonnet-4" }).first();
+  await expect(claude).toHaveClass(/flagged/);
+  // The stat counts exactly the flagged Claude rows' entries.
+  const listed = Number((await claude.locator("td").nth(6).textContent())?.split("/")[1]?.trim());
+  expect(listed).toBeGreaterThan(0);
+  const worst = check.locator(".check-worst li").first();
+  await expect(worst).toContainText("claude-sonnet-4");
+  await worst.locator("summary").click();
+  await expect(worst.locator(".check-entry")).toContainText(
+    "价目表为 $2.40 / $12.00 每百万 tokens（分组 default，倍率 1）",
+  );
+  await expect(worst.locator(".check-entry")).toContainText("按 $3.00 / $15.00 每百万 tokens 计费");
+  await expect(worst.locator(".check-entry")).toContainText("输入倍率");
+  await check.scrollIntoViewIfNeeded();
+  await shot(page, "21-charge-check");
+  // The flagged entries' CSV, parsed back: one row per flagged entry, Claude's among them.
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    check.getByRole("link", { name: "下载不符条目 CSV" }).click(),
+  ]);
+  const rows: string[][] = parse(readFileSync((await download.path()) ?? ""), { bom: true });
+  expect(rows[0]?.slice(0, 4)).toEqual(["时间", "站点", "账户", "模型"]);
+  expect(rows.slice(1).filter((r) => r[3] === "claude-sonnet-4").length).toBeGreaterThanOrEqual(listed);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "21-charge-check-phone");
+  expect(consoleErrors).toEqual([]);
+});

@@ -46,10 +46,14 @@ export function startPriceJob(): void {
  */
 export function startChargeCheckJob(): void {
   startJob("ledger.check", env().JOB_TICK_SECONDS * 1000, async () => {
-    const db = backgroundDb();
-    await runLeased(db, "ledger.check", { leaseMs: 10 * 60_000 }, async () => {
-      const looked = await verifyCharges(db, listSource(db));
-      if (looked > 0) logEvent("ledger.checked", { entries: looked });
-    });
+    await verifyChargesLeased(backgroundDb());
+  });
+}
+
+/** One pass, under the deployment's lease (false: another instance is running one). */
+export function verifyChargesLeased(db: Db): Promise<boolean> {
+  return runLeased(db, "ledger.check", { leaseMs: 10 * 60_000 }, async () => {
+    const looked = await verifyCharges(db, listSource(db));
+    if (looked > 0) logEvent("ledger.checked", { entries: looked });
   });
 }
