@@ -11,6 +11,11 @@ import type { TempDb } from "../support/db";
 import { freshStorePerTest, startFamilySite, type FamilySite } from "../support/families";
 import { signInAndSync } from "../support/ledger";
 import { parse } from "csv-parse/sync";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { streamBytes } from "../support/http";
 import { accountOf } from "../../src/server/accounts/overview";
 import { evaluateAlerts } from "../../src/server/jobs/alerts";
 import { syncLedger } from "../../src/server/ledger/sync";
@@ -119,6 +124,23 @@ describe("核对", () => {
       expect(rows.length - 1).toBe(flaggedCount);
       const victimRow = rows.find((r) => r[7] === String(victim.quota))!;
       expect(Math.abs(Number(victimRow[9]) - fair)).toBeLessThanOrEqual(slack ? 1 : 0);
+
+      // The month's statement has the section: the counts, and Claude's row with its flagged entries.
+      const pdf = await api.export.statement({ month: today.slice(0, 7), tz: "UTC" });
+      const dir = mkdtempSync(path.join(tmpdir(), "gd-check-"));
+      try {
+        const file = path.join(dir, "s.pdf");
+        writeFileSync(file, await streamBytes(pdf.data.body as ReadableStream<Uint8Array>));
+        const text = execFileSync("pdftotext", ["-layout", file, "-"]).toString();
+        expect(text).toContain("核对（扣费与日志倍率、站点价目表）");
+        expect(text).toContain(`与日志倍率不符 1 条，与价目表不符 ${second.totals.listDiffers} 条`);
+        const line = text
+          .split("\n")
+          .find((l) => l.trimStart().startsWith("claude-sonnet-4") && /\d\s*\/\s*\d/.test(l))!;
+        expect(line).toMatch(new RegExp(`\\s${claudeRow.differs}\\s*/\\s*${claudeRow.listDiffers}\\s`));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   );
 });

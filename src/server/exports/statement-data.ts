@@ -14,6 +14,8 @@ import {
   type Reader,
   type UsageSummary,
 } from "../ledger/analytics";
+import { chargeCheck } from "../ledger/check-view";
+import type { ChargeCheckReport } from "../ledger/check-schemas";
 
 export type Part = {
   reader: Reader;
@@ -24,6 +26,8 @@ export type Part = {
   opening: { at: number; quota: number } | null;
   closing: { at: number; quota: number } | null;
   topups: Array<{ at: number; quota: number; content: string }>;
+  /** 核对 of the month: the charges against their ratios and the site's list, by model. */
+  check: ChargeCheckReport;
   complete: boolean;
 };
 
@@ -34,13 +38,14 @@ export async function partOf(db: Db, reader: Reader, month: string, tz: string, 
   const start = dayStart(tz, first) / 1000;
   const end = dayStart(tz, nextDay(last)) / 1000;
   const q = { from: first, to: last, tz };
-  const [days, models, tokens, [coverage], balances, topups] = await Promise.all([
+  const [days, models, tokens, [coverage], balances, topups, check] = await Promise.all([
     summaryOf(db, [reader], { ...q, groupBy: "day" }),
     summaryOf(db, [reader], { ...q, groupBy: "model" }),
     summaryOf(db, [reader], { ...q, groupBy: "token" }),
     coverageOf(db, [reader]),
     openingAndClosing(db, reader, start, end),
     topupsIn(db, reader, start, end, 200),
+    chargeCheck(db, [reader], q),
   ]);
   const state = coverage as LedgerCoverage;
   const oldest = state.oldest ? Date.parse(state.oldest) / 1000 : null;
@@ -55,6 +60,7 @@ export async function partOf(db: Db, reader: Reader, month: string, tz: string, 
     opening: balances.opening,
     closing: balances.closing,
     topups,
+    check,
     complete: oldest !== null && newest !== null && oldest <= start && newest >= needUntil - 3600,
   };
 }

@@ -161,6 +161,40 @@ function dailyChart(doc: Doc, days: UsageSummary) {
   doc.y = top + height + 16;
 }
 
+/** 核对 of the month by model: what was charged, what the entries' ratios and the site's list make. */
+function writeCheck(doc: Doc, part: Part) {
+  heading(doc, "核对（扣费与日志倍率、站点价目表）");
+  const { totals, rows } = part.check;
+  const line = (text: string) => doc.font("regular").fontSize(9).fillColor(MUTED).text(text, MARGIN, doc.y);
+  if (totals.entries === 0) return void line("本月没有已核对的消费记录");
+  line(
+    `已核对 ${int(totals.entries)} 条：与日志倍率不符 ${int(totals.differs)} 条，与价目表不符 ${int(totals.listDiffers)} 条，` +
+      (totals.overUsd < 0 ? `少扣合计 ${formatUsd(-totals.overUsd)}。` : `多扣合计 ${formatUsd(totals.overUsd)}。`),
+  );
+  doc.moveDown(0.3);
+  table(
+    doc,
+    [
+      { title: "模型", width: WIDTH - 5 * 66 },
+      { title: "实际扣费", width: 66 },
+      { title: "按倍率应扣", width: 66 },
+      { title: "按价目表应扣", width: 66 },
+      { title: "不符条数", width: 66 },
+      { title: "多扣", width: 66 },
+    ],
+    rows
+      .slice(0, STATEMENT_TOP_ROWS)
+      .map((r) => [
+        r.model || "（未命名）",
+        formatUsd(r.chargedUsd),
+        r.checked === 0 ? "无法复算" : formatUsd(r.expectedUsd),
+        r.listChecked === 0 ? "无法比对" : formatUsd(r.listExpectedUsd),
+        `${int(r.differs)} / ${int(r.listDiffers)}`,
+        r.overUsd === 0 ? "—" : formatUsd(r.overUsd),
+      ]),
+  );
+}
+
 function accountTitle(part: Part) {
   const r = part.reader;
   return `${r.site?.name ?? "（站点已移除）"} · ${r.username || "用户"}（ID ${r.userId}）`;
@@ -244,6 +278,8 @@ function writePart(doc: Doc, part: Part, month: string, tz: string, now: number)
   heading(doc, "按令牌");
   if (part.tokens.rows.length === 0) doc.font("regular").fontSize(9).fillColor(MUTED).text("本月没有消费记录");
   else table(doc, cols("令牌"), rowsOf(part.tokens), totalOf(part.tokens));
+
+  writeCheck(doc, part);
 
   heading(doc, "充值");
   if (part.topups.length === 0) {

@@ -112,7 +112,15 @@ export const exportRouter = router({
 
   /** 核对's flagged entries (charged otherwise than their ratios or the site's list) as CSV. */
   checkCsv: authedProcedure
-    .meta(rest("GET", "/api/export/charge-check.csv", { answer: "file" }))
+    .meta(
+      rest("GET", "/api/export/charge-check.csv", {
+        answer: "file",
+        summary: "导出核对不符条目 CSV",
+        description:
+          "范围内扣费与日志倍率或站点价目表不符的每条消费日志一行（按时间）：时间（tz 时区）、站点、账户、模型、令牌、输入与输出 tokens、" +
+          "实际扣费、按日志倍率应扣、按价目表应扣（额度与美元；相符或无法比对时留空）、多扣（美元，负数为少扣）、说明。UTF-8 带 BOM、CRLF 换行。",
+      }),
+    )
     .input(accountsRangeInput)
     .output(fileSuccess)
     .query(async ({ ctx, input: q }) => {

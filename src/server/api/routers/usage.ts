@@ -75,7 +75,16 @@ export const usageRouter = router({
    * model, with the worst entries; REST GET /api/usage/check.
    */
   check: authedProcedure
-    .meta(rest("GET", "/api/usage/check"))
+    .meta(
+      rest("GET", "/api/usage/check", {
+        summary: "核对扣费",
+        description:
+          "范围内每条消费日志的两项核对，由后台在日志同步后逐条完成（不在读取时计算）：按日志自己记录的 tokens 与倍率，以站点的算法复算" +
+          "（new-api 系精确小数、四舍五入；one-hub / done-hub 浮点向上取整，相差 1 视为相符）；与站点公开的价目表（该分组、当时的价格）比对" +
+          "计费倍率，并按价目表复算应扣。按账户与模型汇总：实际扣费、应扣、不符条数、多扣；worst 为多扣最多的 10 条。" +
+          "日志未记录倍率（one-api）、分段计费、异步任务等无法复算的条目只计入 entries，不作判断。",
+      }),
+    )
     .input(accountsRangeInput)
     .output(chargeCheckSuccess)
     .query(async ({ ctx, input: q }) => {
