@@ -10,6 +10,7 @@
  *   BENCH_WORKSPACE=0 npm run bench  # without the 200-account workspace (about 11 minutes)
  *   BENCH_ALERTS=0 npm run bench  # without the alerts' 1,000-account evaluation
  *   BENCH_PRICES=0 npm run bench  # without the price comparison over 20 sites × 300 models
+ *   BENCH_CHECK=0 npm run bench   # without 核对 over 1,000,000 entries (about 2 minutes a store)
  *   BENCH_INSTANCES=0 npm run bench  # without the many-instance runs (PostgreSQL; about 8 minutes)
  *   BENCH_SCALE=0 npm run bench   # without the runner's claims from 1,000,000 accounts
  *   BENCH_BACKFILL=0 npm run bench  # without live requests beside a 150,000-entry backfill (about 8 minutes)
@@ -22,6 +23,7 @@ import { benchLedger, ledgerLines, type LedgerFigures } from "./ledger";
 import { alertLines, benchAlerts, type AlertFigures } from "./alerts";
 import { benchBudget } from "./budget";
 import { benchPrices, priceLines, type PriceFigures } from "./prices";
+import { benchChargeCheck, checkLines, type CheckFigures } from "./charge-check";
 import { benchInstances, instanceLines } from "./instances";
 import { benchOverview } from "./overview";
 import { benchWorkspace, workspaceLines } from "./workspace";
@@ -81,6 +83,14 @@ if (process.env.BENCH_PRICES !== "0") {
   for (const kind of results.map((r) => r.kind)) {
     console.error(`[bench] prices, ${kind} …`);
     priceResults.push(await benchPrices(kind));
+  }
+}
+
+const checkResults: CheckFigures[] = [];
+if (process.env.BENCH_CHECK !== "0") {
+  for (const kind of results.map((r) => r.kind)) {
+    console.error(`[bench] 核对 over 1,000,000 entries, ${kind} …`);
+    checkResults.push(await benchChargeCheck(kind));
   }
 }
 
@@ -161,6 +171,7 @@ if (workspace) lines.push(...workspaceLines(workspace));
 if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));
 if (alertResults.length > 0) lines.push(...alertLines(alertResults));
 if (priceResults.length > 0) lines.push(...priceLines(priceResults));
+if (checkResults.length > 0) lines.push(...checkLines(checkResults));
 if (claimResults.length > 0) lines.push(...claimLines(claimResults));
 if (simulation) lines.push(...simulationLines(simulation));
 if (backfillResults.length > 0) {

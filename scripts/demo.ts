@@ -322,6 +322,13 @@ async function demoAlerts(workspaceId: number, inboxUrl: string) {
   await rules.create(workspaceId, { kind: "unmatched_move", account: "all", threshold: 1, channels: [channel.id] });
   await rules.create(workspaceId, { kind: "balance_below", account: "all", threshold: 5, channels: [channel.id] });
   await rules.create(workspaceId, { kind: "price_changed", account: "all", threshold: 5, channels: [channel.id] });
+  // The one-hub bills Claude above its own list: 核对 finds it, and this rule tells of it.
+  await rules.create(workspaceId, {
+    kind: "overcharged_above",
+    account: "all",
+    threshold: 0.01,
+    channels: [channel.id],
+  });
   const digests = alertDigests(db());
   await digests.set(workspaceId, { cadence: "daily", time: "09:00", channels: [channel.id] }, here);
   await digests.set(workspaceId, { cadence: "monthly", time: "09:00", channels: [channel.id] }, here);

@@ -7,6 +7,20 @@ export type Dec = { n: bigint; s: number };
 
 /** A number as the decimal its shortest form spells (what the site's JSON said). */
 export function dec(x: number): Dec {
+  // Token counts are whole numbers; ratios repeat (a model's, a group's): both without the text.
+  if (Number.isSafeInteger(x)) return { n: BigInt(x), s: 0 };
+  const seen = SEEN.get(x);
+  if (seen) return seen;
+  const d = parsed(x);
+  if (SEEN.size >= SEEN_KEPT) SEEN.clear();
+  SEEN.set(x, d);
+  return d;
+}
+
+const SEEN = new Map<number, Dec>();
+const SEEN_KEPT = 4096;
+
+function parsed(x: number): Dec {
   const [mantissa = "0", exp = "0"] = x.toString().toLowerCase().split("e");
   const negative = mantissa.startsWith("-");
   const [whole = "0", frac = ""] = mantissa.replace("-", "").split(".");

@@ -113,6 +113,10 @@ describe("核对", () => {
       } else {
         expect(claudeRow.listDiffers).toBe(0);
       }
+      // 多扣 is the flagged entries' charges above the lower expectation, summed as they are kept.
+      const kept = await store.db.ledgerFlag.findMany({ select: { over: true } });
+      expect(second.totals.overUsd).toBeCloseTo(kept.reduce((sum, f) => sum + Number(f.over), 0) / qpu, 6);
+      expect(second.totals.overUsd).toBeGreaterThan(0);
       // A third pass finds nothing new: nothing counted twice.
       await verify();
       expect((await api.usage.check(range)).data.totals).toEqual(second.totals);

@@ -168,6 +168,7 @@ describe("/api/mcp", () => {
       "list_accounts",
       "usage_summary",
       "cheapest_account",
+      "charge_check",
       "open_alerts",
       "recent_logs",
       "checkin",

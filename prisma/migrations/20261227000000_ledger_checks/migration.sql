@@ -14,6 +14,7 @@ CREATE TABLE "ledger_check_hours" (
     "list_quota" BIGINT NOT NULL,
     "list_expected" BIGINT NOT NULL,
     "list_differs" INTEGER NOT NULL,
+    "over" BIGINT NOT NULL,
 
     PRIMARY KEY ("site_id", "site_user_id", "hour", "model")
 );

@@ -6,7 +6,7 @@
  * gives none of them.
  */
 import { formatUsd } from "../../shared/money";
-import { checkCharge, type CheckedEntry } from "./charge-check";
+import { checkCharge, type ChargeCheck, type CheckedEntry } from "./charge-check";
 
 /** A model's listed price at group ratio 1: USD per 1M input and output tokens, or per call. */
 export type ListFigures = { inputPerM: number | null; outputPerM: number | null; perCall: number | null };
@@ -78,6 +78,19 @@ function listedDetail(e: CheckedEntry, qpu: number, list: ListFigures, gr: numbe
   return { ...d, model_price: -1, model_ratio: perToken(input), completion_ratio: completion };
 }
 
+/** Notes already written (a pass writes the same few thousands of times): bounded. */
+const NOTES = new Map<string, string>();
+const NOTES_KEPT = 2000;
+function noted(key: string, make: () => string): string {
+  let note = NOTES.get(key);
+  if (note === undefined) {
+    if (NOTES.size >= NOTES_KEPT) NOTES.clear();
+    note = make();
+    NOTES.set(key, note);
+  }
+  return note;
+}
+
 const words = (b: Billed, gr: number | null, group: string | null) => {
   const price =
     "perCall" in b ? `${formatUsd(b.perCall)}/次` : `${formatUsd(b.input)} / ${formatUsd(b.output)} 每百万 tokens`;
@@ -86,16 +99,17 @@ const words = (b: Billed, gr: number | null, group: string | null) => {
 
 /**
  * The entry against the list: `list` the model's listed figures at the entry's time (null when
- * unlisted), `groupRatio` the list's ratio of the entry's group. Null for an entry that is not a
- * charge; the reason where the arithmetic itself cannot be taken (the same as checkCharge's).
+ * unlisted), `groupRatio` the list's ratio of the entry's group, `own` the entry's checkCharge where
+ * it was taken already. Null for an entry that is not a charge; the reason where the arithmetic
+ * itself cannot be taken (the same as checkCharge's).
  */
 export function listCharge(
   e: CheckedEntry,
   qpu: number,
   list: ListFigures | null,
   group: { name: string | null; ratio: number | null },
+  own: ChargeCheck | null = checkCharge(e, qpu),
 ): ListCheck | null {
-  const own = checkCharge(e, qpu);
   if (own === null) return null;
   if (own.expected === null) return { expected: null, reason: own.reason };
   if (list === null || (list.inputPerM === null && list.perCall === null))
@@ -114,13 +128,17 @@ export function listCharge(
         "input" in listed &&
         same(billed.input, listed.input) &&
         same(billed.output, listed.output);
-  const agreed = `与价目表一致：${words(listed, group.ratio, group.name)}`;
+  const key = JSON.stringify([billed, listed, group]);
+  const agreed = noted(`=${key}`, () => `与价目表一致：${words(listed, group.ratio, group.name)}`);
   if (matches) return { expected: own.expected, ok: true, note: agreed };
   const atList = checkCharge({ ...e, detail: listedDetail(e, qpu, list, group.ratio) }, qpu);
   if (atList === null || atList.expected === null)
     return { expected: null, reason: atList?.reason ?? LIST_UNKNOWN.unlisted };
   // A ratio that moves no charge (a completion ratio where nothing was completed) is no difference.
   if (atList.expected === own.expected) return { expected: own.expected, ok: true, note: agreed };
-  const note = `按 ${words(billed, null, null)} 计费，价目表为 ${words(listed, group.ratio, group.name)}`;
+  const note = noted(
+    key,
+    () => `按 ${words(billed, null, null)} 计费，价目表为 ${words(listed, group.ratio, group.name)}`,
+  );
   return { expected: atList.expected, ok: false, note };
 }

@@ -50,6 +50,13 @@ const TOOLS: ToolDef[] = [
     readOnly: true,
   },
   {
+    name: "charge_check",
+    procedure: "usage.check",
+    description:
+      "核对扣费：一段时间（from、to）内每条消费是否与日志自己的倍率、站点公开价目表（该分组、当时的价格）相符，按账户与模型汇总实际扣费、应扣、不符条数、多扣，并列出多扣最多的条目。",
+    readOnly: true,
+  },
+  {
     name: "open_alerts",
     procedure: "alerts.list",
     description: "工作区的提醒：state=open 只列打开的（余额不足、令牌被拒、站点不可用等），分页。",

@@ -155,7 +155,7 @@ export async function chargeCheck(db: Db, readers: Reader[], q: CheckQuery): Pro
   const { from, to } = secondsOf(q);
   const empty = { from: q.from, to: q.to, tz: q.tz, totals: inUsd(zero(), 1), rows: [], worst: [], pending: false };
   if (readers.length === 0) return empty;
-  const [sums, overs, worst, pending] = await Promise.all([
+  const [sums, worst, pending] = await Promise.all([
     db.ledgerCheckHour.groupBy({
       by: ["siteId", "siteUserId", "model"],
       where: ownersWhere(readers, "hour", from, to),
@@ -170,12 +170,8 @@ export async function chargeCheck(db: Db, readers: Reader[], q: CheckQuery): Pro
         listQuota: true,
         listExpected: true,
         listDiffers: true,
+        over: true,
       },
-    }),
-    db.ledgerFlag.groupBy({
-      by: ["siteId", "siteUserId", "model"],
-      where: ownersWhere(readers, "at", from, to),
-      _sum: { over: true },
     }),
     db.ledgerFlag.findMany({
       where: ownersWhere(readers, "at", from, to),
@@ -185,7 +181,6 @@ export async function chargeCheck(db: Db, readers: Reader[], q: CheckQuery): Pro
     }),
     progressBehind(db),
   ]);
-  const over = new Map(overs.map((o) => [`${o.siteId}:${o.siteUserId}:${o.model}`, Number(o._sum.over ?? 0)]));
   const byOwner = new Map(readers.map((r) => [`${r.siteId}:${r.siteUserId}`, r]));
   const rows = sums.flatMap((s) => {
     const r = byOwner.get(`${s.siteId}:${s.siteUserId}`);
@@ -202,7 +197,7 @@ export async function chargeCheck(db: Db, readers: Reader[], q: CheckQuery): Pro
       listQuota: n(s._sum.listQuota),
       listExpected: n(s._sum.listExpected),
       listDiffers: n(s._sum.listDiffers),
-      over: over.get(`${s.siteId}:${s.siteUserId}:${s.model}`) ?? 0,
+      over: n(s._sum.over),
     };
     return [
       {

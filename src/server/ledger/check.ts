@@ -123,6 +123,7 @@ type HourSums = {
   listQuota: bigint;
   listExpected: bigint;
   listDiffers: number;
+  over: bigint;
 };
 
 type Flag = {
@@ -153,13 +154,14 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
     const q = qpu.get(r.siteId) ?? 500_000;
     const list = known.get(r.siteId);
     if (!list) waiting.add(r.siteId);
-    const own = listOnly ? null : checkCharge(e, q);
+    const checked = checkCharge(e, q);
+    const own = listOnly ? null : checked;
     let againstList: ReturnType<typeof listCharge> = null;
     if (list) {
       const name = loggedGroup(e.detail) ?? groups.get(`${r.siteId}:${r.siteUserId}`) ?? null;
       const ratio = name !== null ? (list.groupRatios[name] ?? null) : null;
       againstList = list.published
-        ? listCharge(e, q, list.priceAt(r.model, r.at), { name, ratio })
+        ? listCharge(e, q, list.priceAt(r.model, r.at), { name, ratio }, checked)
         : { expected: null, reason: LIST_UNKNOWN.noList };
     }
     const hour = Math.floor(r.at / 3600) * 3600;
@@ -167,7 +169,7 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
     const h = hours.get(key) ?? {
       ...{ siteId: r.siteId, siteUserId: r.siteUserId, hour, model: r.model },
       ...{ entries: 0, quota: 0n, checked: 0, checkedQuota: 0n, expected: 0n, differs: 0 },
-      ...{ listChecked: 0, listQuota: 0n, listExpected: 0n, listDiffers: 0 },
+      ...{ listChecked: 0, listQuota: 0n, listExpected: 0n, listDiffers: 0, over: 0n },
     };
     hours.set(key, h);
     if (!listOnly) {
@@ -208,48 +210,84 @@ const overOf = (f: { quota: bigint; expected: bigint | null; listExpected: bigin
   return f.quota - low;
 };
 
-/** Writes a batch's sums and flags and the pass's progress, in one transaction. */
-async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: Progress) {
+const HOUR_COLUMNS = [
+  "site_id",
+  "site_user_id",
+  "hour",
+  "model",
+  "entries",
+  "quota",
+  "checked",
+  "checked_quota",
+  "expected",
+  "differs",
+  "list_checked",
+  "list_quota",
+  "list_expected",
+  "list_differs",
+  "over",
+] as const;
+/** Rows per statement: 15 parameters each, well inside both drivers' limits. */
+const ROWS_PER_STATEMENT = 500;
+
+/** The hours' sums added to ledger_check_hours in a few statements (Prisma has no bulk upsert). */
+async function addHours(tx: Pick<Db, "$executeRawUnsafe">, hours: HourSums[], postgres: boolean) {
+  const sums = HOUR_COLUMNS.slice(4);
+  for (let i = 0; i < hours.length; i += ROWS_PER_STATEMENT) {
+    const chunk = hours.slice(i, i + ROWS_PER_STATEMENT);
+    const values: unknown[] = [];
+    const tuples = chunk.map((h) => {
+      const row = [h.siteId, h.siteUserId, h.hour, h.model, h.entries, h.quota, h.checked, h.checkedQuota];
+      row.push(h.expected, h.differs, h.listChecked, h.listQuota, h.listExpected, h.listDiffers, h.over);
+      // An INSERT's parameters take their columns' types, on PostgreSQL too.
+      const marks = row.map((v) => {
+        values.push(v);
+        return postgres ? `$${values.length}` : "?";
+      });
+      return `(${marks.join(", ")})`;
+    });
+    await tx.$executeRawUnsafe(
+      `INSERT INTO ledger_check_hours (${HOUR_COLUMNS.join(", ")}) VALUES ${tuples.join(", ")}
+       ON CONFLICT (site_id, site_user_id, hour, model) DO UPDATE SET
+       ${sums.map((c) => `${c} = ledger_check_hours.${c} + excluded.${c}`).join(", ")}`,
+      ...values,
+    );
+  }
+}
+
+/**
+ * Writes a batch's sums and flags and the pass's progress, in one transaction. A new entry's flag is
+ * new; the second verdict of a waiting site's entries is merged with the flag the first left.
+ */
+async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: Progress, listOnly: boolean) {
+  const postgres = driverOf(db).kind === "postgres";
   await db.$transaction(async (tx) => {
-    for (const h of v.hours) {
-      const sums = {
-        entries: h.entries,
-        quota: h.quota,
-        checked: h.checked,
-        checkedQuota: h.checkedQuota,
-        expected: h.expected,
-        differs: h.differs,
-        listChecked: h.listChecked,
-        listQuota: h.listQuota,
-        listExpected: h.listExpected,
-        listDiffers: h.listDiffers,
-      };
-      const inc = Object.fromEntries(Object.entries(sums).map(([k, n]) => [k, { increment: n }]));
-      await tx.ledgerCheckHour.upsert({
-        where: {
-          siteId_siteUserId_hour_model: { siteId: h.siteId, siteUserId: h.siteUserId, hour: h.hour, model: h.model },
-        },
-        create: { siteId: h.siteId, siteUserId: h.siteUserId, hour: h.hour, model: h.model, ...sums },
-        update: inc,
-        select: { hour: true },
-      });
+    let flags = v.flags;
+    // What each flag changes of its hour's overcharge: all of it when new, the difference when merged.
+    const was = new Map<number, bigint>();
+    if (listOnly && flags.length > 0) {
+      const ids = flags.map((f) => f.entryId);
+      const had = new Map(
+        (
+          await tx.ledgerFlag.findMany({
+            where: { entryId: { in: ids } },
+            select: { entryId: true, expected: true, over: true },
+          })
+        ).map((f) => [f.entryId, f]),
+      );
+      for (const [id, f] of had) was.set(id, f.over);
+      flags = flags.map((f) => ({ ...f, expected: f.expected ?? had.get(f.entryId)?.expected ?? null }));
+      await tx.ledgerFlag.deleteMany({ where: { entryId: { in: [...had.keys()] } } });
     }
-    for (const f of v.flags) {
-      const had = await tx.ledgerFlag.findUnique({
-        where: { entryId: f.entryId },
-        select: { expected: true, listExpected: true, note: true },
-      });
-      const expected = f.expected ?? had?.expected ?? null;
-      const listExpected = f.listExpected ?? had?.listExpected ?? null;
-      const note = f.note || had?.note || "";
-      const data = { ...f, expected, listExpected, note, over: overOf({ quota: f.quota, expected, listExpected }) };
-      await tx.ledgerFlag.upsert({
-        where: { entryId: f.entryId },
-        create: data,
-        update: data,
-        select: { entryId: true },
-      });
-    }
+    const hours = new Map(v.hours.map((h) => [`${h.siteId}:${h.siteUserId}:${h.hour}:${h.model}`, h]));
+    const rows = flags.map((f) => {
+      const over = overOf(f);
+      const h = hours.get(`${f.siteId}:${f.siteUserId}:${Math.floor(f.at / 3600) * 3600}:${f.model}`);
+      if (h) h.over += over - (was.get(f.entryId) ?? 0n);
+      return { ...f, over };
+    });
+    await addHours(tx, v.hours, postgres);
+    if (rows.length > 0) await tx.ledgerFlag.createMany({ data: rows });
     await keep(tx, progress);
   });
 }
@@ -280,7 +318,7 @@ export async function verifyCharges(db: Db, lists: ListSource, maxBatches = 50):
       if (!last || rows.length < BATCH) delete pending[key];
       else pending[key] = { from: last.id + 1, to: range.to };
       progress = { ...progress, pending };
-      await save(db, await verdicts(db, rows, lists, true), progress);
+      await save(db, await verdicts(db, rows, lists, true), progress, true);
       range = pending[key];
     }
   }
@@ -301,7 +339,7 @@ export async function verifyCharges(db: Db, lists: ListSource, maxBatches = 50):
       pending[String(siteId)] = { from: had ? Math.min(had.from, first) : first, to: after };
     }
     progress = { ...progress, after, pending };
-    await save(db, v, progress);
+    await save(db, v, progress, false);
   }
   if (progress.horizon !== end) {
     progress = { ...progress, horizon: end };
