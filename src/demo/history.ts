@@ -21,6 +21,24 @@ export const MODELS = [
 
 const TOKEN_NAMES = ["笔记本", "生产服务器", "手机", "CI 测试"];
 
+/**
+ * A call's cache, from its prompt alone (no draw of the history's random numbers): Claude reads
+ * most of two prompts in three from the cache at 0.1 and writes a fifth of one in five at 1.25;
+ * GPT-4o reads half of one prompt in three at 0.5 (OpenAI's discount).
+ */
+function cacheOf(model: string, prompt: number): NonNullable<StandInLog["cache"]> | undefined {
+  if (model === "claude-sonnet-4") {
+    const read = prompt % 3 !== 0 ? Math.floor((prompt * 0.7) / 10) * 10 : 0;
+    const write = prompt % 5 === 1 ? Math.floor((prompt * 0.2) / 4) * 4 : 0;
+    return read + write > 0 ? { read, readRatio: 0.1, write, writeRatio: 1.25, claude: true } : undefined;
+  }
+  if (model === "gpt-4o" && prompt % 3 === 0) {
+    const read = Math.floor((prompt * 0.5) / 10) * 10;
+    return read > 0 ? { read, readRatio: 0.5, write: 0, writeRatio: 1, claude: false } : undefined;
+  }
+  return undefined;
+}
+
 /** Share of a day's calls in each local hour (people work in the day, batch jobs run at night). */
 const HOURLY = [1, 1, 0.6, 0.4, 0.4, 0.5, 1, 2, 4, 7, 9, 9, 6, 7, 9, 9, 8, 7, 5, 4, 4, 3, 2, 1.5];
 
@@ -168,8 +186,16 @@ export function demoHistory(opts: HistoryOptions = {}): History {
         const completion = model.output === 0 ? 0 : Math.round(40 + rand() ** 2 * 1_800);
         const modelRatio = model.input / 2;
         const completionRatio = model.output === 0 ? 1 : model.output / model.input;
-        // Charged as new-api charges it: exact decimals of the ratios it logs, rounded once.
-        const charge = mul(add(dec(prompt), mul(dec(completion), dec(completionRatio))), dec(modelRatio));
+        const cache = cacheOf(model.name, prompt);
+        // Charged as new-api charges it: exact decimals of the ratios it logs, rounded once; the
+        // cache's tokens at their own ratios (multiples of 10 and 4, so one-hub's truncation agrees).
+        const input = cache
+          ? add(
+              dec(prompt - cache.read - cache.write),
+              add(mul(dec(cache.read), dec(cache.readRatio)), mul(dec(cache.write), dec(cache.writeRatio))),
+            )
+          : dec(prompt);
+        const charge = mul(add(input, mul(dec(completion), dec(completionRatio))), dec(modelRatio));
         const quota = Math.max(1, roundHalfAway(charge));
         logs.push({
           createdAt: at,
@@ -184,6 +210,7 @@ export function demoHistory(opts: HistoryOptions = {}): History {
           stream: model.output > 0 && rand() < 0.7,
           content: `模型倍率 ${modelRatio.toFixed(2)}，补全倍率 ${completionRatio.toFixed(2)}，分组倍率 1.00`,
           ratios: { model: modelRatio, completion: completionRatio },
+          ...(cache ? { cache } : {}),
         });
         token.usedQuota += quota;
         token.accessedTime = Math.max(token.accessedTime, at);

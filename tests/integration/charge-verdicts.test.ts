@@ -190,3 +190,59 @@ describe("overcharged_above", () => {
     expect(opened[0]!.value).toBeCloseTo(over, 4);
   });
 });
+
+describe("the cache", () => {
+  it.each(["new-api", "one-hub", "done-hub", "one-api"] as StandInFamily[])(
+    "on %s: reads, writes, hit rate and what it saved reconcile with the log and the ledger's own sums",
+    async (family) => {
+      const site = await startFamilySite(family, 0, {}, { days: 2, now: NOW - 60, callsPerDay: 40 });
+      open.push(site);
+      const { id } = await siteRegistry(store.db).add({ name: `站点 ${family}`, url: site.gateway.url });
+      const { token } = await signInAndSync(store.db, id, site.user, NOW);
+      const api = callerFor(store.db, bearer(token)).api;
+      await verify();
+      const consume = site.history.logs.filter((l) => l.type === 2);
+      // one-api logs no cache (its charges include the discount all the same).
+      const logged = family !== "one-api";
+      const read = logged ? consume.reduce((s, l) => s + (l.cache?.read ?? 0), 0) : 0;
+      const write = logged ? consume.reduce((s, l) => s + (l.cache?.write ?? 0), 0) : 0;
+      const saved = logged
+        ? consume.reduce((s, l) => s + (l.cache ? l.cache.read * (1 - l.cache.readRatio) * l.ratios!.model : 0), 0)
+        : 0;
+      const cost = logged
+        ? consume.reduce((s, l) => s + (l.cache ? l.cache.write * (l.cache.writeRatio - 1) * l.ratios!.model : 0), 0)
+        : 0;
+      if (logged) expect(read).toBeGreaterThan(0);
+      const byModel = (await api.usage.cache({ ...range, groupBy: "model" })).data;
+      expect(byModel.pending).toBe(false);
+      expect(byModel.totals.cacheRead).toBe(read);
+      expect(byModel.totals.cacheWrite).toBe(write);
+      // Every family here counts the cache inside its prompt tokens: the input is the ledger's own sum.
+      const summary = (await api.usage.summary({ ...range, groupBy: "model" })).data;
+      expect(byModel.totals.inputTokens).toBe(summary.totals.promptTokens);
+      expect(byModel.totals.hitRate).toBeCloseTo(read / summary.totals.promptTokens, 4);
+      // Saved and cost: each entry rounded to its unit, then summed.
+      expect(Math.abs(byModel.totals.savedUsd * 500_000 - saved)).toBeLessThanOrEqual(consume.length / 2 + 1);
+      expect(Math.abs(byModel.totals.costUsd * 500_000 - cost)).toBeLessThanOrEqual(consume.length / 2 + 1);
+      if (logged) expect(byModel.rows[0]!.key).toBe("claude-sonnet-4");
+      // By day and by token, the same totals.
+      for (const groupBy of ["day", "token", "account"] as const) {
+        const other = (await api.usage.cache({ ...range, groupBy })).data;
+        expect(other.totals).toEqual(byModel.totals);
+        expect(other.rows.reduce((s, r) => s + r.cacheRead, 0)).toBe(read);
+      }
+      // The ledger's CSV carries each entry's cache tokens: their column sums are the same.
+      const csv = await api.export.usageCsv(range);
+      const rows: string[][] = parse(
+        new TextDecoder().decode(await streamBytes(csv.data.body as ReadableStream<Uint8Array>)),
+        {
+          bom: true,
+        },
+      );
+      const at = (name: string) => rows[0]!.indexOf(name);
+      const column = (name: string) => rows.slice(1).reduce((s, r) => s + Number(r[at(name)] || 0), 0);
+      expect(column("缓存读取 tokens")).toBe(read);
+      expect(column("缓存写入 tokens")).toBe(write);
+    },
+  );
+});

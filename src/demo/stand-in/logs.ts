@@ -100,9 +100,28 @@ function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unkn
             model_ratio: l.ratios?.model ?? 0.075,
             group_ratio: l.ratios?.group ?? 1,
             completion_ratio: l.ratios?.completion ?? 4,
+            ...(l.cache
+              ? {
+                  cache_tokens: l.cache.read,
+                  cache_ratio: l.cache.readRatio,
+                  ...(l.cache.write > 0
+                    ? { cache_creation_tokens: l.cache.write, cache_creation_ratio: l.cache.writeRatio }
+                    : {}),
+                }
+              : {}),
             frt: 612,
           })
         : "null",
+  };
+}
+
+/** one-hub's extra-token keys of a call's cache: OpenAI's `cached_tokens`, Claude's read and write. */
+function hubCache(cache: StandInLog["cache"]): Record<string, number> {
+  if (!cache) return {};
+  if (!cache.claude) return { cached_tokens: cache.read, cached_tokens_ratio: cache.readRatio };
+  return {
+    ...(cache.read > 0 ? { cached_read_tokens: cache.read, cached_read_tokens_ratio: cache.readRatio } : {}),
+    ...(cache.write > 0 ? { cached_write_tokens: cache.write, cached_write_tokens_ratio: cache.writeRatio } : {}),
   };
 }
 
@@ -124,6 +143,7 @@ function hubLogRow(l: StandInLog, userId: unknown, username: unknown, doneHub: b
             input_ratio: l.ratios?.model ?? 0.075,
             output_ratio: (l.ratios?.model ?? 0.075) * (l.ratios?.completion ?? 4),
             price_type: "tokens",
+            ...hubCache(l.cache),
           }
         : null,
     channel: null,

@@ -22,6 +22,12 @@ export type StandInLog = {
    * one-hub's `metadata`; the group's 1 when not given).
    */
   ratios?: { model: number; completion: number; group?: number };
+  /**
+   * The call's prompt tokens read from the cache and written to it (both inside promptTokens),
+   * with their ratios: new-api logs `cache_tokens`/`cache_creation_tokens` in `other`, one-hub
+   * `cached_tokens` (OpenAI) or `cached_read_tokens`/`cached_write_tokens` (Claude) in `metadata`.
+   */
+  cache?: { read: number; readRatio: number; write: number; writeRatio: number; claude: boolean };
 };
 
 export type StandInToken = {

@@ -30,9 +30,25 @@ export const CSV_HEADER = [
   "耗时 (ms)",
   "流式",
   "说明",
+  "缓存读取 tokens",
+  "缓存写入 tokens",
 ];
 
+/** A consume entry's cache tokens, as its log's detail gives them ("" for other entries). */
+function cacheCells(e: EntryRow): [number | string, number | string] {
+  if (e.type !== "consume") return ["", ""];
+  let detail: Record<string, string | number | boolean> = {};
+  try {
+    if (e.detail) detail = JSON.parse(e.detail) as typeof detail;
+  } catch {
+    detail = {};
+  }
+  const c = cacheFigures({ ...e, detail });
+  return c ? [c.read, c.write] : ["", ""];
+}
+
 import { csvRecord, neutralize } from "../core/csv";
+import { cacheFigures } from "../gateway/cache-figures";
 
 export type CsvQuery = {
   /** Calendar days in tz (the file's name). */
@@ -126,6 +142,7 @@ export function usageCsv(
       e.durationMs ?? "",
       e.stream ? "是" : "否",
       neutralize(e.content),
+      ...cacheCells(e),
     ];
   };
   return new ReadableStream<Uint8Array>(

@@ -58,3 +58,27 @@ export const chargeCheckSchema = z
   .meta({ id: "ChargeCheck" });
 export type ChargeCheckReport = z.infer<typeof chargeCheckSchema>;
 export type VerdictSums = z.infer<z.ZodObject<typeof verdictSums>>;
+
+const cacheSums = {
+  inputTokens: z.number().int().describe("输入 tokens（含缓存读取与写入）"),
+  cacheRead: z.number().int().describe("从缓存读取的 tokens"),
+  cacheWrite: z.number().int().describe("写入缓存的 tokens"),
+  hitRate: z.number().nullable().describe("命中率：缓存读取 ÷ 输入 tokens；没有输入时为 null"),
+  savedUsd: z.number().describe("缓存读取按其倍率计费比按完整输入价省下的（美元，按日志记录的倍率）"),
+  costUsd: z.number().describe("缓存写入按其倍率计费比按完整输入价多花的（美元）"),
+};
+
+export const usageCacheSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    tz: z.string(),
+    groupBy: z.enum(["day", "model", "token", "account"]),
+    rows: z
+      .array(z.object({ key: z.string().describe("日期、模型名、令牌名或账户的称呼"), ...cacheSums }))
+      .describe("day 时为范围内每一天（按 UTC 整点归入 tz 的日期），其余按缓存读取从多到少"),
+    totals: z.object(cacheSums),
+    pending: z.boolean().describe("是否还有新同步的日志尚未计入（后台一分钟内完成）"),
+  })
+  .meta({ id: "UsageCache" });
+export type UsageCache = z.infer<typeof usageCacheSchema>;

@@ -13,6 +13,7 @@
  */
 import { checkCharge, type CheckedEntry } from "../gateway/charge-check";
 import { listCharge, loggedGroup, LIST_UNKNOWN, type ListFigures } from "../gateway/list-check";
+import { cacheFigures } from "../gateway/cache-figures";
 import type { Db } from "../db/client";
 import { driverOf } from "../db/driver";
 import type { Owner } from "./owner";
@@ -68,6 +69,7 @@ const entrySelect = {
   siteUserId: true,
   at: true,
   model: true,
+  tokenName: true,
   type: true,
   quota: true,
   promptTokens: true,
@@ -82,6 +84,7 @@ type Row = {
   siteUserId: bigint;
   at: number;
   model: string;
+  tokenName: string;
   type: string;
   quota: bigint;
   promptTokens: bigint;
@@ -113,6 +116,7 @@ type HourSums = {
   siteUserId: bigint;
   hour: number;
   model: string;
+  tokenName: string;
   entries: number;
   quota: bigint;
   checked: number;
@@ -124,6 +128,11 @@ type HourSums = {
   listExpected: bigint;
   listDiffers: number;
   over: bigint;
+  inputTokens: bigint;
+  cacheRead: bigint;
+  cacheWrite: bigint;
+  cacheSaved: bigint;
+  cacheCost: bigint;
 };
 
 type Flag = {
@@ -136,6 +145,8 @@ type Flag = {
   expected: bigint | null;
   listExpected: bigint | null;
   note: string;
+  /** Its hour's key (not stored with the flag). */
+  hourKey: string;
 };
 
 /** The verdicts of a batch, summed and flagged; `listOnly` adds the second verdict to entries that have the first. */
@@ -165,16 +176,25 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
         : { expected: null, reason: LIST_UNKNOWN.noList };
     }
     const hour = Math.floor(r.at / 3600) * 3600;
-    const key = `${r.siteId}:${r.siteUserId}:${hour}:${r.model}`;
+    const key = JSON.stringify([r.siteId, String(r.siteUserId), hour, r.model, r.tokenName]);
     const h = hours.get(key) ?? {
-      ...{ siteId: r.siteId, siteUserId: r.siteUserId, hour, model: r.model },
+      ...{ siteId: r.siteId, siteUserId: r.siteUserId, hour, model: r.model, tokenName: r.tokenName },
       ...{ entries: 0, quota: 0n, checked: 0, checkedQuota: 0n, expected: 0n, differs: 0 },
       ...{ listChecked: 0, listQuota: 0n, listExpected: 0n, listDiffers: 0, over: 0n },
+      ...{ inputTokens: 0n, cacheRead: 0n, cacheWrite: 0n, cacheSaved: 0n, cacheCost: 0n },
     };
     hours.set(key, h);
+    const cache = listOnly ? null : cacheFigures(e);
     if (!listOnly) {
       h.entries++;
       h.quota += r.quota;
+    }
+    if (cache) {
+      h.inputTokens += BigInt(cache.input);
+      h.cacheRead += BigInt(cache.read);
+      h.cacheWrite += BigInt(cache.write);
+      h.cacheSaved += BigInt(cache.saved);
+      h.cacheCost += BigInt(cache.cost);
     }
     let ownDiffers = false;
     if (own && own.expected !== null) {
@@ -198,10 +218,11 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
         expected: own && own.expected !== null && ownDiffers ? BigInt(own.expected) : null,
         listExpected: listDiffers && againstList?.expected != null ? BigInt(againstList.expected) : null,
         note: listDiffers && againstList && "note" in againstList ? againstList.note : "",
+        hourKey: key,
       });
     }
   }
-  return { hours: [...hours.values()].filter((h) => h.entries > 0 || h.listChecked > 0), flags, waiting };
+  return { hours, flags, waiting };
 }
 
 const overOf = (f: { quota: bigint; expected: bigint | null; listExpected: bigint | null }) => {
@@ -215,6 +236,7 @@ const HOUR_COLUMNS = [
   "site_user_id",
   "hour",
   "model",
+  "token_name",
   "entries",
   "quota",
   "checked",
@@ -226,19 +248,25 @@ const HOUR_COLUMNS = [
   "list_expected",
   "list_differs",
   "over",
+  "input_tokens",
+  "cache_read",
+  "cache_write",
+  "cache_saved",
+  "cache_cost",
 ] as const;
-/** Rows per statement: 15 parameters each, well inside both drivers' limits. */
+/** Rows per statement: 21 parameters each, well inside both drivers' limits. */
 const ROWS_PER_STATEMENT = 500;
 
 /** The hours' sums added to ledger_check_hours in a few statements (Prisma has no bulk upsert). */
 async function addHours(tx: Pick<Db, "$executeRawUnsafe">, hours: HourSums[], postgres: boolean) {
-  const sums = HOUR_COLUMNS.slice(4);
+  const sums = HOUR_COLUMNS.slice(5);
   for (let i = 0; i < hours.length; i += ROWS_PER_STATEMENT) {
     const chunk = hours.slice(i, i + ROWS_PER_STATEMENT);
     const values: unknown[] = [];
     const tuples = chunk.map((h) => {
-      const row = [h.siteId, h.siteUserId, h.hour, h.model, h.entries, h.quota, h.checked, h.checkedQuota];
-      row.push(h.expected, h.differs, h.listChecked, h.listQuota, h.listExpected, h.listDiffers, h.over);
+      const row = [h.siteId, h.siteUserId, h.hour, h.model, h.tokenName, h.entries, h.quota, h.checked];
+      row.push(h.checkedQuota, h.expected, h.differs, h.listChecked, h.listQuota, h.listExpected, h.listDiffers);
+      row.push(h.over, h.inputTokens, h.cacheRead, h.cacheWrite, h.cacheSaved, h.cacheCost);
       // An INSERT's parameters take their columns' types, on PostgreSQL too.
       const marks = row.map((v) => {
         values.push(v);
@@ -248,7 +276,7 @@ async function addHours(tx: Pick<Db, "$executeRawUnsafe">, hours: HourSums[], po
     });
     await tx.$executeRawUnsafe(
       `INSERT INTO ledger_check_hours (${HOUR_COLUMNS.join(", ")}) VALUES ${tuples.join(", ")}
-       ON CONFLICT (site_id, site_user_id, hour, model) DO UPDATE SET
+       ON CONFLICT (site_id, site_user_id, hour, model, token_name) DO UPDATE SET
        ${sums.map((c) => `${c} = ledger_check_hours.${c} + excluded.${c}`).join(", ")}`,
       ...values,
     );
@@ -279,14 +307,13 @@ async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: P
       flags = flags.map((f) => ({ ...f, expected: f.expected ?? had.get(f.entryId)?.expected ?? null }));
       await tx.ledgerFlag.deleteMany({ where: { entryId: { in: [...had.keys()] } } });
     }
-    const hours = new Map(v.hours.map((h) => [`${h.siteId}:${h.siteUserId}:${h.hour}:${h.model}`, h]));
-    const rows = flags.map((f) => {
+    const rows = flags.map(({ hourKey, ...f }) => {
       const over = overOf(f);
-      const h = hours.get(`${f.siteId}:${f.siteUserId}:${Math.floor(f.at / 3600) * 3600}:${f.model}`);
+      const h = v.hours.get(hourKey);
       if (h) h.over += over - (was.get(f.entryId) ?? 0n);
       return { ...f, over };
     });
-    await addHours(tx, v.hours, postgres);
+    await addHours(tx, [...v.hours.values()], postgres);
     if (rows.length > 0) await tx.ledgerFlag.createMany({ data: rows });
     await keep(tx, progress);
   });

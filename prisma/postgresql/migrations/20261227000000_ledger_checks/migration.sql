@@ -1,9 +1,10 @@
--- 核对: each account's verified charges per hour and model, and the entries that differ.
+-- 核对: each account's verified charges and cache per hour, model and token, and the entries that differ.
 CREATE TABLE "ledger_check_hours" (
     "site_id" INTEGER NOT NULL,
     "site_user_id" BIGINT NOT NULL,
     "hour" INTEGER NOT NULL,
     "model" TEXT NOT NULL,
+    "token_name" TEXT NOT NULL,
     "entries" INTEGER NOT NULL,
     "quota" BIGINT NOT NULL,
     "checked" INTEGER NOT NULL,
@@ -15,8 +16,13 @@ CREATE TABLE "ledger_check_hours" (
     "list_expected" BIGINT NOT NULL,
     "list_differs" INTEGER NOT NULL,
     "over" BIGINT NOT NULL,
+    "input_tokens" BIGINT NOT NULL,
+    "cache_read" BIGINT NOT NULL,
+    "cache_write" BIGINT NOT NULL,
+    "cache_saved" BIGINT NOT NULL,
+    "cache_cost" BIGINT NOT NULL,
 
-    CONSTRAINT "ledger_check_hours_pkey" PRIMARY KEY ("site_id","site_user_id","hour","model")
+    CONSTRAINT "ledger_check_hours_pkey" PRIMARY KEY ("site_id","site_user_id","hour","model","token_name")
 );
 
 CREATE TABLE "ledger_flags" (

@@ -1,12 +1,15 @@
 import { z } from "zod";
 import { lastBalanceOf, readersOf, usageBalance, usageSummary } from "../../ledger/analytics";
 import { chargeCheck } from "../../ledger/check-view";
+import { usageCache } from "../../ledger/cache-view";
 import { ledgerStatus } from "../../ledger/sync";
 import { accountOf } from "../../accounts/overview";
 import {
   accountsRangeInput,
   chargeCheckSuccess,
   usageBalanceSuccess,
+  usageCacheInput,
+  usageCacheSuccess,
   usageSummaryInput,
   usageSummarySuccess,
 } from "../schemas/accounts";
@@ -90,5 +93,24 @@ export const usageRouter = router({
     .query(async ({ ctx, input: q }) => {
       const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
       return { success: true as const, data: await chargeCheck(ctx.db, readers, q) };
+    }),
+
+  /** The cache: hit rate, reads and writes, what it saved or cost; REST GET /api/usage/cache. */
+  cache: authedProcedure
+    .meta(
+      rest("GET", "/api/usage/cache", {
+        summary: "缓存命中与节省",
+        description:
+          "范围内消费日志的输入 tokens、从缓存读取与写入缓存的 tokens、命中率（读取 ÷ 输入），以及按日志记录的倍率，缓存读取比按完整输入价省下的、" +
+          "缓存写入多花的（美元），按天、模型、令牌或账户分组。new-api 系读 other 的 cache_tokens 与 cache_creation_tokens，" +
+          "one-hub / done-hub 读 metadata 的 cached_tokens、cached_read_tokens、cached_write_tokens 等；one-api 不记录缓存。" +
+          "由后台在日志同步后计入（与核对同一遍）。",
+      }),
+    )
+    .input(usageCacheInput)
+    .output(usageCacheSuccess)
+    .query(async ({ ctx, input: q }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
+      return { success: true as const, data: await usageCache(ctx.db, readers, q) };
     }),
 });

@@ -4,7 +4,7 @@ import { LOG_TYPES } from "../../gateway/reads";
 import { moneySchema } from "../../gateway/families";
 import { overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
-import { chargeCheckSchema } from "../../ledger/check-schemas";
+import { chargeCheckSchema, usageCacheSchema } from "../../ledger/check-schemas";
 import { logsPageSchema, summarySchema, tokensPageSchema, topupsPageSchema } from "../../site-data/schemas";
 import { choice, flag, nameParam, optionalParam, pageParam, pageSizeParam } from "./params";
 import { closedRange, openRange, rangeShape, tzParam } from "./range";
@@ -93,7 +93,19 @@ export const usageSummaryInput = z
     return range;
   });
 
+export const usageCacheInput = z
+  .object({
+    ...rangeShape,
+    accounts: accountsParam,
+    groupBy: choice(["day", "model", "token", "account"], "day").meta({
+      description: "分组：day 每天（默认）、model、token、account",
+    }),
+  })
+  .prefault({})
+  .transform((q, ctx) => closedRange(q, ctx));
+
 export const usageSummarySuccess = success(usageSummarySchema, "UsageSummarySuccess");
+export const usageCacheSuccess = success(usageCacheSchema, "UsageCacheSuccess");
 export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSuccess");
 export const chargeCheckSuccess = success(chargeCheckSchema, "ChargeCheckSuccess");
 
