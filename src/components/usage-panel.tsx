@@ -14,6 +14,7 @@ import { formatCount, formatUsd } from "@/src/shared/money";
 import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens, type Row } from "./usage-charts";
 import { Exports } from "./usage-exports";
 import { ChargeCheck } from "./charge-check";
+import { CacheCard } from "./cache-card";
 import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
 import { balanceSeries, countAxis, dailySeries } from "./usage-series";
@@ -253,6 +254,8 @@ export default function UsagePanel() {
               </section>
             ))}
           </div>
+
+          <CacheCard range={range} tz={tz} accounts={accounts} />
 
           <section className="card" aria-labelledby="volume-title">
             <h2 id="volume-title">请求与 tokens</h2>

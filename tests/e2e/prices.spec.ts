@@ -155,5 +155,18 @@ test("核对 finds the entries a site billed above its own list, each opening wi
   expect(rows.slice(1).filter((r) => r[3] === "claude-sonnet-4").length).toBeGreaterThanOrEqual(listed);
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, "21-charge-check-phone");
+
+  // The same pass counted the cache: Claude reads most of its prompts from it at a tenth.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const cache = page.getByRole("region", { name: "缓存", exact: true });
+  await expect(cache.locator(".stat-value").first()).toHaveText(/^\d+\.\d%$/);
+  const claudeCache = cache.locator("tbody tr", { hasText: "claude-sonnet-4" });
+  await expect(claudeCache).toBeVisible();
+  await expect(cache.locator("tbody tr").first()).toContainText("claude-sonnet-4");
+  await cache.getByRole("button", { name: "按天" }).click();
+  await expect(cache.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await shot(page, "22-cache");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "22-cache-phone");
   expect(consoleErrors).toEqual([]);
 });
