@@ -135,3 +135,32 @@ export async function pruneActionRecords(db: Db, now = Date.now()): Promise<numb
   });
   return count;
 }
+
+/**
+ * The successful check-ins made through this service on the accounts in [from, to) (Unix
+ * seconds), with what each added: income where the site's own log has none (ledger/income.ts).
+ */
+export async function checkinsOf(
+  db: Db,
+  owners: Array<{ siteId: number; siteUserId: number }>,
+  from: number,
+  to: number,
+): Promise<Array<{ siteId: number; siteUserId: number; at: number; quota: number }>> {
+  if (owners.length === 0) return [];
+  const rows = await db.accountAction.findMany({
+    where: {
+      OR: owners.map((o) => ({ siteId: o.siteId, siteUserId: BigInt(o.siteUserId) })),
+      kind: "checkin",
+      ok: true,
+      quota: { gt: 0 },
+      at: { gte: new Date(from * 1000), lt: new Date(to * 1000) },
+    },
+    select: { siteId: true, siteUserId: true, at: true, quota: true },
+  });
+  return rows.map((r) => ({
+    siteId: r.siteId,
+    siteUserId: Number(r.siteUserId),
+    at: Math.floor(r.at.getTime() / 1000),
+    quota: Number(r.quota ?? 0),
+  }));
+}

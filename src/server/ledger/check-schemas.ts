@@ -82,3 +82,26 @@ export const usageCacheSchema = z
   })
   .meta({ id: "UsageCache" });
 export type UsageCache = z.infer<typeof usageCacheSchema>;
+
+const incomeSums = {
+  topupsUsd: z.number().describe("充值（美元）：在线充值等；日志只在文字里写金额的按文字，未写的按站点的充值记录"),
+  redeemedUsd: z.number().describe("兑换码充值（美元）"),
+  rewardsUsd: z
+    .number()
+    .describe("签到与赠送、返利等奖励（美元）；站点日志没有记录的签到按本服务的签到记录，不重复计算"),
+  refundsUsd: z.number().describe("退款与补偿（美元）"),
+  incomeUsd: z.number().describe("收入合计（美元）"),
+  spendUsd: z.number().describe("消费（美元）"),
+  netUsd: z.number().describe("净变化：收入减消费（美元）"),
+};
+
+export const usageIncomeSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    tz: z.string(),
+    rows: z.array(z.object({ day: z.string(), ...incomeSums })).describe("范围内每一天（tz 时区）"),
+    totals: z.object(incomeSums),
+  })
+  .meta({ id: "UsageIncome" });
+export type UsageIncome = z.infer<typeof usageIncomeSchema>;

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { lastBalanceOf, readersOf, usageBalance, usageSummary } from "../../ledger/analytics";
 import { chargeCheck } from "../../ledger/check-view";
 import { usageCache } from "../../ledger/cache-view";
+import { usageIncome } from "../../ledger/income";
+import { checkinsOf } from "../../actions/records";
 import { ledgerStatus } from "../../ledger/sync";
 import { accountOf } from "../../accounts/overview";
 import {
@@ -10,6 +12,7 @@ import {
   usageBalanceSuccess,
   usageCacheInput,
   usageCacheSuccess,
+  usageIncomeSuccess,
   usageSummaryInput,
   usageSummarySuccess,
 } from "../schemas/accounts";
@@ -112,5 +115,25 @@ export const usageRouter = router({
     .query(async ({ ctx, input: q }) => {
       const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
       return { success: true as const, data: await usageCache(ctx.db, readers, q) };
+    }),
+
+  /** Income beside spend per day: top-ups, redeemed codes, rewards, refunds; REST GET /api/usage/income. */
+  income: authedProcedure
+    .meta(
+      rest("GET", "/api/usage/income", {
+        summary: "收入与净变化",
+        description:
+          "范围内每天进入账户的：充值、兑换码、签到与赠送等奖励、退款与补偿（美元），当天的消费和净变化（收入减消费）。" +
+          "日志只在文字里写金额的（new-api 的「＄10.000000 额度」）按文字；没写金额的充值按同步保存的站点充值记录；" +
+          "本服务代为签到而站点日志当天没有签到记录的，按本服务的签到记录计入，不重复计算。",
+      }),
+    )
+    .input(accountsRangeInput)
+    .output(usageIncomeSuccess)
+    .query(async ({ ctx, input: q }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
+      const checkins = (owners: Parameters<typeof checkinsOf>[1], from: number, to: number) =>
+        checkinsOf(ctx.db, owners, from, to);
+      return { success: true as const, data: await usageIncome(ctx.db, readers, q, checkins) };
     }),
 });
