@@ -15,6 +15,7 @@ import { COLORS, Chart, SumsTable, VOLUME_LINES, tokens, type Row } from "./usag
 import { Exports } from "./usage-exports";
 import { ChargeCheck } from "./charge-check";
 import { CacheCard } from "./cache-card";
+import { IncomeCard } from "./income-card";
 import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
 import { balanceSeries, countAxis, dailySeries } from "./usage-series";
@@ -362,6 +363,8 @@ export default function UsagePanel() {
               </>
             )}
           </section>
+
+          <IncomeCard range={range} tz={tz} accounts={accounts} />
 
           <ChargeCheck range={range} tz={tz} accounts={accounts} />
         </>

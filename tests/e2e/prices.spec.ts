@@ -168,5 +168,16 @@ test("核对 finds the entries a site billed above its own list, each opening wi
   await shot(page, "22-cache");
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, "22-cache-phone");
+
+  // Income beside spend: the history's top-ups (their amounts only in the entries' text).
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const income = page.getByRole("region", { name: "收入与消费", exact: true });
+  await expect(income.locator(".stat-value").first()).toHaveText(/^\$[1-9]/);
+  await expect(income.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await income.getByText("每日明细").click();
+  await expect(income.locator("tbody tr").first()).toBeVisible();
+  await shot(page, "23-income");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, "23-income-phone");
   expect(consoleErrors).toEqual([]);
 });
