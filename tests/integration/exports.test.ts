@@ -54,6 +54,9 @@ async function text(body: ReadableStream<Uint8Array> | Uint8Array): Promise<stri
 const localTime = (at: number) =>
   new Date(at * 1000 + offsetAt(TZ, at * 1000)).toISOString().slice(0, 19).replace("T", " ");
 
+/** A ledger entry's detail as the site logged it. */
+const cacheOf = (detail: string) => (detail ? (JSON.parse(detail) as Record<string, number | undefined>) : {});
+
 describe("the CSV export", () => {
   it("parses back to the ledger row for row: quoting, Chinese, neutralized formulas, numbers kept", async () => {
     const a = await synced(0);
@@ -107,8 +110,13 @@ describe("the CSV export", () => {
         e.durationMs === null ? "" : String(e.durationMs),
         e.stream ? "是" : "否",
         cell(e.content),
+        // A consume entry's cache tokens, as new-api logs them in `other`.
+        ...(e.type === "consume"
+          ? [String(cacheOf(e.detail).cache_tokens ?? 0), String(cacheOf(e.detail).cache_creation_tokens ?? 0)]
+          : ["", ""]),
       ]);
     });
+    expect(rows.slice(1).some((r) => Number(r[13]) > 0)).toBe(true);
     // The tricky ones, as a spreadsheet will see them.
     const byContent = (c: string) => rows.find((r) => r[12] === c);
     expect(byContent('模型 "gpt-4o", 倍率 1.5,\n第二行')?.[4]).toBe("gpt-4o");

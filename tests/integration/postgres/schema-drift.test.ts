@@ -125,6 +125,8 @@ describe("one source of truth for the models", () => {
       "hub_sync_runs(workspace_id,id)",
       "ledger_due(due_at)",
       "ledger_entries(site_id,site_user_id,at,fingerprint,ordinal)",
+      "ledger_flags(site_id,site_user_id,at)",
+      "ledger_flags(site_id,site_user_id,over)",
       "ledger_topups(site_id,site_user_id,at)",
       "login_attempts(window_start)",
       "operator_sessions(expires_at)",
