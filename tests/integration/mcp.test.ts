@@ -168,6 +168,8 @@ describe("/api/mcp", () => {
       "list_accounts",
       "usage_summary",
       "cheapest_account",
+      "income",
+      "usage_cache",
       "charge_check",
       "open_alerts",
       "recent_logs",

@@ -50,6 +50,19 @@ const TOOLS: ToolDef[] = [
     readOnly: true,
   },
   {
+    name: "income",
+    procedure: "usage.income",
+    description: "一段时间（from、to）每天进入账户的：充值、兑换码、签到等奖励、退款，与当天消费和净变化（美元）。",
+    readOnly: true,
+  },
+  {
+    name: "usage_cache",
+    procedure: "usage.cache",
+    description:
+      "一段时间（from、to）的缓存：输入 tokens、缓存读取与写入、命中率、按日志倍率缓存省下与写入多花的（美元），按 day、model、token 或 account 分组（groupBy）。",
+    readOnly: true,
+  },
+  {
     name: "charge_check",
     procedure: "usage.check",
     description:
