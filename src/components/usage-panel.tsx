@@ -16,6 +16,7 @@ import { Exports } from "./usage-exports";
 import { ChargeCheck } from "./charge-check";
 import { CacheCard } from "./cache-card";
 import { IncomeCard } from "./income-card";
+import { SpeedCard } from "./speed-card";
 import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
 import { balanceSeries, countAxis, dailySeries } from "./usage-series";
@@ -257,6 +258,8 @@ export default function UsagePanel() {
           </div>
 
           <CacheCard range={range} tz={tz} accounts={accounts} />
+
+          <SpeedCard range={range} tz={tz} accounts={accounts} />
 
           <section className="card" aria-labelledby="volume-title">
             <h2 id="volume-title">请求与 tokens</h2>

@@ -177,6 +177,10 @@ test("核对 finds the entries a site billed above its own list, each opening wi
   await income.getByText("每日明细").click();
   await expect(income.locator("tbody tr").first()).toBeVisible();
   await shot(page, "23-income");
+
+  // Speed: each model's total time on the site, from the log.
+  const speed = page.getByRole("region", { name: "速度", exact: true });
+  await expect(speed.locator("tbody tr", { hasText: "claude-sonnet-4" })).toContainText(/\d(\.\d)? s/);
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, "23-income-phone");
   expect(consoleErrors).toEqual([]);

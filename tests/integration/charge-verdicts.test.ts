@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { streamBytes } from "../support/http";
+import { SPEED_BOUNDS, bucketOf, firstTokenMs, quantileMs } from "../../src/server/gateway/speed";
 import { accountOf } from "../../src/server/accounts/overview";
 import { evaluateAlerts } from "../../src/server/jobs/alerts";
 import { syncLedger } from "../../src/server/ledger/sync";
@@ -245,4 +246,54 @@ describe("the cache", () => {
       expect(column("缓存写入 tokens")).toBe(write);
     },
   );
+});
+
+describe("speed", () => {
+  it("gives each site's p50 and p90 per model from the ledger's durations, and marks the fastest", async () => {
+    const a = await startFamilySite("new-api", 0, {}, { days: 2, now: NOW - 60, callsPerDay: 40 });
+    const b = await startFamilySite("one-hub", 1, {}, { days: 2, now: NOW - 60, callsPerDay: 40 });
+    open.push(a, b);
+    const idA = (await siteRegistry(store.db).add({ name: "站点甲", url: a.gateway.url })).id;
+    const idB = (await siteRegistry(store.db).add({ name: "站点乙", url: b.gateway.url })).id;
+    const first = await signInAndSync(store.db, idA, a.user, NOW);
+    const second = await signInAndSync(store.db, idB, b.user, NOW, first.cookie);
+    await verify();
+    const { api } = callerFor(store.db, { cookie: second.cookie });
+    const speed = (await api.usage.speed({ ...range, accounts: "all" })).data;
+    // The same figures from the ledger's own entries, bucketed and read the same way.
+    const expected = async (siteId: number, model: string) => {
+      const entries = await store.db.ledgerEntry.findMany({
+        where: { siteId, model, type: "consume" },
+        select: { durationMs: true, detail: true },
+      });
+      const total = Array<number>(SPEED_BOUNDS.length + 1).fill(0);
+      const firsts = Array<number>(SPEED_BOUNDS.length + 1).fill(0);
+      for (const e of entries) {
+        if (e.durationMs !== null && e.durationMs > 0) total[bucketOf(e.durationMs)]!++;
+        const f = firstTokenMs(e.detail ? (JSON.parse(e.detail) as Record<string, number>) : {});
+        if (f !== null) firsts[bucketOf(f)]!++;
+      }
+      return {
+        totalP50Ms: quantileMs(total, 0.5),
+        totalP90Ms: quantileMs(total, 0.9),
+        firstTokenP50Ms: quantileMs(firsts, 0.5),
+      };
+    };
+    expect(speed.rows.length).toBeGreaterThan(6);
+    for (const row of speed.rows) {
+      expect(row, `${row.site.name} ${row.model}`).toMatchObject(await expected(row.site.id, row.model));
+      expect(row.totalP90Ms!).toBeGreaterThanOrEqual(row.totalP50Ms!);
+    }
+    // new-api logs a first-token time (612 ms in the stand-in); one-hub's stand-in none.
+    expect(speed.rows.find((r) => r.site.name === "站点甲")!.firstTokenP50Ms).toBeGreaterThan(500);
+    expect(speed.rows.find((r) => r.site.name === "站点乙")!.firstTokenP50Ms).toBeNull();
+    // Per model, the faster site of the two is marked.
+    for (const model of new Set(speed.rows.map((r) => r.model))) {
+      const both = speed.rows.filter((r) => r.model === model);
+      expect(both).toHaveLength(2);
+      const [fast, slow] = both;
+      expect(fast!.totalP50Ms!).toBeLessThanOrEqual(slow!.totalP50Ms!);
+      expect([fast!.fastest, slow!.fastest]).toEqual([true, false]);
+    }
+  });
 });

@@ -170,6 +170,7 @@ describe("/api/mcp", () => {
       "cheapest_account",
       "income",
       "usage_cache",
+      "fastest_site",
       "charge_check",
       "open_alerts",
       "recent_logs",

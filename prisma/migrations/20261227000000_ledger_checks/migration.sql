@@ -48,3 +48,15 @@ CREATE TABLE "ledger_check_state" (
     "horizon" INTEGER NOT NULL,
     "pending" TEXT NOT NULL
 );
+
+CREATE TABLE "ledger_speed" (
+    "site_id" INTEGER NOT NULL,
+    "site_user_id" BIGINT NOT NULL,
+    "hour" INTEGER NOT NULL,
+    "model" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "bucket" INTEGER NOT NULL,
+    "count" INTEGER NOT NULL,
+
+    PRIMARY KEY ("site_id", "site_user_id", "hour", "model", "kind", "bucket")
+);

@@ -63,6 +63,13 @@ const TOOLS: ToolDef[] = [
     readOnly: true,
   },
   {
+    name: "fastest_site",
+    procedure: "usage.speed",
+    description:
+      "一段时间（from、to）内各站点各模型的速度：总用时与首字用时的中位数和 90 分位（毫秒），同一模型最快的站点标 fastest。",
+    readOnly: true,
+  },
+  {
     name: "charge_check",
     procedure: "usage.check",
     description:

@@ -105,3 +105,27 @@ export const usageIncomeSchema = z
   })
   .meta({ id: "UsageIncome" });
 export type UsageIncome = z.infer<typeof usageIncomeSchema>;
+
+export const usageSpeedSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    tz: z.string(),
+    rows: z
+      .array(
+        z.object({
+          site: z.object({ id: z.number().int(), name: z.string() }),
+          model: z.string(),
+          requests: z.number().int().describe("记录了总用时的消费请求数"),
+          totalP50Ms: z.number().nullable().describe("总用时中位数（毫秒）"),
+          totalP90Ms: z.number().nullable().describe("总用时 90 分位（毫秒）"),
+          firstTokenRequests: z.number().int().describe("记录了首字用时的请求数（多为流式请求）"),
+          firstTokenP50Ms: z.number().nullable().describe("首字用时中位数（毫秒）；日志没有记录时为 null"),
+          firstTokenP90Ms: z.number().nullable().describe("首字用时 90 分位（毫秒）"),
+          fastest: z.boolean().describe("同一模型的各站点中总用时中位数最短的（至少两个站点时）"),
+        }),
+      )
+      .describe("按模型、再按总用时中位数从快到慢"),
+  })
+  .meta({ id: "UsageSpeed" });
+export type UsageSpeed = z.infer<typeof usageSpeedSchema>;

@@ -14,6 +14,8 @@
 import { checkCharge, type CheckedEntry } from "../gateway/charge-check";
 import { listCharge, loggedGroup, LIST_UNKNOWN, type ListFigures } from "../gateway/list-check";
 import { cacheFigures } from "../gateway/cache-figures";
+import { bucketOf, firstTokenMs } from "../gateway/speed";
+import { addUp } from "./check-sql";
 import type { Db } from "../db/client";
 import { driverOf } from "../db/driver";
 import type { Owner } from "./owner";
@@ -74,6 +76,7 @@ const entrySelect = {
   quota: true,
   promptTokens: true,
   completionTokens: true,
+  durationMs: true,
   content: true,
   detail: true,
 } as const;
@@ -89,6 +92,7 @@ type Row = {
   quota: bigint;
   promptTokens: bigint;
   completionTokens: bigint;
+  durationMs: number | null;
   content: string;
   detail: string;
 };
@@ -160,6 +164,15 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
   const hours = new Map<string, HourSums>();
   const flags: Flag[] = [];
   const waiting = new Set<number>();
+  const speed = new Map<string, unknown[]>();
+  const count = (r: Row, kind: "total" | "first", ms: number) => {
+    const hour = Math.floor(r.at / 3600) * 3600;
+    const bucket = bucketOf(ms);
+    const key = JSON.stringify([r.siteId, String(r.siteUserId), hour, r.model, kind, bucket]);
+    const row = speed.get(key) ?? [r.siteId, r.siteUserId, hour, r.model, kind, bucket, 0];
+    row[6] = (row[6] as number) + 1;
+    speed.set(key, row);
+  };
   for (const r of rows) {
     const e = checkedOf(r);
     const q = qpu.get(r.siteId) ?? 500_000;
@@ -185,6 +198,11 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
     };
     hours.set(key, h);
     const cache = listOnly ? null : cacheFigures(e);
+    if (cache) {
+      if (r.durationMs !== null && r.durationMs > 0) count(r, "total", r.durationMs);
+      const first = firstTokenMs(e.detail);
+      if (first !== null) count(r, "first", first);
+    }
     if (!listOnly) {
       h.entries++;
       h.quota += r.quota;
@@ -222,7 +240,7 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
       });
     }
   }
-  return { hours, flags, waiting };
+  return { hours, flags, waiting, speed: [...speed.values()] };
 }
 
 const overOf = (f: { quota: bigint; expected: bigint | null; listExpected: bigint | null }) => {
@@ -254,34 +272,7 @@ const HOUR_COLUMNS = [
   "cache_saved",
   "cache_cost",
 ] as const;
-/** Rows per statement: 21 parameters each, well inside both drivers' limits. */
-const ROWS_PER_STATEMENT = 500;
-
-/** The hours' sums added to ledger_check_hours in a few statements (Prisma has no bulk upsert). */
-async function addHours(tx: Pick<Db, "$executeRawUnsafe">, hours: HourSums[], postgres: boolean) {
-  const sums = HOUR_COLUMNS.slice(5);
-  for (let i = 0; i < hours.length; i += ROWS_PER_STATEMENT) {
-    const chunk = hours.slice(i, i + ROWS_PER_STATEMENT);
-    const values: unknown[] = [];
-    const tuples = chunk.map((h) => {
-      const row = [h.siteId, h.siteUserId, h.hour, h.model, h.tokenName, h.entries, h.quota, h.checked];
-      row.push(h.checkedQuota, h.expected, h.differs, h.listChecked, h.listQuota, h.listExpected, h.listDiffers);
-      row.push(h.over, h.inputTokens, h.cacheRead, h.cacheWrite, h.cacheSaved, h.cacheCost);
-      // An INSERT's parameters take their columns' types, on PostgreSQL too.
-      const marks = row.map((v) => {
-        values.push(v);
-        return postgres ? `$${values.length}` : "?";
-      });
-      return `(${marks.join(", ")})`;
-    });
-    await tx.$executeRawUnsafe(
-      `INSERT INTO ledger_check_hours (${HOUR_COLUMNS.join(", ")}) VALUES ${tuples.join(", ")}
-       ON CONFLICT (site_id, site_user_id, hour, model, token_name) DO UPDATE SET
-       ${sums.map((c) => `${c} = ledger_check_hours.${c} + excluded.${c}`).join(", ")}`,
-      ...values,
-    );
-  }
-}
+const SPEED_COLUMNS = ["site_id", "site_user_id", "hour", "model", "kind", "bucket", "count"] as const;
 
 /**
  * Writes a batch's sums and flags and the pass's progress, in one transaction. A new entry's flag is
@@ -313,7 +304,13 @@ async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: P
       if (h) h.over += over - (was.get(f.entryId) ?? 0n);
       return { ...f, over };
     });
-    await addHours(tx, [...v.hours.values()], postgres);
+    const hourRows = [...v.hours.values()].map((h) => [
+      ...[h.siteId, h.siteUserId, h.hour, h.model, h.tokenName, h.entries, h.quota, h.checked, h.checkedQuota],
+      ...[h.expected, h.differs, h.listChecked, h.listQuota, h.listExpected, h.listDiffers, h.over],
+      ...[h.inputTokens, h.cacheRead, h.cacheWrite, h.cacheSaved, h.cacheCost],
+    ]);
+    await addUp(tx, "ledger_check_hours", HOUR_COLUMNS, 5, hourRows, postgres);
+    await addUp(tx, "ledger_speed", SPEED_COLUMNS, 6, v.speed, postgres);
     if (rows.length > 0) await tx.ledgerFlag.createMany({ data: rows });
     await keep(tx, progress);
   });

@@ -37,6 +37,7 @@ async function archiveSiteLedger(
     await tx.ledgerHour.updateMany(moved);
     await tx.ledgerHourTotal.updateMany(moved);
     await tx.ledgerCheckHour.updateMany(moved);
+    await tx.ledgerSpeed.updateMany(moved);
     await tx.ledgerFlag.updateMany(moved);
     await tx.balanceSnapshot.updateMany(moved);
     await tx.ledgerSync.updateMany(moved);
@@ -45,7 +46,7 @@ async function archiveSiteLedger(
 }
 
 /**
- * Deletes one account's ledger (its entries, hourly totals, 核对 sums and flags, balance snapshots
+ * Deletes one account's ledger (its entries, hourly totals, 核对 sums, flags and speeds, balance snapshots
  * and sync state), in one transaction; returns how many entries went. A sync under way notices its lease is gone.
  */
 export async function deleteAccountLedger(db: Db, owner: { siteId: number; siteUserId: number }): Promise<number> {
@@ -55,6 +56,7 @@ export async function deleteAccountLedger(db: Db, owner: { siteId: number; siteU
     await tx.ledgerHour.deleteMany({ where });
     await tx.ledgerHourTotal.deleteMany({ where });
     await tx.ledgerCheckHour.deleteMany({ where });
+    await tx.ledgerSpeed.deleteMany({ where });
     await tx.ledgerFlag.deleteMany({ where });
     await tx.balanceSnapshot.deleteMany({ where });
     await tx.ledgerSync.deleteMany({ where });

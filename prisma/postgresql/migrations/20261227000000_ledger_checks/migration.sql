@@ -52,3 +52,15 @@ CREATE TABLE "ledger_check_state" (
 
     CONSTRAINT "ledger_check_state_pkey" PRIMARY KEY ("id")
 );
+
+CREATE TABLE "ledger_speed" (
+    "site_id" INTEGER NOT NULL,
+    "site_user_id" BIGINT NOT NULL,
+    "hour" INTEGER NOT NULL,
+    "model" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "bucket" INTEGER NOT NULL,
+    "count" INTEGER NOT NULL,
+
+    CONSTRAINT "ledger_speed_pkey" PRIMARY KEY ("site_id","site_user_id","hour","model","kind","bucket")
+);

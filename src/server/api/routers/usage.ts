@@ -3,6 +3,7 @@ import { lastBalanceOf, readersOf, usageBalance, usageSummary } from "../../ledg
 import { chargeCheck } from "../../ledger/check-view";
 import { usageCache } from "../../ledger/cache-view";
 import { usageIncome } from "../../ledger/income";
+import { usageSpeed } from "../../ledger/speed-view";
 import { checkinsOf } from "../../actions/records";
 import { ledgerStatus } from "../../ledger/sync";
 import { accountOf } from "../../accounts/overview";
@@ -13,6 +14,7 @@ import {
   usageCacheInput,
   usageCacheSuccess,
   usageIncomeSuccess,
+  usageSpeedSuccess,
   usageSummaryInput,
   usageSummarySuccess,
 } from "../schemas/accounts";
@@ -135,5 +137,24 @@ export const usageRouter = router({
       const checkins = (owners: Parameters<typeof checkinsOf>[1], from: number, to: number) =>
         checkinsOf(ctx.db, owners, from, to);
       return { success: true as const, data: await usageIncome(ctx.db, readers, q, checkins) };
+    }),
+
+  /** How fast each site answers each model: p50 and p90 of total and first-token time. */
+  speed: authedProcedure
+    .meta(
+      rest("GET", "/api/usage/speed", {
+        summary: "各站点各模型的速度",
+        description:
+          "范围内每个站点、每个模型的消费请求的总用时与首字用时的中位数和 90 分位（毫秒），同一站点的多个账户合并计算，" +
+          "同一模型最快的站点标 fastest。总用时来自日志（new-api 的 use_time 为整秒，one-api 的 elapsed_time 与 one-hub 的 request_time 为毫秒），" +
+          "首字用时来自 new-api 的 other.frt 与 one-hub / done-hub 的 metadata.first_response（多为流式请求）。" +
+          "按时间分档计数后插值，精度约为所在档宽度；由后台在日志同步后计入（与核对同一遍）。",
+      }),
+    )
+    .input(accountsRangeInput)
+    .output(usageSpeedSuccess)
+    .query(async ({ ctx, input: q }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
+      return { success: true as const, data: await usageSpeed(ctx.db, readers, q) };
     }),
 });

@@ -4,7 +4,7 @@ import { LOG_TYPES } from "../../gateway/reads";
 import { moneySchema } from "../../gateway/families";
 import { overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
-import { chargeCheckSchema, usageCacheSchema, usageIncomeSchema } from "../../ledger/check-schemas";
+import { chargeCheckSchema, usageCacheSchema, usageIncomeSchema, usageSpeedSchema } from "../../ledger/check-schemas";
 import { logsPageSchema, summarySchema, tokensPageSchema, topupsPageSchema } from "../../site-data/schemas";
 import { choice, flag, nameParam, optionalParam, pageParam, pageSizeParam } from "./params";
 import { closedRange, openRange, rangeShape, tzParam } from "./range";
@@ -107,6 +107,7 @@ export const usageCacheInput = z
 export const usageSummarySuccess = success(usageSummarySchema, "UsageSummarySuccess");
 export const usageCacheSuccess = success(usageCacheSchema, "UsageCacheSuccess");
 export const usageIncomeSuccess = success(usageIncomeSchema, "UsageIncomeSuccess");
+export const usageSpeedSuccess = success(usageSpeedSchema, "UsageSpeedSuccess");
 export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSuccess");
 export const chargeCheckSuccess = success(chargeCheckSchema, "ChargeCheckSuccess");
 
