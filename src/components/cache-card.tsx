@@ -87,7 +87,7 @@ export function CacheCard({ range, tz, accounts }: { range: Range; tz: string; a
       ) : !cache ? (
         <Failed message={answer.message ?? ""} onRetry={() => void query.refetch()} />
       ) : cache.totals.inputTokens === 0 ? (
-        <Empty>{cache.pending ? "新同步的日志正在计入，一分钟内完成" : "这段时间没有消费记录"}</Empty>
+        <Empty>{cache.pending ? "新同步的日志尚未计入，后台一分钟内完成" : "这段时间没有消费记录"}</Empty>
       ) : (
         <>
           <div className="stats">

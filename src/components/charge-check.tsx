@@ -141,7 +141,7 @@ export function ChargeCheck({ range, tz, accounts }: { range: Range; tz: string;
       ) : !report ? (
         <Failed message={answer.message ?? ""} onRetry={() => void query.refetch()} />
       ) : report.totals.entries === 0 ? (
-        <Empty>{report.pending ? "新同步的日志正在核对，一分钟内完成" : "这段时间账本里没有可核对的消费记录"}</Empty>
+        <Empty>{report.pending ? "新同步的日志尚未核对，后台一分钟内完成" : "这段时间账本里没有可核对的消费记录"}</Empty>
       ) : (
         <>
           <div className="stats">
@@ -166,7 +166,7 @@ export function ChargeCheck({ range, tz, accounts }: { range: Range; tz: string;
               note="不符条目的实扣减去较低的应扣"
             />
           </div>
-          {report.pending && <p className="muted">还有新同步的日志正在核对，一分钟内完成。</p>}
+          {report.pending && <p className="muted">还有新同步的日志尚未核对，后台一分钟内完成。</p>}
           {flagged > 0 && (
             <p className="exports-line">
               <a className="button secondary" href={csv} download={`charge-check_${range.from}_${range.to}.csv`}>

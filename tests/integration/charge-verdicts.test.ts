@@ -282,18 +282,25 @@ describe("speed", () => {
     expect(speed.rows.length).toBeGreaterThan(6);
     for (const row of speed.rows) {
       expect(row, `${row.site.name} ${row.model}`).toMatchObject(await expected(row.site.id, row.model));
-      expect(row.totalP90Ms!).toBeGreaterThanOrEqual(row.totalP50Ms!);
+      if (row.totalP50Ms !== null) expect(row.totalP90Ms!).toBeGreaterThanOrEqual(row.totalP50Ms);
     }
     // new-api logs a first-token time (612 ms in the stand-in); one-hub's stand-in none.
     expect(speed.rows.find((r) => r.site.name === "站点甲")!.firstTokenP50Ms).toBeGreaterThan(500);
     expect(speed.rows.find((r) => r.site.name === "站点乙")!.firstTokenP50Ms).toBeNull();
-    // Per model, the faster site of the two is marked.
+    // Per model, the faster site of the two is marked (new-api logs whole seconds: its calls
+    // under half a second have no total time, and a model only one site timed has no fastest).
+    let compared = 0;
     for (const model of new Set(speed.rows.map((r) => r.model))) {
-      const both = speed.rows.filter((r) => r.model === model);
-      expect(both).toHaveLength(2);
+      const both = speed.rows.filter((r) => r.model === model && r.totalP50Ms !== null);
+      if (both.length < 2) {
+        expect(both.every((r) => !r.fastest)).toBe(true);
+        continue;
+      }
       const [fast, slow] = both;
       expect(fast!.totalP50Ms!).toBeLessThanOrEqual(slow!.totalP50Ms!);
       expect([fast!.fastest, slow!.fastest]).toEqual([true, false]);
+      compared++;
     }
+    expect(compared).toBeGreaterThanOrEqual(4);
   });
 });
