@@ -141,7 +141,9 @@ export function ChargeCheck({ range, tz, accounts }: { range: Range; tz: string;
       ) : !report ? (
         <Failed message={answer.message ?? ""} onRetry={() => void query.refetch()} />
       ) : report.totals.entries === 0 ? (
-        <Empty>{report.pending ? "新同步的日志尚未核对，后台一分钟内完成" : "这段时间账本里没有可核对的消费记录"}</Empty>
+        <Empty>
+          {report.pending ? "新同步的日志尚未核对，后台一分钟内完成" : "这段时间账本里没有可核对的消费记录"}
+        </Empty>
       ) : (
         <>
           <div className="stats">
