@@ -19,7 +19,7 @@ import { IncomeCard } from "./income-card";
 import { SpeedCard } from "./speed-card";
 import { useHrefWith } from "./pager";
 import { PRESETS, zone, type Range } from "./usage-range";
-import { balanceSeries, countAxis, dailySeries } from "./usage-series";
+import { balanceSeries, byPeriod, countAxis, dailySeries } from "./usage-series";
 import { SyncStatus } from "./usage-sync";
 import { RangePicker } from "./range-picker";
 import { rangeRefusal } from "@/src/shared/ranges";
@@ -75,16 +75,27 @@ const nowInZone = () => formatLocal(new Date().toISOString()).slice(0, 16);
  * The range's rows that have come, newest first, by the hour or the day, with their total: under a
  * chart, folded.
  */
-function PeriodDetails({ byHour, sums }: { byHour: boolean; sums: { rows: Row[]; totals: Omit<Row, "key"> } }) {
+function PeriodDetails({ unit, sums }: { unit: Unit; sums: { rows: Row[]; totals: Omit<Row, "key"> } }) {
   const now = nowInZone();
   const rows = sums.rows.filter((r) => r.key <= now).reverse();
   return (
     <details className="chart-details">
-      <summary>{byHour ? "每小时明细" : "每日明细"}</summary>
-      <SumsTable rows={rows} label={byHour ? "时间" : "日期"} total={{ key: "", ...sums.totals }} />
+      <summary>{UNITS[unit].details}</summary>
+      <SumsTable rows={rows} label={UNITS[unit].label} total={{ key: "", ...sums.totals }} />
     </details>
   );
 }
+
+type Unit = "hour" | "day" | "week" | "month";
+/** How a chart's periods are named: its title, its folded table and the table's first column. */
+const UNITS: Record<Unit, { title: string; details: string; label: string }> = {
+  hour: { title: "每小时", details: "每小时明细", label: "时间" },
+  day: { title: "每日", details: "每日明细", label: "日期" },
+  week: { title: "每周", details: "每周明细", label: "周（自周一）" },
+  month: { title: "每月", details: "每月明细", label: "月份" },
+};
+/** Ranges longer than this many days may be charted by week or month. */
+const PERIODS_FROM_DAYS = 31;
 
 export default function UsagePanel() {
   const tz = useMemo(zone, []);
@@ -96,6 +107,9 @@ export default function UsagePanel() {
   // A range the service would refuse is said once, here, and nothing is asked.
   const refusal = rangeRefusal(range.from, range.to);
   const ask = { enabled: refusal === null };
+  const [period, setPeriod] = useState<"day" | "week" | "month">("day");
+  const long = !byHour && (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000 + 1 > PERIODS_FROM_DAYS;
+  const unit: Unit = byHour ? "hour" : long ? period : "day";
   const daysQuery = trpc.usage.summary.useQuery({ ...base, groupBy: byHour ? "hour" : "day", split: "model" }, ask);
   const modelsQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "model" }, ask);
   const tokensQuery = trpc.usage.summary.useQuery({ ...base, groupBy: "token" }, ask);
@@ -105,15 +119,20 @@ export default function UsagePanel() {
   const tokenRows = useAnswer(tokensQuery);
   const balance = useAnswer(balanceQuery);
 
+  // The days summed by week or month where the range is long and that is asked.
+  const periods = useMemo(
+    () => (days.data ? { ...days.data, rows: byPeriod(days.data.rows, unit === "hour" ? "day" : unit) } : null),
+    [days.data, unit],
+  );
   const { points: daily, stacked } = useMemo(() => {
     const series = dailySeries(
-      days.data?.rows ?? [],
+      periods?.rows ?? [],
       (models.data?.rows ?? []).map((r) => r.key),
       nowInZone(),
     );
     // An hour's label is its time of day (`05:00`), a day's its month and day.
     return byHour ? { ...series, points: series.points.map((p) => ({ ...p, day: String(p.day).slice(6) })) } : series;
-  }, [days.data, models.data, byHour]);
+  }, [periods, models.data, byHour]);
   const totals = days.data?.totals;
   const balancePoints = useMemo(() => balanceSeries(balance.data?.accounts ?? []), [balance.data]);
   const unmatchedDays = useMemo(
@@ -182,7 +201,18 @@ export default function UsagePanel() {
       {!refusal && (
         <>
           <section className="card" aria-labelledby="daily-title">
-            <h2 id="daily-title">{byHour ? "每小时消费（按模型）" : "每日消费（按模型）"}</h2>
+            <div className="card-head">
+              <h2 id="daily-title">{UNITS[unit].title}消费（按模型）</h2>
+              {long && (
+                <div className="segmented" role="group" aria-label="时间粒度">
+                  {(["day", "week", "month"] as const).map((p) => (
+                    <button key={p} type="button" aria-pressed={period === p} onClick={() => setPeriod(p)}>
+                      {p === "day" ? "按天" : p === "week" ? "按周" : "按月"}
+                    </button>
+                  ))}
+                </div>
+              )}
+            </div>
             {days.loading ? (
               <p className="state">正在读取账本…</p>
             ) : !days.data ? (
@@ -211,7 +241,7 @@ export default function UsagePanel() {
                     ))}
                   </BarChart>
                 </Chart>
-                <PeriodDetails byHour={byHour} sums={days.data} />
+                <PeriodDetails unit={unit} sums={periods ?? days.data} />
               </>
             )}
           </section>
@@ -301,7 +331,7 @@ export default function UsagePanel() {
                     ))}
                   </LineChart>
                 </Chart>
-                <PeriodDetails byHour={byHour} sums={days.data} />
+                <PeriodDetails unit={unit} sums={periods ?? days.data} />
               </>
             )}
             {days.data && days.data.totals.requests === 0 && <Empty>没有请求记录</Empty>}

@@ -21,9 +21,11 @@ type DayRow = {
 export function dailySeries(days: DayRow[], topModels: string[], now = "9999") {
   const top = topModels.slice(0, TOP_MODELS);
   const points = days.map((r) => {
-    if (r.key > now) return { day: r.key.slice(5) };
+    // A day or week by its month and day, a month as it is (`2026-11`).
+    const day = r.key.length === 7 ? r.key : r.key.slice(5);
+    if (r.key > now) return { day };
     const point: Record<string, number | string> = {
-      day: r.key.slice(5),
+      day,
       requests: r.requests,
       promptTokens: r.promptTokens,
       completionTokens: r.completionTokens,
@@ -69,4 +71,30 @@ export function countAxis(max: number): (v: number) => string {
     unit && v !== 0
       ? `${(v / unit.size).toLocaleString("en-US", { maximumFractionDigits: 2 })}${unit.sign}`
       : v.toLocaleString("en-US");
+}
+
+/** A range's days summed by week (keyed by its Monday) or by month (keyed `YYYY-MM`), in order. */
+export function byPeriod<T extends DayRow & { usd: number }>(
+  days: T[],
+  period: "day" | "week" | "month",
+): Array<DayRow & { usd: number }> {
+  if (period === "day") return days;
+  const out = new Map<string, DayRow & { usd: number }>();
+  for (const d of days) {
+    const date = new Date(`${d.key}T00:00:00Z`);
+    const key =
+      period === "month"
+        ? d.key.slice(0, 7)
+        : new Date(date.getTime() - ((date.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+    const row = out.get(key) ?? { key, requests: 0, promptTokens: 0, completionTokens: 0, usd: 0, split: {} };
+    row.requests += d.requests;
+    row.promptTokens += d.promptTokens;
+    row.completionTokens += d.completionTokens;
+    row.usd = round6(row.usd + d.usd);
+    for (const [model, spent] of Object.entries(d.split ?? {})) {
+      row.split![model] = round6((row.split![model] ?? 0) + spent);
+    }
+    out.set(key, row);
+  }
+  return [...out.values()];
 }

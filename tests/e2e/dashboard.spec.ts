@@ -622,6 +622,28 @@ test("用量分析 charts the ledger synced at sign-in, loads its chart library 
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
   expect(overflow).toBe(false);
   await shot(page, "21-usage-phone");
+
+  // A range over a month may be charted by week or by month; the folded table follows.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const upTo = await page.evaluate(() => new Date().toLocaleDateString("sv-SE"));
+  const since = await page.evaluate(() => new Date(Date.now() - 60 * 86_400_000).toLocaleDateString("sv-SE"));
+  await page.goto(`${URL_}/?tab=usage&from=${since}&to=${upTo}`);
+  const grain = page.getByRole("group", { name: "时间粒度" });
+  await expect(grain.getByRole("button", { name: "按天" })).toHaveAttribute("aria-pressed", "true");
+  await grain.getByRole("button", { name: "按月" }).click();
+  const monthly = page.getByRole("region", { name: "每月消费（按模型）" });
+  await expect(monthly.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await monthly.getByText("每月明细").click();
+  const months = await monthly.locator("tbody tr td:first-child").allTextContents();
+  expect(months.length).toBeGreaterThanOrEqual(1);
+  for (const m of months) expect(m).toMatch(/^\d{4}-\d{2}$/);
+  await expect(monthly.locator("tfoot th").last()).toHaveText(
+    (await page.getByRole("region", { name: "用量分析", exact: true }).locator(".stat-value").first().textContent()) ??
+      "",
+  );
+  await grain.getByRole("button", { name: "按周" }).click();
+  await expect(page.getByRole("heading", { name: "每周消费（按模型）" })).toBeVisible();
+  await shot(page, "21-usage-by-week");
 });
 
 test("使用日志 from the ledger: a part of a model name in any case, the range's totals, an entry's detail, a card per entry on a phone", async ({

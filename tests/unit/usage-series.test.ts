@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOP_MODELS, balanceSeries, countAxis, dailySeries } from "../../src/components/usage-series";
+import { TOP_MODELS, balanceSeries, byPeriod, countAxis, dailySeries } from "../../src/components/usage-series";
 import { browserZone, day, fromZone, inZone, PRESETS, setPageZone, zone } from "../../src/components/usage-range";
 
 describe("the series of 用量分析", () => {
@@ -83,5 +83,38 @@ describe("the page's zone", () => {
       setPageZone(null);
       delete window.window;
     }
+  });
+});
+
+describe("byPeriod", () => {
+  const row = (key: string, usd: number, split: Record<string, number> = {}) => ({
+    key,
+    requests: 2,
+    promptTokens: 10,
+    completionTokens: 5,
+    usd,
+    split,
+  });
+  const days = [
+    row("2026-11-29", 1, { a: 1 }), // a Sunday: the week from Monday 11-23
+    row("2026-11-30", 2, { a: 1.5, b: 0.5 }), // a Monday: a new week, and the last day of November
+    row("2026-12-01", 4, { b: 4 }),
+  ];
+
+  it("sums the days of each week under its Monday, and of each month under the month", () => {
+    expect(byPeriod(days, "week").map((r) => [r.key, r.requests, r.usd, r.split])).toEqual([
+      ["2026-11-23", 2, 1, { a: 1 }],
+      ["2026-11-30", 4, 6, { a: 1.5, b: 4.5 }],
+    ]);
+    expect(byPeriod(days, "month").map((r) => [r.key, r.promptTokens, r.usd])).toEqual([
+      ["2026-11", 20, 3],
+      ["2026-12", 10, 4],
+    ]);
+    expect(byPeriod(days, "day")).toBe(days);
+  });
+
+  it("labels a month as it is and a week by its Monday's month and day", () => {
+    expect(dailySeries(byPeriod(days, "month"), ["a", "b"]).points.map((p) => p.day)).toEqual(["2026-11", "2026-12"]);
+    expect(dailySeries(byPeriod(days, "week"), ["a", "b"]).points.map((p) => p.day)).toEqual(["11-23", "11-30"]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * 核对's verifying pass (docs/design.md 27): every consume entry the ledger keeps is checked once,
  * in batches after it is stored (never on a read), against its own logged ratios and against the
- * site's published list for its group at its time. The verdicts are summed per account, hour and
- * model (ledger_check_hours) and the entries that differ are kept (ledger_flags), so 核对 reads
+ * site's published list for its group at its time. The verdicts are summed per account, hour,
+ * model and token with the entries' cache figures (ledger_check_hours), their times counted per
+ * bucket (ledger_speed), and the entries that differ kept (ledger_flags): 核对, 缓存 and 速度 read
  * sums however long the ledger grows.
  *
  * The pass walks the entries by id. On PostgreSQL ids are handed out before their transactions
