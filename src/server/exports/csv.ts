@@ -37,18 +37,13 @@ export const CSV_HEADER = [
 /** A consume entry's cache tokens, as its log's detail gives them ("" for other entries). */
 function cacheCells(e: EntryRow): [number | string, number | string] {
   if (e.type !== "consume") return ["", ""];
-  let detail: Record<string, string | number | boolean> = {};
-  try {
-    if (e.detail) detail = JSON.parse(e.detail) as typeof detail;
-  } catch {
-    detail = {};
-  }
-  const c = cacheFigures({ ...e, detail });
+  const c = cacheFigures({ ...e, detail: detailOf(e.detail) });
   return c ? [c.read, c.write] : ["", ""];
 }
 
 import { csvRecord, neutralize } from "../core/csv";
 import { cacheFigures } from "../gateway/cache-figures";
+import { detailOf } from "../ledger/log-view";
 
 export type CsvQuery = {
   /** Calendar days in tz (the file's name). */

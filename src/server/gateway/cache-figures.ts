@@ -12,16 +12,9 @@
  *   at its `_ratio` (the families' defaults where absent), all inside `prompt_tokens`.
  * - one-api logs none: its entries have input only.
  */
-import type { CheckedEntry } from "./charge-check";
+import { num, tokens, type CheckedEntry } from "./charge-check";
 
 export type CacheFigures = { input: number; read: number; write: number; saved: number; cost: number };
-
-const num = (d: CheckedEntry["detail"], k: string): number | null => {
-  const v = d[k];
-  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-  return Number.isFinite(n) ? n : null;
-};
-const tokens = (d: CheckedEntry["detail"], k: string) => Math.max(0, Math.trunc(num(d, k) ?? 0));
 
 const HUB_READ: Record<string, number> = { cached_tokens: 1, cached_read_tokens: 0.1 };
 const HUB_WRITE: Record<string, number> = {

@@ -28,12 +28,14 @@ export const CHECK_DETAIL_MAX = 48;
 
 // ── reading the detail ─────────────────────────────────────────────────────────────────────────
 
-const num = (d: Detail, k: string): number | null => {
+/** A number the detail holds under `k` (sites send some as text); null when it holds none. */
+export const num = (d: Detail, k: string): number | null => {
   const v = d[k];
   const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
   return Number.isFinite(n) ? n : null;
 };
-const tokens = (d: Detail, k: string) => Math.max(0, Math.trunc(num(d, k) ?? 0));
+/** A token count the detail holds under `k`: a whole number, 0 when none. */
+export const tokens = (d: Detail, k: string) => Math.max(0, Math.trunc(num(d, k) ?? 0));
 
 const UNKNOWN = {
   ratios: "日志没有记录倍率，无法核对",

@@ -6,7 +6,7 @@
  * gives none of them.
  */
 import { formatUsd } from "../../shared/money";
-import { checkCharge, type ChargeCheck, type CheckedEntry } from "./charge-check";
+import { checkCharge, num, type ChargeCheck, type CheckedEntry } from "./charge-check";
 
 /** A model's listed price at group ratio 1: USD per 1M input and output tokens, or per call. */
 export type ListFigures = { inputPerM: number | null; outputPerM: number | null; perCall: number | null };
@@ -24,12 +24,6 @@ const TOLERANCE = 1e-6;
 const same = (a: number, b: number) => Math.abs(a - b) <= TOLERANCE * Math.max(Math.abs(a), Math.abs(b), 1e-9);
 /** A ratio from the list's USD, without the float noise of the division. */
 const clean = (x: number) => Number(x.toPrecision(12));
-
-const num = (d: CheckedEntry["detail"], k: string): number | null => {
-  const v = d[k];
-  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-  return Number.isFinite(n) ? n : null;
-};
 
 /** The group an entry was billed in, where its log says it (done-hub's fallback group first). */
 export function loggedGroup(detail: CheckedEntry["detail"]): string | null {

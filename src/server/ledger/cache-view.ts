@@ -9,6 +9,7 @@ import { round6, usdOfQuota } from "../../shared/money";
 import type { Reader } from "./analytics";
 import { boundOf } from "./owner";
 import { progressBehind } from "./check";
+import { accountName } from "./check-view";
 import type { UsageCache } from "./check-schemas";
 
 export type CacheQuery = { from: string; to: string; tz: string; groupBy: UsageCache["groupBy"] };
@@ -59,7 +60,7 @@ export async function usageCache(db: Db, readers: Reader[], q: CacheQuery): Prom
       q.groupBy === "day"
         ? dayIn(q.tz, Number(row.hour) * 1000)
         : q.groupBy === "account"
-          ? (r.alias ?? (r.username || String(r.userId)))
+          ? accountName(r)
           : String(row[column as string]);
     // A zone off the whole hour puts the range's first hour partly on the day before: left out.
     if (q.groupBy === "day" && !keys.has(key)) continue;

@@ -11,6 +11,7 @@ import type { Reader } from "./analytics";
 import { boundOf } from "./owner";
 import type { ChargeCheckReport, FlaggedEntry, VerdictSums } from "./check-schemas";
 import { progressBehind } from "./check";
+import { detailOf } from "./log-view";
 
 export type CheckQuery = { from: string; to: string; tz: string };
 
@@ -29,7 +30,7 @@ const ownersWhere = (readers: Reader[], column: "hour" | "at", from: number, to:
   })),
 });
 
-const accountName = (r: Reader) => r.alias ?? (r.username || String(r.userId));
+export const accountName = (r: Reader) => r.alias ?? (r.username || String(r.userId));
 
 type Raw = {
   entries: number;
@@ -77,14 +78,6 @@ const addUsd = (a: VerdictSums, b: VerdictSums): VerdictSums => ({
   listDiffers: a.listDiffers + b.listDiffers,
   overUsd: round6(a.overUsd + b.overUsd),
 });
-
-const parseDetail = (text: string): FlaggedEntry["detail"] => {
-  try {
-    return text ? (JSON.parse(text) as FlaggedEntry["detail"]) : {};
-  } catch {
-    return {};
-  }
-};
 
 /** What a flag's row gives (FlagRow). */
 export const flagSelect = {
@@ -144,7 +137,7 @@ export async function flaggedEntries(db: Db, readers: Reader[], flags: FlagRow[]
         listExpectedUsd: usd(f.listExpected),
         overUsd: usd(f.over) ?? 0,
         note: f.note,
-        detail: parseDetail(e?.detail ?? ""),
+        detail: detailOf(e?.detail ?? ""),
       },
     ];
   });

@@ -17,6 +17,7 @@ import { listCharge, loggedGroup, LIST_UNKNOWN, type ListFigures } from "../gate
 import { cacheFigures } from "../gateway/cache-figures";
 import { bucketOf, firstTokenMs } from "../gateway/speed";
 import { addUp } from "./check-sql";
+import { detailOf } from "./log-view";
 import type { Db } from "../db/client";
 import { driverOf } from "../db/driver";
 import type { Owner } from "./owner";
@@ -99,19 +100,13 @@ type Row = {
 };
 
 function checkedOf(r: Row): CheckedEntry {
-  let detail: CheckedEntry["detail"] = {};
-  try {
-    if (r.detail) detail = JSON.parse(r.detail) as CheckedEntry["detail"];
-  } catch {
-    detail = {};
-  }
   return {
     type: r.type,
     quota: Number(r.quota),
     promptTokens: Number(r.promptTokens),
     completionTokens: Number(r.completionTokens),
     content: r.content,
-    detail,
+    detail: detailOf(r.detail),
   };
 }
 

@@ -67,7 +67,8 @@ const withCheck = (item: Omit<LogItem, "check">, quotaPerUnit: number): LogItem 
   check: checkCharge(item, quotaPerUnit),
 });
 
-function detailOf(text: string): LogDetail {
+/** An entry's kept detail (a JSON object's text, "" for none) as an object; {} for anything else. */
+export function detailOf(text: string): LogDetail {
   if (!text) return {};
   try {
     const parsed: unknown = JSON.parse(text);
