@@ -6,6 +6,7 @@ import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client
 import { env } from "../core/env";
 import { logError } from "../core/log";
 import { driverOf, postgresPool, sqliteDriver, withDriver, type Db } from "./driver";
+import { mendedPgAdapter } from "./pg-adapter";
 import { mendedSqliteAdapter } from "./sqlite-adapter";
 
 export type { Db };
@@ -27,7 +28,9 @@ export function createDb(url: string, poolSize = env().DB_POOL_SIZE): Db {
     const pool = postgresPool(url, poolSize, DB_TIMEOUT_MS);
     // A restarting server drops idle connections; the pool replaces them, the process lives on.
     pool.on("error", (error) => logError("db.pool", error));
-    const client = new PgPrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }) as unknown as Db;
+    const client = new PgPrismaClient({
+      adapter: mendedPgAdapter(new PrismaPg(pool, { disposeExternalPool: true })),
+    }) as unknown as Db;
     return withDriver(client, { kind: "postgres", pool });
   }
   const file = sqlitePath(url);

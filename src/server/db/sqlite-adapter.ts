@@ -6,6 +6,7 @@
  * failed COMMIT rolls the connection back and lets go of the lock, and the error goes on up.
  */
 import type { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { mendTransactions } from "./adapter-mend";
 import { noteCommit } from "./store-writes";
 
 type Query = { sql: string };
@@ -50,13 +51,5 @@ function mend(tx: Tx, connection: Connection): Tx {
 }
 
 export function mendedSqliteAdapter(factory: PrismaBetterSQLite3): PrismaBetterSQLite3 {
-  const connect = factory.connect.bind(factory);
-  factory.connect = async () => {
-    const adapter = await connect();
-    const mended = adapter as unknown as Adapter;
-    const start = mended.startTransaction.bind(mended);
-    mended.startTransaction = async (level) => mend(await start(level), mended.client);
-    return adapter;
-  };
-  return factory;
+  return mendTransactions(factory, (tx: Tx, adapter: Adapter) => mend(tx, adapter.client));
 }

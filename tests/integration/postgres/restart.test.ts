@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newApiUser, startGateway, type RunningGateway } from "../../../src/demo/gateway";
 import { demoHistory } from "../../../src/demo/history";
 import { closeDb, createDb, type Db } from "../../../src/server/db/client";
+import { driverOf } from "../../../src/server/db/driver";
 import { migratePostgres } from "../../../src/server/db/migrate";
 import { siteRegistry } from "../../../src/server/sites/registry";
 import { ALICE, startLegacyGateway } from "../../support/gateway";
@@ -153,4 +154,46 @@ describe("a PostgreSQL outage in the middle of a backfill", () => {
       await slow.close();
     }
   }, 180_000);
+});
+
+describe("a PostgreSQL outage in the middle of transactions", () => {
+  it("gives each one's connection back to the pool: the pool serves again once the database is back", async () => {
+    // A pool of two: two connections kept by transactions the outage cut would be all of them.
+    const small = createDb(pgServer.url, 2);
+    const driver = driverOf(small);
+    if (driver.kind !== "postgres") throw new Error("a PostgreSQL store was expected");
+    const inUse = () => driver.pool.totalCount - driver.pool.idleCount;
+    try {
+      // The server goes while a statement inside runs: the rollback fails too.
+      const cut = small.$transaction(async (tx) => {
+        await tx.$queryRawUnsafe("SELECT 1");
+        pgServer.stop();
+        await tx.$queryRawUnsafe("SELECT 2");
+      });
+      await expect(cut).rejects.toThrow();
+      pgServer.start();
+      // The server goes between the last statement and the commit: the commit fails.
+      const uncommitted = small.$transaction(async (tx) => {
+        await tx.$queryRawUnsafe("SELECT 1");
+        pgServer.stop();
+      });
+      await expect(uncommitted).rejects.toThrow();
+      pgServer.start();
+
+      expect(inUse()).toBe(0);
+      for (let i = 0; i < 3; i++) {
+        await small.$transaction(async (tx) => tx.$queryRawUnsafe("SELECT 1"));
+        await small.ledgerSync.count();
+      }
+    } finally {
+      // Back up for the tests after, whatever failed above.
+      try {
+        pgServer.start();
+      } catch {
+        // already running
+      }
+    }
+    expect(inUse()).toBe(0);
+    await closeDb(small);
+  }, 90_000);
 });
