@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,6 +39,13 @@ export async function startApp(env: Record<string, string>): Promise<RunningApp>
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
   const port = await freePort();
+  // Every server's output goes straight to a file of its own, also kept for the log scan that ends
+  // `npm test` (scripts/scan-logs.ts). A pipe to this process would make the server wait on its
+  // own log lines (writes to a pipe are synchronous on Linux) whenever this process is busy, as
+  // under a load it drives itself.
+  mkdirSync(LOG_DIR, { recursive: true });
+  const logPath = path.join(LOG_DIR, `server-${port}-${Date.now()}.log`);
+  const log = openSync(logPath, "a");
   const child: ChildProcess = spawn(
     process.execPath,
     // The server exactly as `npm start` runs it (one process: pid, signals and RSS are the server's).
@@ -54,27 +61,18 @@ export async function startApp(env: Record<string, string>): Promise<RunningApp>
         LOG_LEVEL: "info",
         ...env,
       },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", log, log],
     },
   );
-  // Every server's output is also kept for the log scan that ends `npm test` (scripts/scan-logs.ts).
-  mkdirSync(LOG_DIR, { recursive: true });
-  const logFile = createWriteStream(path.join(LOG_DIR, `server-${port}-${Date.now()}.log`));
-  let output = "";
-  const collect = (d: Buffer) => {
-    output += d.toString();
-    logFile.write(d);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  child.once("exit", () => logFile.end());
+  closeSync(log);
+  const output = () => readFileSync(logPath, "utf8");
   const kill = () => child.kill("SIGKILL");
   process.once("exit", kill);
 
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output()}`);
     try {
       const res = await fetch(`${url}/api/auth/me`);
       await res.arrayBuffer();
@@ -82,7 +80,7 @@ export async function startApp(env: Record<string, string>): Promise<RunningApp>
     } catch {
       if (Date.now() > deadline) {
         kill();
-        throw new Error(`server did not start:\n${output}`);
+        throw new Error(`server did not start:\n${output()}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -97,7 +95,7 @@ export async function startApp(env: Record<string, string>): Promise<RunningApp>
   return {
     url,
     pid: child.pid ?? 0,
-    output: () => output,
+    output,
     stop: () => signal("SIGTERM"),
     kill: () => signal("SIGKILL"),
   };
