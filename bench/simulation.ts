@@ -6,10 +6,12 @@
  * then two production instances on the defaults (a 10-minute interval, the site budget 60 a
  * minute) for SIM_MINUTES (30): accounts synced a minute (per instance: the two together ÷ 2),
  * how long one round of every account takes at that pace, each instance's RSS over the run, the
- * p99 of `me` while they work against the same store with no runner, and every site's busiest
- * 60 s against its budget.
+ * p99 of `me` while they work against the same store before any runner and, in the same minutes,
+ * on a third instance with no ledger runner (the machine's share told apart from the instance's
+ * own syncs), each process's share of the CPU, and every site's busiest 60 s against its budget.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { load, median, rssMb, withPostgres } from "./common";
@@ -35,7 +37,11 @@ export type SimulationFigures = {
   /** What each instance's last full garbage collection left in use, MB (its /api/ready). */
   live: Array<{ minute: number; a: number; b: number }>;
   idleP99: number[];
+  /** `me` p99, each minute, on an instance with no ledger runner while both runners work. */
+  controlP99: number[];
   busyP99: number[];
+  /** Each process's CPU over each minute, % of one core. */
+  cpu: Array<{ minute: number; a: number; b: number; control: number; sites: number; postgres: number }>;
   busiest: number;
   sitesAsked: number;
 };
@@ -45,6 +51,7 @@ type Generator = {
   token: string;
   report: () => Promise<{ busiest: number; sitesAsked: number }>;
   stop: () => void;
+  pid: number;
 };
 
 function startGenerator(): Promise<Generator> {
@@ -66,6 +73,7 @@ function startGenerator(): Promise<Generator> {
           return JSON.parse(await answer) as { busiest: number; sitesAsked: number };
         },
         stop: () => child.stdin.end(),
+        pid: child.pid ?? 0,
       });
     });
   });
@@ -132,6 +140,29 @@ async function synced(store: TempDb): Promise<number> {
   });
 }
 
+/** The CPU seconds the processes used so far (user and system, from /proc). */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+    } catch {
+      // The process ended (a PostgreSQL backend whose connection closed).
+    }
+  }
+  return ticks / 100;
+}
+
+/** PostgreSQL's processes: its server and a backend per connection. */
+function postgresPids(): number[] {
+  try {
+    return execFileSync("pgrep", ["-x", "postgres"], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 export async function benchSimulation(): Promise<SimulationFigures> {
   const gen = await startGenerator();
   const store = await tempPostgres();
@@ -143,6 +174,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     const env = { DATABASE_URL: store.url, DATA_DIR: store.dir, SESSION_PASSWORD };
     // Idle: the same store, no runner.
     const idle = await startApp({ ...env, LEDGER_SYNC_MINUTES: "0" });
+    apps.push(idle);
     const person = await signInOverHttp(idle.url, { siteId: 1, userId: 1, accessToken: gen.token });
     await sealSessions(store);
     const me = (app: RunningApp) => `${app.url}/api/auth/me`;
@@ -150,26 +182,54 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     await load(me(idle), auth);
     const idleP99: number[] = [];
     for (let i = 0; i < 3; i++) idleP99.push((await load(me(idle), auth)).p99);
-    await idle.stop();
 
-    const [a, b] = [await startApp(env), await startApp(env)];
-    apps.push(a, b);
+    // Two instances with the runner; the one of the idle rounds stays, with no ledger runner, as
+    // the control: its `me` in the same minutes is what the machine (the other processes on its
+    // two cores) costs a live read, apart from what an instance's own syncs cost it.
+    const b = await startApp(env);
+    apps.push(b);
+    const a = await startApp(env);
+    apps.unshift(a);
     const syncedPerMinute: number[] = [];
     const rss: SimulationFigures["rss"] = [];
     const live: SimulationFigures["live"] = [];
+    const cpu: SimulationFigures["cpu"] = [];
     const busyP99: number[] = [];
+    const controlP99: number[] = [];
+    const seconds = () => ({
+      a: cpuSeconds([a.pid]),
+      b: cpuSeconds([b.pid]),
+      control: cpuSeconds([idle.pid]),
+      sites: cpuSeconds([gen.pid]),
+      postgres: cpuSeconds(postgresPids()),
+      at: Date.now(),
+    });
     let before = await synced(store);
+    let was = seconds();
     t = Date.now();
     for (let minute = 1; minute <= MINUTES; minute++) {
       busyP99.push((await load(me(a), auth)).p99);
+      controlP99.push((await load(me(idle), auth)).p99);
       await new Promise((r) => setTimeout(r, Math.max(0, t + minute * 60_000 - Date.now())));
       const now = await synced(store);
       syncedPerMinute.push(now - before);
       before = now;
+      const is = seconds();
+      const share = (k: Exclude<keyof typeof is, "at">) =>
+        Math.round((100 * (is[k] - was[k])) / ((is.at - was.at) / 1000));
+      cpu.push({
+        minute,
+        a: share("a"),
+        b: share("b"),
+        control: share("control"),
+        sites: share("sites"),
+        postgres: share("postgres"),
+      });
+      was = is;
       rss.push({ minute, a: rssMb(a.pid), b: rssMb(b.pid) });
       live.push({ minute, a: await liveHeapMb(a), b: await liveHeapMb(b) });
       console.error(
-        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB`,
+        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms, CPU % ${JSON.stringify(cpu.at(-1))}`,
       );
     }
     const { busiest, sitesAsked } = await gen.report();
@@ -183,7 +243,9 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       rss,
       live,
       idleP99,
+      controlP99,
       busyP99,
+      cpu,
       busiest,
       sitesAsked,
     };
@@ -208,6 +270,9 @@ export function simulationLines(r: SimulationFigures): string[] {
   const steady = r.syncedPerMinute.slice(Math.min(2, r.syncedPerMinute.length - 1));
   const perMinute = median(steady);
   const ratio = median(r.busyP99) / Math.max(1, median(r.idleP99));
+  const own = median(r.busyP99) / Math.max(1, median(r.controlP99));
+  const cpuOf = (k: "a" | "b" | "control" | "sites" | "postgres") =>
+    median(r.cpu.slice(Math.min(2, r.cpu.length - 1)).map((c) => c[k]));
   const first = r.rss[Math.min(2, r.rss.length - 1)];
   const last = r.rss.at(-1);
   const firstLive = r.live[Math.min(2, r.live.length - 1)];
@@ -223,6 +288,8 @@ export function simulationLines(r: SimulationFigures): string[] {
     `| RSS of each instance: minute ${first?.minute} → last | flat | ${ok(!!first && !!last && last.a - first.a < 30 && last.b - first.b < 30)} ${first?.a} → ${last?.a} MB, ${first?.b} → ${last?.b} MB |`,
     `| heap left in use by a full collection, each instance: minute ${firstLive?.minute} → last | flat | ${ok(!!firstLive && !!lastLive && lastLive.a - firstLive.a < 15 && lastLive.b - firstLive.b < 15)} ${firstLive?.a} → ${lastLive?.a} MB, ${firstLive?.b} → ${lastLive?.b} MB (minute by minute: ${r.live.map((l) => `${l.a}/${l.b}`).join(" ")}) |`,
     `| \`me\` p99 while they work ÷ the store with no runner | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${median(r.busyP99)} / ${median(r.idleP99)} ms) |`,
+    `| \`me\` p99 while they work ÷ the same minutes on an instance with no ledger runner | ≤ 1.2 | ${ok(own <= 1.2)} ${own.toFixed(2)} (${median(r.busyP99)} / ${median(r.controlP99)} ms) |`,
+    `| CPU, % of one core (median minute after the first two): A, B, no-runner instance, sites, PostgreSQL | report | ${cpuOf("a")}, ${cpuOf("b")}, ${cpuOf("control")}, ${cpuOf("sites")}, ${cpuOf("postgres")} |`,
     `| busiest 60 s at any site (budget ${BUDGET}) | ≤ ${BUDGET} | ${ok(r.busiest <= BUDGET)} ${r.busiest} (${r.sitesAsked.toLocaleString("en-US")} sites asked) |`,
   ];
 }
