@@ -49,6 +49,8 @@ export default defineConfig({
                   "tests/integration/usage-analytics.test.ts",
                   "tests/integration/charge-verdicts.test.ts",
                   "tests/integration/income.test.ts",
+                  "tests/integration/plans.test.ts",
+                  "tests/integration/trends.test.ts",
                   "tests/integration/usage-log.test.ts",
                   "tests/integration/actions.test.ts",
                   "tests/integration/exports.test.ts",

@@ -87,6 +87,9 @@ const HUB_PRICES_BEFORE: Array<{ daysAgo: number; factor: Record<string, number>
   { daysAgo: 20, factor: { "claude-sonnet-4": 0.8, "gpt-4o": 1, "deepseek-chat": 0.9 } },
 ];
 
+/** The new-api site's plan: $0.20 a day for 30 days, reset at midnight, bought by the team account. */
+const DEMO_PLAN = { id: 1, planId: 1, title: "团队日卡", daysAgo: 10, days: 30, dailyUsd: 0.2, price: 4.9 };
+
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 // This process's own work (the demo sites, the accounts saved) logs only errors; the server keeps
 // the level asked for, its lines going to its log file.
@@ -115,6 +118,18 @@ const gateways = await Promise.all(
       // Prices differ between the sites: the one-hub is cheaper for Claude, dearer for GPT-4o.
       pricing: demo.family === "one-hub" ? demoPricing("one-hub", HUB_PRICES_NOW) : demoPricing("new-api"),
       failureStatus: demo.family === "new-api" ? 401 : 200,
+      plans:
+        demo.family === "new-api"
+          ? [
+              {
+                id: DEMO_PLAN.planId,
+                title: DEMO_PLAN.title,
+                price: DEMO_PLAN.price,
+                total: 100_000,
+                resetPeriod: "daily" as const,
+              },
+            ]
+          : [],
       users: demo.users.map((u) => {
         const history = demoHistory({
           seed: u.seed,
@@ -122,6 +137,8 @@ const gateways = await Promise.all(
           callsPerDay: u.id === 1 ? 160 : 60,
           // The main account's site once charged $1.50 its log never showed: 对账 marks that day.
           ...(demo.family === "new-api" && u.id === 1 ? { unlogged: { daysAgo: 4, usd: 1.5 } } : {}),
+          // The team account bought the site's daily plan ten days ago: 套餐 shows it.
+          ...(demo.family === "new-api" && u.id === 2 ? { plan: DEMO_PLAN } : {}),
         });
         histories.set(`${demo.port}:${u.id}`, history);
         return {
@@ -138,6 +155,7 @@ const gateways = await Promise.all(
           models: [...MODELS.map((m) => m.name), ...(demo.family === "new-api" && u.id === 1 ? ["dall-e-3"] : [])],
           tokens: history.tokens,
           topups: history.topups,
+          subscriptions: history.subscription ? [history.subscription] : [],
         };
       }),
     }),

@@ -11,6 +11,7 @@ import { Empty, Failed, Loading, Stat } from "./site-data";
 import { zone } from "./usage-range";
 import { Reauthorize } from "./workspace-accounts";
 import { useQueryState } from "./pager";
+import { Sparkline } from "./sparkline";
 
 type Listed = RouterOutputs["account"]["list"]["accounts"][number];
 
@@ -95,6 +96,9 @@ export function AccountsOverview() {
     ),
   );
   const switchTo = trpc.account.switch.useMutation();
+  // Each account's balance over the last 30 days and today's income, from the ledger.
+  const trends = trpc.usage.trends.useQuery({ accounts: "all", tz }, { enabled: list.isSuccess });
+  const trendOf = new Map((trends.data?.data.accounts ?? []).map((t) => [`${t.siteId}:${t.userId}`, t]));
 
   async function refresh() {
     setRefreshing(true);
@@ -224,7 +228,20 @@ export function AccountsOverview() {
             (syncing.length > 0 ? `；${syncing.length} 个首次同步中的账户同步后计入` : "")
           }
         />
+        {trends.data && (
+          <Stat
+            label="今日收入"
+            value={formatUsd(trends.data.data.totals.incomeTodayUsd)}
+            note="充值、兑换码、签到等奖励和退款，按各账户的用量账本"
+          />
+        )}
       </section>
+      {trends.data && trends.data.data.days.length > 1 && (
+        <div className="total-trend">
+          <span className="muted">总余额 · 近 {trends.data.data.days.length} 天</span>
+          <Sparkline values={trends.data.data.totals.balancesUsd} label="总余额走势" width={560} height={56} />
+        </div>
+      )}
 
       {accounts.length === 0 ? (
         <Empty>{everyAccount.length > 0 ? "没有符合条件的账户" : "本浏览器还没有账户"}</Empty>
@@ -232,7 +249,13 @@ export function AccountsOverview() {
         <ul className="account-rows" aria-label="账户">
           {sorted.map(({ account: a, row }) => {
             const s = row?.summary;
-            const low = row?.daysLeft !== null && row?.daysLeft !== undefined && row.daysLeft < 3;
+            const trend = a.site ? trendOf.get(`${a.site.id}:${a.userId}`) : undefined;
+            // A plan pays part of it: the days wallet and plans last together (the last 7 days' pace).
+            const daysLeft = trend?.planDaysLeft ?? row?.daysLeft ?? null;
+            const low = daysLeft !== null && daysLeft < 3;
+            const pace = trend?.planDaysLeft != null ? "按近 7 天的消费速度，钱包与套餐" : "按今日的消费速度，余额";
+            // The balance over the last 30 days, under the balance.
+            const line = trend ? <Sparkline values={trend.balancesUsd} label="近 30 天余额" /> : null;
             return (
               <li key={a.key} className={a.active ? "current" : undefined}>
                 <button type="button" className="account-row" disabled={opening !== null} onClick={() => void open(a)}>
@@ -251,6 +274,9 @@ export function AccountsOverview() {
                     </span>
                     {a.saved?.sync && <SyncLine sync={a.saved.sync} />}
                     {a.saved?.autoCheckin && <AutoCheckinLine checkin={a.saved.checkin} />}
+                    {trend && trend.incomeTodayUsd > 0 && (
+                      <span className="muted sync-line">今日收入 {formatUsd(trend.incomeTodayUsd)}</span>
+                    )}
                     {a.saved?.alerts?.[0] && (
                       <span className="sync-line failed-text">
                         ⚠ 提醒：{a.saved.alerts[0].message}
@@ -265,6 +291,7 @@ export function AccountsOverview() {
                       <span className="figure">
                         <span className="muted">余额</span>
                         <span>{formatUsd(row.lastKnown.balance.usd)}</span>
+                        {line}
                       </span>
                       <span
                         className={`row-state tag tag-${row.state === "refused" ? "failed" : row.state === "syncing" ? "pending" : "disabled"}`}
@@ -289,15 +316,13 @@ export function AccountsOverview() {
                         <span>
                           {formatMoney(s.balance.quota, s.money)}
                           {low ? (
-                            <span
-                              className="warn"
-                              title={`按今日的消费速度，余额约 ${row.daysLeft?.toFixed(1)} 天后用完`}
-                            >
+                            <span className="warn" title={`${pace}约 ${daysLeft?.toFixed(1)} 天后用完`}>
                               <span aria-hidden="true"> ⚠</span>
                               <span className="visually-hidden">（余额不足 3 天）</span>
                             </span>
                           ) : null}
                         </span>
+                        {line}
                       </span>
                       <span className="figure">
                         <span className="muted">今日消费</span>

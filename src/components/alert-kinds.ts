@@ -26,6 +26,19 @@ export const KINDS: Array<{ kind: Kind; label: string; unit: string | null; hint
     unit: "美元",
     hint: "扣费高于日志倍率或站点价目表的金额（见 用量分析 → 核对），如 0.5",
   },
+  {
+    kind: "overcharged_share_above",
+    label: "近 24 小时多扣占消费超过",
+    unit: "%",
+    hint: "多扣金额占这段时间已核对消费的百分比，如 2",
+  },
+  {
+    kind: "plan_ending_within",
+    label: "套餐到期前",
+    unit: "天",
+    hint: "生效中的套餐（new-api）在这么多天内到期，如 3",
+  },
+  { kind: "plan_used_above", label: "套餐本周期已用超过", unit: "%", hint: "套餐当前周期的额度已用的百分比，如 90" },
 ];
 export const kindOf = (k: Kind) => KINDS.find((x) => x.kind === k) ?? KINDS[0]!;
 /** "余额低于 5 美元". */

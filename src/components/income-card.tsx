@@ -40,8 +40,20 @@ export function IncomeCard({ range, tz, accounts }: { range: Range; tz: string; 
               value={formatUsd(income.totals.rewardsUsd)}
               note={`退款与补偿 ${formatUsd(income.totals.refundsUsd)}`}
             />
-            <Stat label="消费" value={formatUsd(income.totals.spendUsd)} note={`${range.from} 至 ${range.to}`} />
-            <Stat label="净变化" value={signed(income.totals.netUsd)} note="收入减消费" />
+            <Stat
+              label="消费"
+              value={formatUsd(income.totals.spendUsd)}
+              note={
+                income.totals.planSpendUsd > 0 || income.totals.plansBoughtUsd > 0
+                  ? `其中套餐支付 ${formatUsd(income.totals.planSpendUsd)} · 余额购买套餐 ${formatUsd(income.totals.plansBoughtUsd)}`
+                  : `${range.from} 至 ${range.to}`
+              }
+            />
+            <Stat
+              label="净变化"
+              value={signed(income.totals.netUsd)}
+              note={income.totals.planSpendUsd > 0 ? "收入减钱包支付的消费" : "收入减消费"}
+            />
           </div>
           <Chart height={220}>
             <ComposedChart

@@ -16,6 +16,7 @@ import { Exports } from "./usage-exports";
 import { ChargeCheck } from "./charge-check";
 import { CacheCard } from "./cache-card";
 import { IncomeCard } from "./income-card";
+import { PlansCard } from "./plans-card";
 import { SpeedCard } from "./speed-card";
 import { BalanceTip, UnmatchedDot } from "./balance-chart";
 import { useHrefWith } from "./pager";
@@ -399,6 +400,8 @@ export default function UsagePanel() {
           </section>
 
           <IncomeCard range={range} tz={tz} accounts={accounts} />
+
+          <PlansCard range={range} tz={tz} accounts={accounts} />
 
           <ChargeCheck range={range} tz={tz} accounts={accounts} />
         </>

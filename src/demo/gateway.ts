@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 
 import { ok, send } from "./stand-in/answer";
 import { logsAnswer, statAnswer } from "./stand-in/logs";
+import { PLAN_PATHS, plansAnswer } from "./stand-in/plans";
 import { answerPrices } from "./stand-in/prices";
 import { statusData } from "./stand-in/status";
 import { tokensAnswer, topupsAnswer } from "./stand-in/tokens";
@@ -28,6 +29,7 @@ const CANONICAL = [
   "/api/data/self",
   "/api/token/",
   "/api/user/topup/self",
+  ...PLAN_PATHS,
 ];
 
 export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
@@ -165,6 +167,12 @@ export function startGateway(options: GatewayOptions): Promise<RunningGateway> {
           return;
         }
         return topupsAnswer(user, q, res);
+      case "/api/subscription/self":
+      case "/api/subscription/plans":
+        // Subscriptions came with new-api 2026-02; older builds and other families have no such route.
+        if (family !== "new-api")
+          return send(res, 404, { error: { message: "Invalid URL", type: "invalid_request_error" } });
+        return plansAnswer(path, user, options.plans ?? [], options.compliance ?? true, res);
       default:
         send(res, 404, { success: false, message: "Not Found" });
     }

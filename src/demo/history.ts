@@ -4,7 +4,7 @@
  * given seed and end time.
  */
 import { add, dec, mul, roundHalfAway } from "../shared/decimal";
-import type { StandInLog, StandInToken, StandInTopup } from "./gateway";
+import type { StandInLog, StandInSubscription, StandInToken, StandInTopup } from "./gateway";
 
 const QUOTA_PER_USD = 500_000;
 
@@ -77,6 +77,8 @@ export type History = {
   totals: { quota: number; usedQuota: number; requestCount: number };
   /** The balance every 3 hours of the history, as syncs would have noted it (oldest first). */
   balances: Array<{ at: number; quota: number }>;
+  /** The plan bought (new-api's subscription), as the site keeps it now; null without one. */
+  subscription: StandInSubscription | null;
 };
 
 export type HistoryOptions = {
@@ -90,6 +92,12 @@ export type HistoryOptions = {
   utcOffsetHours?: number;
   /** A deduction the log never shows (a site's billing slip), this many days before the end: 对账 finds it. */
   unlogged?: { daysAgo: number; usd: number };
+  /**
+   * A plan bought this many days before the end, lasting `days`, with `dailyUsd` a day reset at
+   * local midnight (new-api's subscription, subscription first): the calls it can pay it pays, the
+   * wallet the rest.
+   */
+  plan?: { id: number; planId: number; title: string; daysAgo: number; days: number; dailyUsd: number; price: number };
 };
 
 export function demoHistory(opts: HistoryOptions = {}): History {
@@ -153,6 +161,22 @@ export function demoHistory(opts: HistoryOptions = {}): History {
     logs.push(note(at + 60, 1, `使用在线充值成功，充值金额: ＄${usd.toFixed(6)} 额度，支付金额：${paid.toFixed(6)}`));
   };
 
+  const plan = opts.plan
+    ? {
+        ...opts.plan,
+        start: now - opts.plan.daysAgo * 86_400,
+        end: now - opts.plan.daysAgo * 86_400 + opts.plan.days * 86_400,
+        daily: Math.round(opts.plan.dailyUsd * QUOTA_PER_USD),
+        used: 0,
+        window: 0,
+      }
+    : null;
+  if (plan) {
+    logs.push(
+      note(plan.start, 1, `订阅购买成功，套餐: ${plan.title}，支付金额: ${plan.price.toFixed(2)}，支付方式: alipay`),
+    );
+  }
+
   for (let d = 0; d <= days; d++) {
     const dayStart = Math.floor((start + offset) / 86_400) * 86_400 - offset + d * 86_400;
     const weekday = new Date((dayStart + offset) * 1000).getUTCDay();
@@ -197,6 +221,15 @@ export function demoHistory(opts: HistoryOptions = {}): History {
           : dec(prompt);
         const charge = mul(add(input, mul(dec(completion), dec(completionRatio))), dec(modelRatio));
         const quota = Math.max(1, roundHalfAway(charge));
+        // The plan pays while its day's quota lasts (its window resets at local midnight).
+        let paidBy: StandInLog["subscription"];
+        if (plan && at >= plan.start && at < plan.end) {
+          if (plan.window !== dayStart) Object.assign(plan, { window: dayStart, used: 0 });
+          if (plan.used + quota <= plan.daily) {
+            plan.used += quota;
+            paidBy = { id: plan.id, planId: plan.planId, title: plan.title, total: plan.daily, used: plan.used };
+          }
+        }
         logs.push({
           createdAt: at,
           type: 2,
@@ -211,6 +244,7 @@ export function demoHistory(opts: HistoryOptions = {}): History {
           content: `模型倍率 ${modelRatio.toFixed(2)}，补全倍率 ${completionRatio.toFixed(2)}，分组倍率 1.00`,
           ratios: { model: modelRatio, completion: completionRatio },
           ...(cache ? { cache } : {}),
+          ...(paidBy ? { subscription: paidBy } : {}),
         });
         token.usedQuota += quota;
         token.accessedTime = Math.max(token.accessedTime, at);
@@ -226,6 +260,8 @@ export function demoHistory(opts: HistoryOptions = {}): History {
   logs.push(note(start + 2 * 86_400 + 3600, 3, "管理员将用户分组从 default 修改为 vip"));
   logs.sort((a, b) => a.createdAt - b.createdAt);
   const usedQuota = logs.reduce((s, l) => s + (l.type === 2 ? l.quota : 0), 0);
+  // What the wallet paid: the plan's calls are counted as used but not taken from the balance.
+  const walletPaid = (l: StandInLog) => (l.type === 2 && !l.subscription ? l.quota : 0);
   const slip = opts.unlogged
     ? { at: now - opts.unlogged.daysAgo * 86_400, quota: Math.round(opts.unlogged.usd * QUOTA_PER_USD) }
     : null;
@@ -237,7 +273,7 @@ export function demoHistory(opts: HistoryOptions = {}): History {
   // A top-up counts from its log entry (a minute after it was made), as 对账 reads it.
   const byTime = topups.map((x) => ({ at: x.createTime + 60, amount: x.amount })).sort((a, b) => a.at - b.at);
   for (let at = start + 3 * 3600; at < now; at += 3 * 3600) {
-    for (; l < logs.length && logs[l]!.createdAt <= at; l++) if (logs[l]!.type === 2) balance -= logs[l]!.quota;
+    for (; l < logs.length && logs[l]!.createdAt <= at; l++) balance -= walletPaid(logs[l]!);
     for (; t < byTime.length && byTime[t]!.at <= at; t++) balance += byTime[t]!.amount * QUOTA_PER_USD;
     balances.push({ at, quota: balance - (slip && slip.at <= at ? slip.quota : 0) });
   }
@@ -247,10 +283,24 @@ export function demoHistory(opts: HistoryOptions = {}): History {
     topups,
     balances,
     totals: {
-      quota: credited - usedQuota - (slip?.quota ?? 0),
+      quota: credited - logs.reduce((sum, x) => sum + walletPaid(x), 0) - (slip?.quota ?? 0),
       usedQuota,
       requestCount: logs.filter((l) => l.type === 2).length,
     },
+    subscription: plan
+      ? {
+          id: plan.id,
+          planId: plan.planId,
+          total: plan.daily,
+          // Today's window: what the plan paid since local midnight.
+          used: plan.window === Math.floor((now + offset) / 86_400) * 86_400 - offset ? plan.used : 0,
+          start: plan.start,
+          end: plan.end,
+          lastReset: Math.floor((now + offset) / 86_400) * 86_400 - offset,
+          nextReset: Math.floor((now + offset) / 86_400) * 86_400 - offset + 86_400,
+          source: "order",
+        }
+      : null,
   };
 }
 

@@ -29,3 +29,15 @@ export function topupQuota(quota: number, content: string, quotaPerUnit: number)
   if (points?.[1]) return Number(points[1].replace(/,/g, ""));
   return null;
 }
+
+/**
+ * A plan bought (new-api's subscription purchase, logged as a top-up): from the wallet, the quota it
+ * took ("使用余额购买订阅成功，套餐: Pro，支付金额: 9.90，扣除额度: 4950000"); paid outside the site
+ * ("订阅购买成功，套餐: Pro，支付金额: 9.90，支付方式: stripe"), 0: the wallet did not move. Null for
+ * any other entry.
+ */
+export function planPurchaseQuota(content: string): number | null {
+  const fromWallet = /购买订阅成功.*扣除额度[:：]\s*(\d+)/.exec(content);
+  if (fromWallet?.[1]) return Number(fromWallet[1]);
+  return /订阅购买成功|购买订阅成功/.test(content) ? 0 : null;
+}

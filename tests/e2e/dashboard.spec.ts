@@ -31,6 +31,7 @@ test("shows the sign-in page to a visitor, with every registered site", async ({
     ...FAMILIES.map((f) => `${f.family} 站点`),
     "操作测试站点",
     "令牌测试站点",
+    "套餐站点",
   ]);
   await page.getByLabel("站点").selectOption({ label: "旧版站点" });
   await expect(page.locator(".hint")).toHaveText(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -536,114 +537,130 @@ test("the overview fits a phone screen with several accounts", async ({ page }) 
   await shot(page, "17-phone-accounts");
 });
 
-test("用量分析 charts the ledger synced at sign-in, loads its chart library only there, and fits a phone", async ({
-  page,
-}) => {
-  const scripts: string[] = [];
-  page.on("response", (res) => {
-    if (res.request().resourceType() === "script") scripts.push(res.url());
-  });
-  const chartCode = async () => {
-    for (const url of scripts)
-      if ((await (await page.request.get(url)).text()).includes("recharts-surface")) return true;
-    return false;
-  };
-  await page.goto(URL_);
-  await expect(page.getByRole("button", { name: "登录" })).toBeVisible();
-  expect(await chartCode(), "the sign-in page loads no chart code").toBe(false);
+/**
+ * A zone whose clock reads about 14:00 now: 今天 then holds most of a day of the stand-in's calls
+ * whenever the suite runs (just after midnight 今天 is rightly empty, with nothing to chart by the
+ * hour). Etc/GMT-N is N hours ahead of UTC.
+ */
+const afternoon = (() => {
+  const ahead = ((14 - new Date().getUTCHours() + 34) % 24) - 10;
+  return ahead === 0 ? "UTC" : `Etc/GMT${ahead > 0 ? "-" : "+"}${Math.abs(ahead)}`;
+})();
 
-  const f = FAMILIES.find((x) => x.family === "new-api")!;
-  await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
-  await page.getByRole("button", { name: "登录" }).click();
-  await expect(activeAccount(page)).toContainText("new-api 用户");
-  await page.getByRole("link", { name: "用量分析" }).click();
-  await expect(page).toHaveURL(/\?tab=usage$/);
+test.describe(() => {
+  test.use({ timezoneId: afternoon });
+  test("用量分析 charts the ledger synced at sign-in, loads its chart library only there, and fits a phone", async ({
+    page,
+  }) => {
+    const scripts: string[] = [];
+    page.on("response", (res) => {
+      if (res.request().resourceType() === "script") scripts.push(res.url());
+    });
+    const chartCode = async () => {
+      for (const url of scripts)
+        if ((await (await page.request.get(url)).text()).includes("recharts-surface")) return true;
+      return false;
+    };
+    await page.goto(URL_);
+    await expect(page.getByRole("button", { name: "登录" })).toBeVisible();
+    expect(await chartCode(), "the sign-in page loads no chart code").toBe(false);
 
-  // The sign-in started the backfill; the page follows it and then reads the ledger.
-  const sync = page.getByLabel("账本同步");
-  await expect(sync).toContainText("上次同步", { timeout: 30_000 });
-  await expect(sync).not.toContainText("正在同步");
-  await page.getByRole("button", { name: "30 天" }).click();
-  const daily = page.getByRole("region", { name: "每日消费（按模型）" });
-  await expect(daily.locator(".recharts-bar-rectangle").first()).toBeVisible();
-  const byModel = page.getByRole("region", { name: "按模型", exact: true });
-  await expect(byModel.locator("tbody tr").first()).toBeVisible();
-  await expect(page.getByRole("region", { name: "按令牌" }).locator("tbody tr").first()).toBeVisible();
-  await expect(page.getByRole("region", { name: "请求与 tokens" }).locator(".recharts-line").first()).toBeVisible();
-  const balance = page.getByRole("region", { name: "余额走势" });
-  await expect(balance).toContainText("日均消费");
-  await expect(balance.locator(".recharts-line-dot").first()).toBeVisible();
-  expect(await chartCode(), "the usage tab loads the chart code").toBe(true);
+    const f = FAMILIES.find((x) => x.family === "new-api")!;
+    await fillSignIn(page, "new-api 站点", f.user.id, f.user.token);
+    await page.getByRole("button", { name: "登录" }).click();
+    await expect(activeAccount(page)).toContainText("new-api 用户");
+    await page.getByRole("link", { name: "用量分析" }).click();
+    await expect(page).toHaveURL(/\?tab=usage$/);
 
-  // The totals agree with the tables under the charts.
-  const spend = await page
-    .getByRole("region", { name: "用量分析", exact: true })
-    .locator(".stat-value")
-    .first()
-    .textContent();
-  await expect(byModel.locator("tfoot th").last()).toHaveText(spend ?? "");
-  await shot(page, "20-usage");
+    // The sign-in started the backfill; the page follows it and then reads the ledger.
+    const sync = page.getByLabel("账本同步");
+    await expect(sync).toContainText("上次同步", { timeout: 30_000 });
+    await expect(sync).not.toContainText("正在同步");
+    await page.getByRole("button", { name: "30 天" }).click();
+    const daily = page.getByRole("region", { name: "每日消费（按模型）" });
+    await expect(daily.locator(".recharts-bar-rectangle").first()).toBeVisible();
+    const byModel = page.getByRole("region", { name: "按模型", exact: true });
+    await expect(byModel.locator("tbody tr").first()).toBeVisible();
+    await expect(page.getByRole("region", { name: "按令牌" }).locator("tbody tr").first()).toBeVisible();
+    await expect(page.getByRole("region", { name: "请求与 tokens" }).locator(".recharts-line").first()).toBeVisible();
+    const balance = page.getByRole("region", { name: "余额走势" });
+    await expect(balance).toContainText("日均消费");
+    await expect(balance.locator(".recharts-line-dot").first()).toBeVisible();
+    expect(await chartCode(), "the usage tab loads the chart code").toBe(true);
 
-  // Another range: today only, by the hour, kept in the URL.
-  await page.getByRole("button", { name: "今天", exact: true }).click();
-  await expect(page.getByRole("button", { name: "今天", exact: true })).toHaveAttribute("aria-pressed", "true");
-  await expect(page).toHaveURL(/range=today/);
-  await expect(page.getByRole("heading", { name: "每小时消费（按模型）" })).toBeVisible();
-  await page.reload();
-  await expect(page.getByRole("button", { name: "今天", exact: true })).toHaveAttribute("aria-pressed", "true");
-  const hourly = page.getByRole("region", { name: "每小时消费（按模型）" });
-  await hourly.getByText("每小时明细").click();
-  await expect(hourly.locator("tbody tr").first()).toContainText(":00");
-  // Hours not yet come are not listed (nor drawn as zero): the newest row is this hour.
-  const thisHour = await page.evaluate(() => `${String(new Date().getHours()).padStart(2, "0")}:00`);
-  await expect(hourly.locator("tbody tr").first().locator("td").first()).toHaveText(new RegExp(`${thisHour}$`));
-  // One word per idea (输入/输出 as on 使用日志), and whole requests on the axis in one unit.
-  const usage = page.getByRole("region", { name: "用量分析", exact: true });
-  await expect(usage.locator(".stat-label")).toContainText(["消费", "请求", "输入 tokens", "输出 tokens"]);
-  const volume = page.getByRole("region", { name: "请求与 tokens" });
-  if (await volume.locator(".recharts-line").count()) {
-    await expect(
-      volume.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value").first(),
-    ).toBeVisible();
-    const ticks = await volume
-      .locator(".recharts-yAxis-tick-labels")
+    // The totals agree with the tables under the charts.
+    const spend = await page
+      .getByRole("region", { name: "用量分析", exact: true })
+      .locator(".stat-value")
       .first()
-      .locator(".recharts-cartesian-axis-tick-value")
-      .allTextContents();
-    expect(ticks.length).toBeGreaterThan(1);
-    for (const tick of ticks) expect(tick).toMatch(/^[\d,]+$|^[\d.]+万$/);
-    expect(new Set(ticks.filter((t) => t !== "0").map((t) => t.endsWith("万"))).size).toBeLessThanOrEqual(1);
-    expect(ticks.filter((t) => /^\d+\.\d+$/.test(t))).toEqual([]);
-  }
+      .textContent();
+    await expect(byModel.locator("tfoot th").last()).toHaveText(spend ?? "");
+    await shot(page, "20-usage");
 
-  await page.setViewportSize({ width: 375, height: 740 });
-  await page.getByRole("button", { name: "30 天" }).click();
-  await expect(daily.locator(".recharts-bar-rectangle").first()).toBeVisible();
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
-  expect(overflow).toBe(false);
-  await shot(page, "21-usage-phone");
+    // Another range: today only, by the hour, kept in the URL.
+    await page.getByRole("button", { name: "今天", exact: true }).click();
+    await expect(page.getByRole("button", { name: "今天", exact: true })).toHaveAttribute("aria-pressed", "true");
+    await expect(page).toHaveURL(/range=today/);
+    await expect(page.getByRole("heading", { name: "每小时消费（按模型）" })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole("button", { name: "今天", exact: true })).toHaveAttribute("aria-pressed", "true");
+    const hourly = page.getByRole("region", { name: "每小时消费（按模型）" });
+    await hourly.getByText("每小时明细").click();
+    await expect(hourly.locator("tbody tr").first()).toContainText(":00");
+    // Hours not yet come are not listed (nor drawn as zero): the newest row is this hour.
+    const thisHour = await page.evaluate(() => `${String(new Date().getHours()).padStart(2, "0")}:00`);
+    await expect(hourly.locator("tbody tr").first().locator("td").first()).toHaveText(new RegExp(`${thisHour}$`));
+    // One word per idea (输入/输出 as on 使用日志), and whole requests on the axis in one unit.
+    const usage = page.getByRole("region", { name: "用量分析", exact: true });
+    await expect(usage.locator(".stat-label")).toContainText(["消费", "请求", "输入 tokens", "输出 tokens"]);
+    const volume = page.getByRole("region", { name: "请求与 tokens" });
+    if (await volume.locator(".recharts-line").count()) {
+      await expect(
+        volume.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value").first(),
+      ).toBeVisible();
+      const ticks = await volume
+        .locator(".recharts-yAxis-tick-labels")
+        .first()
+        .locator(".recharts-cartesian-axis-tick-value")
+        .allTextContents();
+      expect(ticks.length).toBeGreaterThan(1);
+      for (const tick of ticks) expect(tick).toMatch(/^[\d,]+$|^[\d.]+万$/);
+      expect(new Set(ticks.filter((t) => t !== "0").map((t) => t.endsWith("万"))).size).toBeLessThanOrEqual(1);
+      expect(ticks.filter((t) => /^\d+\.\d+$/.test(t))).toEqual([]);
+    }
 
-  // A range over a month may be charted by week or by month; the folded table follows.
-  await page.setViewportSize({ width: 1440, height: 900 });
-  const upTo = await page.evaluate(() => new Date().toLocaleDateString("sv-SE"));
-  const since = await page.evaluate(() => new Date(Date.now() - 60 * 86_400_000).toLocaleDateString("sv-SE"));
-  await page.goto(`${URL_}/?tab=usage&from=${since}&to=${upTo}`);
-  const grain = page.getByRole("group", { name: "时间粒度" });
-  await expect(grain.getByRole("button", { name: "按天" })).toHaveAttribute("aria-pressed", "true");
-  await grain.getByRole("button", { name: "按月" }).click();
-  const monthly = page.getByRole("region", { name: "每月消费（按模型）" });
-  await expect(monthly.locator(".recharts-bar-rectangle").first()).toBeVisible();
-  await monthly.getByText("每月明细").click();
-  const months = await monthly.locator("tbody tr td:first-child").allTextContents();
-  expect(months.length).toBeGreaterThanOrEqual(1);
-  for (const m of months) expect(m).toMatch(/^\d{4}-\d{2}$/);
-  await expect(monthly.locator("tfoot th").last()).toHaveText(
-    (await page.getByRole("region", { name: "用量分析", exact: true }).locator(".stat-value").first().textContent()) ??
-      "",
-  );
-  await grain.getByRole("button", { name: "按周" }).click();
-  await expect(page.getByRole("heading", { name: "每周消费（按模型）" })).toBeVisible();
-  await shot(page, "21-usage-by-week");
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.getByRole("button", { name: "30 天" }).click();
+    await expect(daily.locator(".recharts-bar-rectangle").first()).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    expect(overflow).toBe(false);
+    await shot(page, "21-usage-phone");
+
+    // A range over a month may be charted by week or by month; the folded table follows.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const upTo = await page.evaluate(() => new Date().toLocaleDateString("sv-SE"));
+    const since = await page.evaluate(() => new Date(Date.now() - 60 * 86_400_000).toLocaleDateString("sv-SE"));
+    await page.goto(`${URL_}/?tab=usage&from=${since}&to=${upTo}`);
+    const grain = page.getByRole("group", { name: "时间粒度" });
+    await expect(grain.getByRole("button", { name: "按天" })).toHaveAttribute("aria-pressed", "true");
+    await grain.getByRole("button", { name: "按月" }).click();
+    const monthly = page.getByRole("region", { name: "每月消费（按模型）" });
+    await expect(monthly.locator(".recharts-bar-rectangle").first()).toBeVisible();
+    await monthly.getByText("每月明细").click();
+    const months = await monthly.locator("tbody tr td:first-child").allTextContents();
+    expect(months.length).toBeGreaterThanOrEqual(1);
+    for (const m of months) expect(m).toMatch(/^\d{4}-\d{2}$/);
+    await expect(monthly.locator("tfoot th").last()).toHaveText(
+      (await page
+        .getByRole("region", { name: "用量分析", exact: true })
+        .locator(".stat-value")
+        .first()
+        .textContent()) ?? "",
+    );
+    await grain.getByRole("button", { name: "按周" }).click();
+    await expect(page.getByRole("heading", { name: "每周消费（按模型）" })).toBeVisible();
+    await shot(page, "21-usage-by-week");
+  });
 });
 
 test("使用日志 from the ledger: a part of a model name in any case, the range's totals, an entry's detail, a card per entry on a phone", async ({

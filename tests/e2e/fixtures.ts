@@ -16,6 +16,8 @@ export { E2E_ADMIN_PASSWORD, E2E_REDEEM_CODE } from "./constants";
 /** The account of the site kept for the writes (check-in on, one code). */
 export const ACTING = JSON.parse(process.env.E2E_ACTING ?? "{}") as { user: { id: number; token: string } };
 export const KEYS = JSON.parse(process.env.E2E_KEYS ?? "{}") as { user: { id: number; token: string } };
+/** The new-api account with a daily plan (套餐). */
+export const PLAN = JSON.parse(process.env.E2E_PLAN ?? "{}") as { user: { id: number; token: string } };
 
 /** The stand-in site of every gateway family (`<family> 站点`), its user and the history it serves. */
 export const FAMILIES = JSON.parse(process.env.E2E_FAMILIES ?? "[]") as {

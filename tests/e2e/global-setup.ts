@@ -47,6 +47,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const unregistered = await Promise.all([startFamilySite("new-api", 11), startFamilySite("one-hub", 12)]);
   // And one a workspace adds itself.
   const own = await startFamilySite("new-api", 13, { status: { system_name: "自建中转" } });
+  // A new-api site whose account bought a daily plan ten days ago (套餐).
+  const planned = await startFamilySite(
+    "new-api",
+    14,
+    { plans: [{ id: 3, title: "团队日卡", price: 29.9, total: 250_000, resetPeriod: "daily" }] },
+    { plan: { id: 5, planId: 3, title: "团队日卡", daysAgo: 10, days: 30, dailyUsd: 0.5, price: 29.9 } },
+  );
+  await siteRegistry(fx.store.db).add({ name: "套餐站点", url: planned.gateway.url });
   // The operator's password on the store with sites (the empty one has none: /admin says how to set it).
   await setOperatorPassword(fx.store.db, E2E_ADMIN_PASSWORD);
   process.env.E2E_URL = app.url;
@@ -57,6 +65,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.E2E_SITES = JSON.stringify({ ...fx.sites, removable: removable.id });
   process.env.E2E_ACTING = JSON.stringify({ user: { id: acting.user.id, token: acting.user.token } });
   process.env.E2E_KEYS = JSON.stringify({ user: { id: keys.user.id, token: keys.user.token } });
+  process.env.E2E_PLAN = JSON.stringify({ user: { id: planned.user.id, token: planned.user.token } });
   process.env.E2E_FAMILIES = JSON.stringify(
     families.map((f) => ({
       family: f.family,
@@ -78,7 +87,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       acting.gateway.close(),
       keys.gateway.close(),
       doomed.close(),
-      ...[...families, ...unregistered, own].map((f) => f.gateway.close()),
+      ...[...families, ...unregistered, own, planned].map((f) => f.gateway.close()),
     ]);
   };
 }

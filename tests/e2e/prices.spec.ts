@@ -1,6 +1,29 @@
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
-import { FAMILIES, URL_, activeAccount, expect, fillSignIn, shot, test } from "./fixtures";
+import type { Page } from "@playwright/test";
+import type { Db } from "../../src/server/db/client";
+import { FAMILIES, PLAN, URL_, activeAccount, expect, fillSignIn, shot, test } from "./fixtures";
+
+/**
+ * 用量分析 once the sign-in's sync is done and the verifying pass has run (on the server every
+ * minute; once now, under the same lease), `then` done on the store before the page reloads.
+ */
+async function verifiedUsage(page: Page, then?: (db: Db) => Promise<void>): Promise<void> {
+  await page.goto(`${URL_}/?tab=usage`);
+  const sync = page.getByLabel("账本同步");
+  await expect(sync).toContainText("上次同步", { timeout: 30_000 });
+  await expect(sync).not.toContainText("正在同步");
+  const { closeDb, createDb } = await import("../../src/server/db/client");
+  const { verifyChargesLeased } = await import("../../src/server/jobs/prices");
+  const db = createDb(process.env.E2E_DB_URL ?? "");
+  try {
+    await expect.poll(() => verifyChargesLeased(db), { timeout: 30_000 }).toBe(true);
+    await then?.(db);
+  } finally {
+    await closeDb(db);
+  }
+  await page.reload();
+}
 
 /**
  * 模型价格 as a person with accounts on two sites sees it: a new-api site publishing list prices
@@ -114,20 +137,7 @@ test("核对 finds the entries a site billed above its own list, each opening wi
   await expect(page.getByRole("region", { name: "各账户的模型价格" }).locator("table")).toBeVisible({
     timeout: 30_000,
   });
-  await page.goto(`${URL_}/?tab=usage`);
-  const sync = page.getByLabel("账本同步");
-  await expect(sync).toContainText("上次同步", { timeout: 30_000 });
-  await expect(sync).not.toContainText("正在同步");
-  // The verifying pass runs every minute on the server; once now, under the same lease.
-  const { closeDb, createDb } = await import("../../src/server/db/client");
-  const { verifyChargesLeased } = await import("../../src/server/jobs/prices");
-  const db = createDb(process.env.E2E_DB_URL ?? "");
-  try {
-    await expect.poll(() => verifyChargesLeased(db), { timeout: 30_000 }).toBe(true);
-  } finally {
-    await closeDb(db);
-  }
-  await page.reload();
+  await verifiedUsage(page);
   const check = page.getByRole("region", { name: "核对", exact: true });
   await expect(check.getByText("与价目表不符")).toBeVisible({ timeout: 15_000 });
   const claude = check.locator("tbody tr", { hasText: "claude-sonnet-4" }).first();
@@ -182,6 +192,71 @@ test("核对 finds the entries a site billed above its own list, each opening wi
   const speed = page.getByRole("region", { name: "速度", exact: true });
   await expect(speed.locator("tbody tr", { hasText: "claude-sonnet-4" })).toContainText(/\d(\.\d)? s/);
   await page.setViewportSize({ width: 390, height: 844 });
+  // The opened daily table scrolls in its own frame; the page keeps the phone's width.
+  await expect(income.locator("tbody tr").first()).toBeVisible();
+  // (polled: the charts take the new width a frame after the viewport changes)
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
   await shot(page, "23-income-phone");
+  expect(consoleErrors).toEqual([]);
+});
+
+/**
+ * 套餐 (docs/design.md 27): a new-api account that bought a daily plan sees it with what is left of
+ * today's window, its reset and its end, the spend split by who paid, and 可用天数 with the plan.
+ */
+test("套餐 shows a new-api account's plan, what it paid, and the days left with it", async ({
+  page,
+  consoleErrors,
+}) => {
+  test.setTimeout(90_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(URL_);
+  await fillSignIn(page, "套餐站点", PLAN.user.id, PLAN.user.token);
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(activeAccount(page)).toContainText("new-api 用户");
+  await verifiedUsage(page, async (db) => {
+    // Two balances noted earlier this month, as the runner's syncs would have: 全部账户 draws the line.
+    const site = await db.site.findFirstOrThrow({ where: { name: "套餐站点" }, select: { id: true } });
+    const now = Math.floor(Date.now() / 1000);
+    await db.balanceSnapshot.createMany({
+      data: [12, 6].map((daysAgo, i) => ({
+        siteId: site.id,
+        siteUserId: BigInt(PLAN.user.id),
+        at: now - daysAgo * 86_400,
+        quota: BigInt((40 - i * 15) * 500_000),
+        usedQuota: 0n,
+        requestCount: 0n,
+      })),
+    });
+  });
+  const plans = page.getByRole("region", { name: "套餐", exact: true });
+  const plan = plans.locator(".plan", { hasText: "团队日卡" });
+  await expect(plan).toContainText("生效中");
+  await expect(plan).toContainText("每天重置");
+  await expect(plan.getByRole("progressbar", { name: "团队日卡 本周期已用" })).toBeVisible();
+  await expect(plan).toContainText(/本周期剩余 \$\d+\.\d+ \/ \$0\.50/);
+  await expect(plan).toContainText(/到期 \d{4}-\d{2}-\d{2}/);
+  // The plan paid part of the month: its spend apart from the wallet's, and the days left with it.
+  await expect(plans.locator(".stat", { hasText: "套餐支付" }).locator(".stat-value")).toHaveText(
+    /^\$(0\.0*[1-9]|[1-9])/,
+  );
+  await expect(plans).toContainText(/钱包与套餐还能用 \d+(\.\d)? 天（只用钱包 \d+(\.\d)? 天）/);
+  await plans.scrollIntoViewIfNeeded();
+  await shot(page, "24-plans");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "24-plans-phone");
+
+  // 全部账户: each row's balance over the last 30 days, the total line, and today's income.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(URL_);
+  const overview = page.getByRole("region", { name: "全部账户" });
+  await expect(overview.getByRole("img", { name: /^近 30 天余额：\$40\.00 → / })).toBeVisible();
+  await expect(overview.getByRole("img", { name: /^总余额走势：/ })).toBeVisible();
+  await expect(overview.getByRole("region", { name: "合计" })).toContainText("今日收入");
+  await shot(page, "25-accounts-trends");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await shot(page, "25-accounts-trends-phone");
   expect(consoleErrors).toEqual([]);
 });

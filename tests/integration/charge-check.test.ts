@@ -22,7 +22,9 @@ async function siteWithOvercharge(family: StandInFamily) {
   const site = await startFamilySite(family, 0, {}, { days: 2, now: NOW - 60, callsPerDay: 30 });
   open.push(site);
   const consume = site.history.logs.filter((l) => l.type === 2);
-  const victim = consume.at(-1)!;
+  // The costliest call: a quarter more is then well beyond the hubs' one unit of rounding (a
+  // small call's quarter may be within it, and which calls are small follows the clock).
+  const victim = consume.reduce((a, b) => (b.quota > a.quota ? b : a));
   const fair = victim.quota;
   victim.quota = Math.round(fair * 1.25);
   const { id } = await siteRegistry(store.db).add({ name: `站点 ${family}`, url: site.gateway.url });
@@ -46,7 +48,11 @@ describe("the charge check of a log entry", () => {
       for (const page of [fromSite.data, ledger.data]) {
         expect(page.items).toHaveLength(consume);
         const wrong = page.items.filter((i) => i.check && i.check.expected !== null && !i.check.ok);
-        expect(wrong.map((i) => [i.quota, i.check?.expected])).toEqual([[victim.quota, fair]]);
+        expect(wrong.map((i) => i.quota)).toEqual([victim.quota]);
+        // The hubs round up on floats (ceil), the history's charges half away: one either way.
+        const expected = wrong[0]?.check?.expected ?? NaN;
+        if (family === "new-api") expect(expected).toBe(fair);
+        else expect(Math.abs(expected - fair)).toBeLessThanOrEqual(1);
         expect(page.items.every((i) => i.check !== null && i.check.expected !== null)).toBe(true);
       }
     },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, createDb } from "../../src/server/db/client";
 import { jobLeases, releaseHeldJobLeases, runLeased } from "../../src/server/jobs/leases";
-import { syncDueLedgers } from "../../src/server/jobs/ledger";
+import { ledgerRunnerKept, syncDueLedgers } from "../../src/server/jobs/ledger";
 import { ledgerDue } from "../../src/server/session/due";
 import { sealAccessToken, sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
@@ -154,6 +154,8 @@ describe("the runner's due accounts", () => {
       return started;
     };
     const first = await passes(t0, 8);
+    // Once a pass's syncs ended, the runner keeps nothing of them (no limiter of their site).
+    expect(ledgerRunnerKept()).toEqual({ syncs: 0, sites: 0 });
     expect(Math.max(...first)).toBe(8);
     expect(first.reduce((a, b) => a + b)).toBe(40);
     const parked = await store.db.ledgerDue.findMany({

@@ -185,9 +185,9 @@ describe("the ledger's sync", () => {
         });
         return true;
       };
-      const slow = syncLedger(store.db, a.acct, { db: store.db, ...DEPS }, { backfillDays: 40, now: NOW }).catch(
-        (e: unknown) => e,
-      );
+      // Its held request waits as long as the other instance takes (a loaded machine's full sync is slower than 5 s).
+      const patient = { db: store.db, ...DEPS, timeoutMs: 120_000 };
+      const slow = syncLedger(store.db, a.acct, patient, { backfillDays: 40, now: NOW }).catch((e: unknown) => e);
       await stalled;
       fault = null;
       await store.db.ledgerSync.updateMany({ data: { leaseUntil: new Date(Date.now() - 1000) } });

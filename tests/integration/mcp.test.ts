@@ -169,6 +169,7 @@ describe("/api/mcp", () => {
       "usage_summary",
       "cheapest_account",
       "income",
+      "plans",
       "usage_cache",
       "fastest_site",
       "charge_check",

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SiteBusy, nextSlot, pauseSite, throughGate } from "../../src/server/gateway/gate";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { SiteBusy, gatesKept, nextSlot, pauseSite, throughGate } from "../../src/server/gateway/gate";
+import { metrics } from "../../src/server/core/metrics";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { syncLedger } from "../../src/server/ledger/sync";
@@ -280,6 +281,44 @@ describe("a throttled site", () => {
     expect(pauseSite(9002, new Date(now + 45_000).toUTCString(), now)).toBe(45_000);
     expect(pauseSite(9003, null, now)).toBe(10_000);
     expect(pauseSite(9004, "soon", now)).toBe(10_000);
+  });
+});
+
+describe("what the gates keep as the deployment grows", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("forgets the gate of a site no longer called once its calls left the window; keeps a paused one", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const sites = Array.from({ length: 300 }, (_, i) => 20_000 + i);
+    await Promise.all(
+      sites.map((id) => throughGate(id, { perMinute: 60, background: true }, () => Promise.resolve(id))),
+    );
+    pauseSite(30_000, "600");
+    expect(gatesKept()).toBe(301);
+    // Within the window their calls still count: kept.
+    vi.setSystemTime(Date.now() + 30_000);
+    await throughGate(30_001, { perMinute: 60 }, () => Promise.resolve(0));
+    expect(gatesKept()).toBe(302);
+    // Past it a new site's first call finds them idle (30,001's call too, 61 s old): the paused
+    // site and the one called now stay.
+    vi.setSystemTime(Date.now() + 31_000);
+    await throughGate(30_002, { perMinute: 60 }, () => Promise.resolve(0));
+    expect(gatesKept()).toBe(3);
+    vi.setSystemTime(Date.now() + 61_000);
+    await throughGate(30_003, { perMinute: 60 }, () => Promise.resolve(0));
+    expect(gatesKept()).toBe(2);
+  });
+
+  it("gives series of their own to the first 200 sites of the metrics, the rest counted as other", async () => {
+    const sites = Array.from({ length: 250 }, (_, i) => 40_000 + i);
+    await Promise.all(sites.map((id) => throughGate(id, { perMinute: 60 }, () => Promise.resolve(id))));
+    const text = await metrics().registry.metrics();
+    const labels = new Set([...text.matchAll(/^gd_site_budget_wait_seconds_count\{site="([^"]+)"/gm)].map((m) => m[1]));
+    expect(labels.size).toBeLessThanOrEqual(201);
+    expect(labels.has("other")).toBe(true);
+    expect(text).toMatch(/gd_site_budget_wait_seconds_count\{site="other",kind="live"\} \d+/);
   });
 });
 

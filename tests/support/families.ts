@@ -43,6 +43,7 @@ export async function startFamilySite(
         logs: history.logs,
         tokens: history.tokens,
         topups: history.topups,
+        subscriptions: history.subscription ? [history.subscription] : [],
         models: MODELS.map((m) => m.name),
       },
     ],

@@ -109,6 +109,20 @@ function newApiLogRow(l: StandInLog, id: number, userId: unknown, username: unkn
                     : {}),
                 }
               : {}),
+            ...(l.subscription
+              ? {
+                  billing_source: "subscription",
+                  subscription_id: l.subscription.id,
+                  subscription_plan_id: l.subscription.planId,
+                  subscription_plan_title: l.subscription.title,
+                  subscription_pre_consumed: l.quota,
+                  subscription_consumed: l.quota,
+                  subscription_total: l.subscription.total,
+                  subscription_used: l.subscription.used,
+                  subscription_remain: l.subscription.total - l.subscription.used,
+                  wallet_quota_deducted: 0,
+                }
+              : {}),
             frt: 612,
           })
         : "null",

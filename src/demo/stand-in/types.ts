@@ -28,6 +28,36 @@ export type StandInLog = {
    * `cached_tokens` (OpenAI) or `cached_read_tokens`/`cached_write_tokens` (Claude) in `metadata`.
    */
   cache?: { read: number; readRatio: number; write: number; writeRatio: number; claude: boolean };
+  /** new-api: the subscription that paid the call (`billing_source` subscription, with its figures). */
+  subscription?: { id: number; planId: number; title: string; total: number; used: number };
+};
+
+/** One of the site's plans (new-api's subscription plans), in quota units. */
+export type StandInPlan = {
+  id: number;
+  title: string;
+  price: number;
+  /** Quota per window; 0 = unlimited. */
+  total: number;
+  resetPeriod: "never" | "daily" | "weekly" | "monthly" | "custom";
+  resetSeconds?: number;
+  overflow?: boolean;
+  enabled?: boolean;
+};
+
+/** A user's subscription (new-api's UserSubscription), times in Unix seconds. */
+export type StandInSubscription = {
+  id: number;
+  planId: number;
+  total: number;
+  used: number;
+  start: number;
+  end: number;
+  status?: "active" | "expired" | "cancelled";
+  source?: "order" | "balance" | "admin";
+  nextReset?: number;
+  lastReset?: number;
+  overflow?: boolean;
 };
 
 export type StandInToken = {
@@ -71,6 +101,9 @@ export type GatewayUser = {
   topups?: StandInTopup[];
   /** The models the account may use (its usable-models route). */
   models?: string[];
+  /** new-api: the account's subscriptions and billing preference. */
+  subscriptions?: StandInSubscription[];
+  billingPreference?: string;
 };
 
 /** A redemption code of the stand-in site: 1 enabled, 2 disabled, 3 used; `expiresAt` 0 = never. */
@@ -96,6 +129,8 @@ export type GatewayOptions = {
   codes?: StandInCode[];
   /** new-api: whether its administrator confirmed the payment compliance terms (redeeming is closed until then); default true. */
   compliance?: boolean;
+  /** new-api: the subscription plans it sells (`GET /api/subscription/plans`). */
+  plans?: StandInPlan[];
   /** The check-in reward in quota (new-api's min = max, Veloera's CheckInQuota); default 5000. */
   checkinReward?: number;
   /** new-api's critical budget (redeems and key reveals) per client, default 20 per 20 minutes. */

@@ -8,13 +8,28 @@ import { processState, type StatePart } from "../core/process-state";
 
 export const CRITICAL_LIMIT = { calls: 20, windowMs: 20 * 60_000 } as const;
 
+/** When each map of calls was last swept (recentIn). */
+const sweptAt = new WeakMap<object, number>();
+
+/**
+ * The times of `key`'s calls within the window (the list kept, to add to). Keys whose calls all
+ * left it are forgotten, at most once a window, so the map holds about those that called lately.
+ */
+function recentIn<K>(all: Map<K, number[]>, key: K, windowMs: number, now: number): number[] {
+  if (now - (sweptAt.get(all) ?? 0) >= windowMs) {
+    sweptAt.set(all, now);
+    for (const [k, calls] of all) if ((calls.at(-1) ?? 0) <= now - windowMs) all.delete(k);
+  }
+  const kept = (all.get(key) ?? []).filter((at) => at > now - windowMs);
+  all.set(key, kept);
+  return kept;
+}
+
 const CALLS: StatePart<Map<number, number[]>> = { name: "critical-calls", create: () => new Map() };
 
 const recent = (siteId: number, now: number) => {
   const all = processState().get(CALLS);
-  const kept = (all.get(siteId) ?? []).filter((at) => at > now - CRITICAL_LIMIT.windowMs);
-  all.set(siteId, kept);
-  return kept;
+  return recentIn(all, siteId, CRITICAL_LIMIT.windowMs, now);
 };
 
 /** How many critical calls the site has left for this service now, and when the next one frees. */
@@ -49,9 +64,7 @@ const WRITES: StatePart<Map<string, number[]>> = { name: "account-writes", creat
  * spends the site's critical calls instead).
  */
 export function takeWrite(account: string, now = Date.now()): string | null {
-  const all = processState().get(WRITES);
-  const kept = (all.get(account) ?? []).filter((at) => at > now - 60_000);
-  all.set(account, kept);
+  const kept = recentIn(processState().get(WRITES), account, 60_000, now);
   if (kept.length >= WRITES_PER_MINUTE) {
     const seconds = Math.max(1, Math.ceil(((kept[0] as number) + 60_000 - now) / 1000));
     return `操作过于频繁：每个账户每分钟最多 ${WRITES_PER_MINUTE} 次写操作，请 ${seconds} 秒后再试`;

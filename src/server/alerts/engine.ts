@@ -18,6 +18,9 @@ export const RULE_KINDS = [
   "spend_spike",
   "price_changed",
   "overcharged_above",
+  "overcharged_share_above",
+  "plan_ending_within",
+  "plan_used_above",
 ] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
 
@@ -53,6 +56,14 @@ export type Facts = {
    * site's list (USD), and its share of the spend verified in that time (percent); null: none.
    */
   overcharged: { usd: number; pct: number | null } | null;
+  /** The account's plans in force (new-api's subscriptions): when each ends, how much of its window is used. */
+  plans: Array<{
+    title: string;
+    endsInDays: number;
+    ends: string;
+    usedPct: number | null;
+    remainingUsd: number | null;
+  }>;
 };
 
 /** Below this, a day's spend is too small to call a spike (a few cents against none). */
@@ -141,6 +152,44 @@ export function check(kind: RuleKind, threshold: number | null, f: Facts): Check
         text: `近 24 小时多扣了 ${usdFine(o.usd)}${share}：扣费高于日志倍率或站点价目表，详见 用量分析 → 核对`,
       };
     }
+    case "overcharged_share_above": {
+      const o = f.overcharged;
+      if (o === null || o.pct === null || o.usd <= 0)
+        return { holds: false, value: null, text: "近 24 小时的扣费与日志倍率、价目表相符" };
+      return {
+        holds: o.pct > t,
+        value: Math.round(o.pct * 10) / 10,
+        text: `近 24 小时多扣了 ${usdFine(o.usd)}，占这段时间消费的 ${o.pct.toFixed(1)}%，详见 用量分析 → 核对`,
+      };
+    }
+    case "plan_ending_within": {
+      const soon = f.plans.filter((p) => p.endsInDays < t).sort((a, b) => a.endsInDays - b.endsInDays);
+      const first = soon[0];
+      if (!first) return { holds: false, value: null, text: "没有即将到期的套餐" };
+      const days =
+        first.endsInDays < 1
+          ? `${Math.max(1, Math.round(first.endsInDays * 24))} 小时`
+          : `${first.endsInDays.toFixed(1)} 天`;
+      const more = soon.length > 1 ? `，另有 ${soon.length - 1} 个套餐` : "";
+      return {
+        holds: true,
+        value: Math.round(first.endsInDays * 10) / 10,
+        text: `套餐「${first.title}」将在 ${days}后到期（${first.ends}）${more}`,
+      };
+    }
+    case "plan_used_above": {
+      const used = f.plans
+        .filter((p) => p.usedPct !== null && p.usedPct >= t)
+        .sort((a, b) => (b.usedPct ?? 0) - (a.usedPct ?? 0));
+      const top = used[0];
+      if (!top) return { holds: false, value: null, text: "套餐额度充足" };
+      const left = top.remainingUsd === null ? "" : `，剩余 ${usdFine(top.remainingUsd)}`;
+      return {
+        holds: true,
+        value: top.usedPct,
+        text: `套餐「${top.title}」本周期已用 ${(top.usedPct ?? 0).toFixed(1)}%${left}`,
+      };
+    }
     case "unmatched_move":
       return f.unmatchedUsd === null
         ? { holds: false, value: null, text: "余额变化与日志相符" }
@@ -157,6 +206,7 @@ function worseBy(kind: RuleKind, from: number, to: number): number | null {
   switch (kind) {
     case "balance_below":
     case "days_left_below":
+    case "plan_ending_within":
       return from - to;
     case "spend_today_above":
     case "site_down":
@@ -164,6 +214,8 @@ function worseBy(kind: RuleKind, from: number, to: number): number | null {
     case "spend_spike":
     case "price_changed":
     case "overcharged_above":
+    case "overcharged_share_above":
+    case "plan_used_above":
       return to - from;
     default:
       return null;

@@ -6,10 +6,12 @@
  */
 import type { Db } from "../db/client";
 import { addDays, dayIn } from "../core/time";
-import { watchFigures, type WatchFigures } from "../ledger/analytics";
+import { watchFigures, type WatchFigures } from "../ledger/watch-figures";
 import { reconcileMany, type ReconciledDay } from "../ledger/reconcile";
 import { modelRises, type ModelRise } from "../prices/changes";
 import { overchargesSince } from "../ledger/check-view";
+import { storedPlans, type StoredPlans } from "../ledger/plans";
+import { planActive, planTitle, planWindow, runway } from "../gateway/plans";
 import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
 import { heldOf, savedAccounts, savedName, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
@@ -30,8 +32,15 @@ function factsOf(
   quotaPerUnit: number,
   rises: ModelRise[],
   overcharge: { over: number; spent: number } | undefined,
+  plans: StoredPlans | undefined,
+  tz: string,
   now: Date,
 ): Facts {
+  const nowSeconds = now.getTime() / 1000;
+  const when = new Intl.DateTimeFormat("zh-CN", {
+    ...{ timeZone: tz, month: "2-digit", day: "2-digit" },
+    ...{ hour: "2-digit", minute: "2-digit", hourCycle: "h23" },
+  } as const);
   const balanceUsd = figures?.balanceUsd ?? null;
   const perDay = figures ? figures.weekUsd / 7 : 0;
   // Down: its syncs fail for a reason that is not the token (that is token_refused).
@@ -45,7 +54,11 @@ function factsOf(
     .sort((x, y) => Math.abs(y.difference ?? 0) - Math.abs(x.difference ?? 0))[0];
   return {
     balanceUsd,
-    daysLeft: balanceUsd !== null && perDay > 0 ? balanceUsd / perDay : null,
+    // Plans pay before, after or instead of the wallet (docs/design.md 27).
+    daysLeft:
+      balanceUsd !== null
+        ? runway(balanceUsd * quotaPerUnit, perDay * quotaPerUnit, plans ?? null, now.getTime() / 1000)
+        : null,
     spendTodayUsd: figures?.todayUsd ?? null,
     refused: a.state === "reauth",
     downMinutes: failing ? (now.getTime() - lastGood.getTime()) / 60_000 : null,
@@ -58,6 +71,18 @@ function factsOf(
     unmatchedUsd: worst ? (worst.difference ?? 0) / quotaPerUnit : null,
     sameHourMedianUsd: figures ? median(figures.sameHourUsd) : null,
     priceRises: rises,
+    plans: (plans?.plans ?? [])
+      .filter((p) => planActive(p, nowSeconds))
+      .map((p) => {
+        const window = planWindow(p, nowSeconds);
+        return {
+          title: planTitle(p),
+          endsInDays: (p.end - nowSeconds) / 86_400,
+          ends: when.format(new Date(p.end * 1000)),
+          usedPct: window.usedPct,
+          remainingUsd: window.left === null ? null : window.left / quotaPerUnit,
+        };
+      }),
     overcharged: overcharge
       ? {
           usd: overcharge.over / quotaPerUnit,
@@ -87,7 +112,7 @@ async function factsOfAll(
     quotaPerUnit: profiles.get(a.siteId)!.money.quotaPerUnit,
   }));
   const today = dayIn(tz, now.getTime());
-  const [syncs, figures, reconciled, rises, overcharges] = await Promise.all([
+  const [syncs, figures, reconciled, rises, overcharges, plans] = await Promise.all([
     // Where every account's syncs stand, in one read.
     syncStates(db, accounts, now),
     watchFigures(db, owners, tz, now),
@@ -98,6 +123,10 @@ async function factsOfAll(
     kinds.has("overcharged_above")
       ? overchargesSince(db, owners, Math.floor(now.getTime() / 1000) - 86_400)
       : Promise.resolve(new Map<string, { over: number; spent: number }>()),
+    // Plans only where a rule reads them: the days left, and the plan rules.
+    ["days_left_below", "plan_ending_within", "plan_used_above"].some((k) => kinds.has(k))
+      ? storedPlans(db, owners)
+      : Promise.resolve(new Map<string, StoredPlans>()),
   ]);
   const facts = new Map<number, Facts>();
   for (const a of accounts) {
@@ -113,6 +142,8 @@ async function factsOfAll(
         site?.money.quotaPerUnit ?? 1,
         rises.get(key) ?? [],
         overcharges.get(key),
+        plans.get(key),
+        tz,
         now,
       ),
     );

@@ -37,6 +37,9 @@ const KIND: Record<string, string> = {
   spend_spike: "今日消费达到近 7 天同一时刻的",
   price_changed: "所用模型涨价超过",
   overcharged_above: "近 24 小时多扣超过",
+  overcharged_share_above: "近 24 小时多扣占消费超过",
+  plan_ending_within: "套餐到期前",
+  plan_used_above: "套餐本周期已用超过",
 };
 
 const UNIT: Record<string, string> = {
@@ -48,6 +51,9 @@ const UNIT: Record<string, string> = {
   spend_spike: " 倍",
   price_changed: "%",
   overcharged_above: " 美元",
+  overcharged_share_above: "%",
+  plan_ending_within: " 天",
+  plan_used_above: "%",
 };
 
 /**

@@ -24,6 +24,9 @@ const THRESHOLD: Record<RuleKind, { min: number; max: number; what: string } | n
   spend_spike: { min: 1.5, max: 100, what: "倍数" },
   price_changed: { min: 1, max: 1000, what: "涨价幅度（%）" },
   overcharged_above: { min: 0.01, max: 1e6, what: "多扣金额（美元）" },
+  overcharged_share_above: { min: 0.1, max: 100, what: "多扣占消费的百分比" },
+  plan_ending_within: { min: 0.5, max: 365, what: "天数" },
+  plan_used_above: { min: 1, max: 100, what: "已用百分比" },
 };
 
 const DEFAULT_RULES: Array<{ kind: RuleKind; threshold: number | null }> = [

@@ -31,7 +31,9 @@ export const alertRuleSchema = z
           "token_refused 站点拒绝令牌；site_down 站点无法访问超过（分钟）；checkin_failed 自动签到失败或需手动签到；" +
           "unmatched_move 昨天或今天余额变化与日志不符超过（美元）；spend_spike 今日到此刻的消费超过近 7 天同一时刻中位数的倍数；" +
           "price_changed 近 7 天用过的模型在其站点 24 小时内涨价超过（%），或已下架；" +
-          "overcharged_above 近 24 小时扣费高于日志倍率或站点价目表的金额超过（美元）",
+          "overcharged_above 近 24 小时扣费高于日志倍率或站点价目表的金额超过（美元）；" +
+          "overcharged_share_above 近 24 小时多扣占这段时间消费超过（%）；" +
+          "plan_ending_within 生效中的套餐在这么多天内到期；plan_used_above 套餐本周期已用超过（%）",
       ),
     account: z.union([z.number().int(), z.literal("all")]).describe("工作区账户 id，或 all 表示全部账户"),
     threshold: z.number().nullable(),

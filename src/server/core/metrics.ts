@@ -22,7 +22,15 @@ type Metrics = {
   savedAccounts: client.Gauge;
   /** When each job last finished a run without failing (ms): its lag is read at each scrape. */
   lastGoodRun: Map<string, number>;
+  /** The sites with series of their own (siteLabel). */
+  siteLabels: Set<string>;
 };
+
+/**
+ * Sites with series of their own in a process: past them, a site's calls are counted under
+ * `other`, so the metrics of a deployment of 10,000 sites stay the size of a small one's.
+ */
+const SITE_LABELS_MAX = 200;
 
 function create(): Metrics {
   const registry = new client.Registry();
@@ -32,6 +40,7 @@ function create(): Metrics {
   return {
     registry,
     lastGoodRun,
+    siteLabels: new Set(),
     httpRequests: new client.Counter({
       name: "gd_http_requests_total",
       help: "HTTP requests answered, by route pattern, method and status",
@@ -167,4 +176,13 @@ export function countJobRun(job: string, started: number, ok: boolean): void {
   m.jobRuns.inc({ job, outcome: ok ? "ok" : "failed" });
   m.jobSeconds.observe({ job }, (Date.now() - started) / 1000);
   if (ok) m.lastGoodRun.set(job, Date.now());
+}
+
+/** The `site` label of a site's series: its own for the first SITE_LABELS_MAX sites seen, then `other`. */
+export function siteLabel(site: string): string {
+  const { siteLabels } = metrics();
+  if (siteLabels.has(site)) return site;
+  if (siteLabels.size >= SITE_LABELS_MAX) return "other";
+  siteLabels.add(site);
+  return site;
 }

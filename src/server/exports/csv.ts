@@ -92,10 +92,56 @@ export function timeFormatter(tz: string) {
 }
 
 /** The session ended while its download was under way: the download stops there. */
-class ExportSessionEnded extends Error {
+export class ExportSessionEnded extends Error {
   constructor() {
     super("session ended during the export");
   }
+}
+
+/**
+ * A CSV as a pull stream: the BOM and the header first, then a chunk per pull from `next` (null:
+ * the end), one chunk ahead at most, so the store is read only as fast as the client takes it.
+ * `onEnd` hears whether the client read to the end; `close` lets go of what the reading holds
+ * (at the end, on an error, when the client goes away).
+ */
+export function csvStream(
+  header: string[],
+  next: () => Promise<string | null>,
+  onEnd: (complete: boolean) => void,
+  close: () => void = () => undefined,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          if (!started) {
+            started = true;
+            controller.enqueue(encoder.encode(`\uFEFF${csvRecord(header)}`));
+            return;
+          }
+          const text = await next();
+          if (text === null) {
+            close();
+            controller.close();
+            onEnd(true);
+            return;
+          }
+          controller.enqueue(encoder.encode(text));
+        } catch (error) {
+          close();
+          onEnd(false);
+          controller.error(error);
+        }
+      },
+      cancel() {
+        close();
+        onEnd(false);
+      },
+    },
+    { highWaterMark: 1 },
+  );
 }
 
 /**
@@ -110,14 +156,12 @@ export function usageCsv(
   live: (reader: Reader) => Promise<boolean>,
   onEnd: (rows: number, complete: boolean) => void,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   const filter = filterOf(q);
   const time = timeFormatter(q.tz);
   const store = ledgerStore(db);
   let account = 0;
   let cursor: EntryCursor | null = null;
   let rows = 0;
-  let started = false;
   const names = new Map(
     readers.map((r) => [r, [neutralize(r.site?.name ?? "（站点已移除）"), neutralize(r.username || String(r.userId))]]),
   );
@@ -140,50 +184,33 @@ export function usageCsv(
       ...cacheCells(e),
     ];
   };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          if (!started) {
-            started = true;
-            controller.enqueue(encoder.encode(`\uFEFF${csvRecord(CSV_HEADER)}`));
-            return;
-          }
-          for (;;) {
-            const reader = readers[account];
-            if (!reader) {
-              controller.close();
-              onEnd(rows, true);
-              return;
-            }
-            if (!(await live(reader))) throw new ExportSessionEnded();
-            cursor ??= store.openEntries(reader, filter);
-            const page = await cursor.next(PAGE);
-            if (page.length < PAGE) {
-              cursor.close();
-              cursor = null;
-              account++;
-            }
-            if (page.length === 0) continue;
-            rows += page.length;
-            let text = "";
-            for (const e of page) text += csvRecord(line(reader, e));
-            controller.enqueue(encoder.encode(text));
-            return;
-          }
-        } catch (error) {
-          cursor?.close();
-          onEnd(rows, false);
-          controller.error(error);
-        }
-      },
-      cancel() {
-        cursor?.close();
-        onEnd(rows, false);
-      },
+  const next = async (): Promise<string | null> => {
+    for (;;) {
+      const reader = readers[account];
+      if (!reader) return null;
+      if (!(await live(reader))) throw new ExportSessionEnded();
+      cursor ??= store.openEntries(reader, filter);
+      const page = await cursor.next(PAGE);
+      if (page.length < PAGE) {
+        cursor.close();
+        cursor = null;
+        account++;
+      }
+      if (page.length === 0) continue;
+      rows += page.length;
+      let text = "";
+      for (const e of page) text += csvRecord(line(reader, e));
+      return text;
+    }
+  };
+  return csvStream(
+    CSV_HEADER,
+    next,
+    (complete) => onEnd(rows, complete),
+    () => {
+      cursor?.close();
+      cursor = null;
     },
-    // One page ahead at most: the store is read only as fast as the client takes it.
-    { highWaterMark: 1 },
   );
 }
 

@@ -7,7 +7,7 @@ import { readCapped } from "../net/body";
 import { guardedFetch, isGuarded, PRIVATE_REFUSAL, refusedForAddress } from "../net/site-guard";
 import { env } from "../core/env";
 import { logEvent } from "../core/log";
-import { metrics } from "../core/metrics";
+import { metrics, siteLabel } from "../core/metrics";
 import { SiteBusy, pauseSite, throughGate } from "./gate";
 
 const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -160,8 +160,9 @@ function noteSiteCall(call: SiteCall, outcome: string, ms: number): void {
     // Counted as "invalid".
   }
   const m = metrics();
-  m.siteCalls.inc({ site, outcome });
-  m.siteSeconds.observe({ site }, ms / 1000);
+  const label = siteLabel(site);
+  m.siteCalls.inc({ site: label, outcome });
+  m.siteSeconds.observe({ site: label }, ms / 1000);
   logEvent("site.call", { site, method: call.method ?? "GET", path: call.path, outcome, ms: Math.round(ms * 10) / 10 });
 }
 

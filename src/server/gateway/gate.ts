@@ -12,10 +12,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { brand } from "../core/errors";
-import { metrics } from "../core/metrics";
+import { metrics, siteLabel } from "../core/metrics";
 import { processState, type StatePart } from "../core/process-state";
 import type { SharedBudget, SharedTake } from "../core/shared-budget";
 import { activeShared, fallBack, fallbackShare, installSharedBudget, sharedBackend } from "./shared-gate";
+import { head, idle, remove, take, waiters, type SiteState, type Waiter } from "./line";
 import { KEPT_WINDOW_MS, countedCalls, nextSlot, noteCount, noteSent } from "./window";
 
 export { sharedBudgetState } from "./shared-gate";
@@ -75,54 +76,28 @@ const liveReserve = (perMinute: number) => Math.max(1, Math.ceil(perMinute / 5))
 /** The part of a site's budget background work may use (counting every call of the window). */
 const backgroundShare = (perMinute: number) => Math.max(1, perMinute - liveReserve(perMinute));
 
-/** A call waiting for its turn: an in-flight place and a slot of the budget, both free now. */
-type Waiter = {
-  /** The calls of the window it may count up to: its budget, or background work's share. */
-  share: number;
-  /** The site's budget. */
-  perMinute: number;
-  /** Past it, a call still waiting for a slot is refused (background work: for anything). */
-  deadline: number;
-  background: boolean;
-  go: () => void;
-  fail: (error: Error) => void;
-  /** The call's name in the shared store (its place in flight), once it goes. */
-  token?: string;
-  /** The window's count the store answered when it gave the slot. */
-  used?: number;
-};
-
-type SiteState = {
-  siteId: number;
-  inFlight: number;
-  backgroundRunning: number;
-  signIns: Waiter[];
-  /** Live calls per account; the first account's first call goes next, then that account goes to the back. */
-  live: Map<string, Waiter[]>;
-  background: Waiter[];
-  /** When the calls of the kept window were sent. */
-  slots: number[];
-  pausedUntil: number;
-  /** Wakes the line when the next slot frees or a wait runs out. */
-  timer: NodeJS.Timeout | null;
-  /** Shared mode: a pass over the line is asking the store (one at a time), and another is wanted. */
-  pumping: boolean;
-  again: boolean;
-};
-
-/** Every site's gate in this process, its timers ended with it. */
-const GATES: StatePart<Map<number, SiteState>> = {
+/**
+ * Every site's gate in this process, its timers ended with it. A site's gate is forgotten once it
+ * is idle (gateway/line.ts idle), looked for at most once a window as new sites come, so what this
+ * process keeps follows the sites it calls now, not every site the deployment ever called.
+ */
+const GATES: StatePart<{ states: Map<number, SiteState>; sweptAt: number }> = {
   name: "gates",
-  create: () => new Map(),
-  dispose: (states) => {
+  create: () => ({ states: new Map(), sweptAt: 0 }),
+  dispose: ({ states }) => {
     for (const state of states.values()) if (state.timer) clearTimeout(state.timer);
   },
 };
 
 function stateOf(siteId: number): SiteState {
-  const states = processState().get(GATES);
-  let state = states.get(siteId);
+  const gates = processState().get(GATES);
+  let state = gates.states.get(siteId);
   if (!state) {
+    const now = Date.now();
+    if (now - gates.sweptAt >= KEPT_WINDOW_MS) {
+      gates.sweptAt = now;
+      for (const [id, s] of gates.states) if (idle(s, now, KEPT_WINDOW_MS)) gates.states.delete(id);
+    }
     state = {
       siteId,
       inFlight: 0,
@@ -136,55 +111,19 @@ function stateOf(siteId: number): SiteState {
       pumping: false,
       again: false,
     };
-    states.set(siteId, state);
+    gates.states.set(siteId, state);
   }
   return state;
 }
 
-/** The waiter whose turn it is, without taking it from its line. */
-function head(state: SiteState): Waiter | undefined {
-  const signIn = state.signIns[0];
-  if (signIn) return signIn;
-  const first = state.live.values().next();
-  if (!first.done) return first.value[0];
-  // Background work only while nobody else waits and none of it is under way.
-  return state.backgroundRunning === 0 ? state.background[0] : undefined;
-}
-
-/** Takes the head from its line; a live account goes to the back of the turn. */
-function take(state: SiteState): void {
-  if (state.signIns.shift()) return;
-  const first = state.live.entries().next();
-  if (!first.done) {
-    const [account, queue] = first.value;
-    queue.shift();
-    state.live.delete(account);
-    if (queue.length > 0) state.live.set(account, queue);
-    return;
-  }
-  state.background.shift();
-}
-
-function waiters(state: SiteState): Waiter[] {
-  return [...state.signIns, ...[...state.live.values()].flat(), ...state.background];
-}
-
-function remove(state: SiteState, waiter: Waiter): void {
-  const drop = (line: Waiter[]) => {
-    const at = line.indexOf(waiter);
-    if (at >= 0) line.splice(at, 1);
-  };
-  drop(state.signIns);
-  drop(state.background);
-  for (const [account, queue] of state.live) {
-    drop(queue);
-    if (queue.length === 0) state.live.delete(account);
-  }
+/** How many sites' gates this process keeps now (tests: idle ones are forgotten). */
+export function gatesKept(): number {
+  return processState().get(GATES).states.size;
 }
 
 /** The store did not answer: every site's line goes on in this process, each on its share. */
 function onFallback(instances: number): void {
-  for (const state of processState().get(GATES).values()) {
+  for (const state of processState().get(GATES).states.values()) {
     for (const w of waiters(state)) w.share = Math.max(1, Math.floor(w.share / instances));
     dispatch(state);
   }
@@ -192,7 +131,7 @@ function onFallback(instances: number): void {
 
 /** The store answers again: every site's line goes back to it. */
 function onShared(): void {
-  for (const [siteId, state] of processState().get(GATES)) pump(state, siteId);
+  for (const [siteId, state] of processState().get(GATES).states) pump(state, siteId);
 }
 
 /**
@@ -414,7 +353,7 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
     wakeLine(state, siteId);
   });
   metrics().budgetWaitSeconds.observe(
-    { site: String(siteId), kind: budget.signIn ? "signin" : background ? "background" : "live" },
+    { site: siteLabel(String(siteId)), kind: budget.signIn ? "signin" : background ? "background" : "live" },
     (Date.now() - now) / 1000,
   );
   try {
@@ -438,7 +377,7 @@ export function pauseSite(siteId: number, retryAfter: string | null, now = Date.
   }
   const state = stateOf(siteId);
   state.pausedUntil = Math.max(state.pausedUntil, now + ms);
-  metrics().sitePauses.inc({ site: String(siteId) });
+  metrics().sitePauses.inc({ site: siteLabel(String(siteId)) });
   // Every instance holds off (the store keeps the pause); a store that does not answer: this one does.
   void activeShared()
     ?.pause(siteId, ms)

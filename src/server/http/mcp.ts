@@ -52,7 +52,16 @@ const TOOLS: ToolDef[] = [
   {
     name: "income",
     procedure: "usage.income",
-    description: "一段时间（from、to）每天进入账户的：充值、兑换码、签到等奖励、退款，与当天消费和净变化（美元）。",
+    description:
+      "一段时间（from、to）每天进入账户的：充值、兑换码、签到等奖励、退款，与当天消费（其中套餐支付的）和钱包的净变化（美元）。",
+    readOnly: true,
+  },
+  {
+    name: "plans",
+    procedure: "usage.plans",
+    description:
+      "各账户的套餐（new-api 的订阅）：本周期剩余额度、下次重置、到期时间；一段时间（from、to）内套餐支付与钱包支付的消费（美元）；" +
+      "按近 7 天速度、把套餐算进去后还能用的天数（daysLeft）与只用钱包的天数（walletDaysLeft）。",
     readOnly: true,
   },
   {

@@ -186,10 +186,20 @@ export async function syncDueLedgers(
             .next(account, dueAt, failures)
             .catch(() => leaveForLater(`ledger-due:${account.key}`, () => due.next(account, dueAt, failures)));
         }),
-      ).finally(() => runner.inFlight.delete(account.key)),
+      ).finally(() => {
+        runner.inFlight.delete(account.key);
+        // A site with no sync under way or waiting here keeps no limiter (a new one starts the same).
+        if (siteQueued(runner, s.siteId) === 0) runner.perSite.delete(s.siteId);
+      }),
     ),
   );
   return start.length;
+}
+
+/** What the runner keeps in this process: syncs under way or waiting, and the sites they are of. */
+export function ledgerRunnerKept(): { syncs: number; sites: number } {
+  const runner = processState().get(RUNNER);
+  return { syncs: runner.inFlight.size, sites: runner.perSite.size };
 }
 
 /** The syncs of a site this process has under way or waiting. */

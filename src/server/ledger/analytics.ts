@@ -13,11 +13,11 @@ import { listed } from "../accounts/browser-accounts";
 import type { AccountBalance, BalancePoint, BalanceReport, LedgerCoverage, UsageRow, UsageSummary } from "./schemas";
 
 export type { BalanceReport, LedgerCoverage, UsageSummary } from "./schemas";
-import { TZDate } from "@date-fns/tz";
-import { addDays, dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
+import { dayIn, dayStart, dayStarts, nextDay, offsetAt } from "../core/time";
 import { reconcile } from "./reconcile";
 import { round6 } from "../../shared/money";
 import { namedApart } from "./site-names";
+import { daysLeftWith, storedPlans } from "./plans";
 
 export type GroupBy = "day" | "hour" | "model" | "token" | "type";
 
@@ -272,6 +272,16 @@ export async function summaryOf(
 
 const BURN_DAYS = 7;
 
+/**
+ * An account's spend a day (quota) over the last 7 × 24 whole hours, the current one included (the
+ * ledger sums by the hour): the pace 可用天数 is read at.
+ */
+export async function weekPace(db: Db, owner: Owner, nowSeconds: number): Promise<number> {
+  const to = nowSeconds - (nowSeconds % 3600) + 3600;
+  const spent = await ledgerStore(db).hourly([owner], { from: to - BURN_DAYS * 86_400, to, consumeOnly: true });
+  return spent.reduce((sum, h) => sum + h.quota, 0) / BURN_DAYS;
+}
+
 const daysLeftOf = (balance: number | null, burn: number) =>
   balance === null || burn <= 0 ? null : Math.round((balance / burn) * 10) / 10;
 
@@ -287,20 +297,19 @@ export async function usageBalance(
   const from = dayStart(q.tz, q.from) / 1000;
   const to = dayStart(q.tz, nextDay(q.to)) / 1000;
   const nowSeconds = Math.floor(now / 1000);
-  // The last 7 × 24 whole hours, the current one included (the ledger sums by the hour).
-  const burnTo = nowSeconds - (nowSeconds % 3600) + 3600;
-  const store = ledgerStore(db);
+  // Plans pay before, after or instead of the wallet: 可用天数 folds them in (docs/design.md 27).
+  const plans = await storedPlans(db, readers);
   const accounts = await Promise.all(
     readers.map(async (r, i): Promise<AccountBalance> => {
       const usd = (quota: number) => round6(quota / r.quotaPerUnit);
-      const [snapshots, latest, spent, reconciled] = await Promise.all([
+      const [snapshots, latest, burn, reconciled] = await Promise.all([
         db.balanceSnapshot.findMany({
           where: ownerWhere(r, { gte: from, lt: to }),
           orderBy: { at: "asc" },
           select: { at: true, quota: true },
         }),
         db.balanceSnapshot.findFirst({ where: ownerWhere(r), orderBy: { at: "desc" }, select: { quota: true } }),
-        store.hourly([r], { from: burnTo - BURN_DAYS * 86_400, to: burnTo, consumeOnly: true }),
+        weekPace(db, r, nowSeconds),
         reconcile(db, r, q),
       ]);
       // The days whose balance moved otherwise than the log says (对账), marked on the chart.
@@ -316,19 +325,29 @@ export async function usageBalance(
           unmatchedUsd: unmatched.get(day) ?? null,
         });
       }
-      const burnRateUsd = round6(usd(spent.reduce((sum, h) => sum + h.quota, 0)) / BURN_DAYS);
+      const burnRateUsd = round6(usd(burn));
       const balanceUsd = latest ? usd(Number(latest.quota)) : null;
       return {
         ...(coverage[i] as LedgerCoverage),
         series: [...byDay.values()],
         balanceUsd,
         burnRateUsd,
-        daysLeft: daysLeftOf(balanceUsd, burnRateUsd),
+        daysLeft: daysLeftWith(
+          plans.get(`${r.siteId}:${r.siteUserId}`),
+          latest ? Number(latest.quota) : null,
+          burn,
+          nowSeconds,
+        ),
       };
     }),
   );
   const balanceUsd = round6(accounts.reduce((s, a) => s + (a.balanceUsd ?? 0), 0));
   const burnRateUsd = round6(accounts.reduce((s, a) => s + a.burnRateUsd, 0));
+  // Together: the wallets over what they spend a day, a plan-paid account's at the pace its days left say.
+  const walletBurn = accounts.reduce(
+    (s, a) => s + (a.balanceUsd !== null && a.daysLeft ? a.balanceUsd / a.daysLeft : a.burnRateUsd),
+    0,
+  );
   return {
     from: q.from,
     to: q.to,
@@ -337,7 +356,7 @@ export async function usageBalance(
     totals: {
       balanceUsd,
       burnRateUsd,
-      daysLeft: daysLeftOf(accounts.some((a) => a.balanceUsd !== null) ? balanceUsd : null, burnRateUsd),
+      daysLeft: daysLeftOf(accounts.some((a) => a.balanceUsd !== null) ? balanceUsd : null, walletBurn),
     },
   };
 }
@@ -380,69 +399,4 @@ export async function topupsIn(db: Db, owner: Owner, start: number, end: number,
     take,
   });
   return rows.map((r) => ({ at: r.at, quota: Number(r.quota), content: r.content }));
-}
-
-/** What the alerts read of an account (USD): see watchFigures. */
-export type WatchFigures = { balanceUsd: number | null; todayUsd: number; weekUsd: number; sameHourUsd: number[] };
-
-/** Accounts read per query (two values each in its OR). */
-const WATCHED_PER_QUERY = 200;
-
-/**
- * What the alerts read of many accounts at once, keyed "siteId:siteUserId": the balance each one's
- * last sync noted (null before any), the consumption of today and of the last 7 days (today
- * included) in `tz`, and the spend of each of the 7 days before today up to this hour of the day
- * (the baseline of a spend spike). Read from the hourly totals, a few queries per 200 accounts;
- * in a zone whose midnight is not on the hour, an hour is counted in the day it starts in.
- */
-export async function watchFigures(
-  db: Db,
-  owners: Array<Owner & { quotaPerUnit: number }>,
-  tz: string,
-  now: Date,
-): Promise<Map<string, WatchFigures>> {
-  const out = new Map<string, WatchFigures>();
-  const today = dayIn(tz, now.getTime());
-  // The local hour now; each of the 8 days' whole hours, and its hours up to and with this one.
-  const hourNow = Number(new Date(now.getTime() + offsetAt(tz, now.getTime())).toISOString().slice(11, 13));
-  const days = Array.from({ length: 8 }, (_, i) => addDays(today, i - 7)).map((day) => {
-    const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-    const hour = (ms: number) => Math.ceil(ms / 1000 / 3600) * 3600;
-    return {
-      start: hour(dayStart(tz, day)),
-      end: hour(dayStart(tz, addDays(day, 1))),
-      cutoff: hour(new TZDate(y, m - 1, d, hourNow + 1, 0, tz).getTime()),
-    };
-  });
-  const store = ledgerStore(db);
-  for (let i = 0; i < owners.length; i += WATCHED_PER_QUERY) {
-    const batch = owners.slice(i, i + WATCHED_PER_QUERY);
-    const [sums, balances] = await Promise.all([
-      store.ownerDays(batch, days),
-      store.lastSnapshots(batch, 2_147_483_647),
-    ]);
-    const balanceOf = new Map(balances.map((b) => [`${b.siteId}:${b.siteUserId}`, b.quota]));
-    const byOwner = new Map<string, Map<number, { all: number; early: number }>>();
-    for (const s of sums) {
-      const key = `${s.siteId}:${s.siteUserId}`;
-      const list = byOwner.get(key) ?? new Map<number, { all: number; early: number }>();
-      list.set(s.d, { all: s.quota, early: s.early });
-      byOwner.set(key, list);
-    }
-    for (const o of batch) {
-      const key = `${o.siteId}:${o.siteUserId}`;
-      const list = byOwner.get(key);
-      const usd = (quota: number) => round6(quota / o.quotaPerUnit);
-      // Index 7 is today, 6 yesterday, … 0 a week ago.
-      const all = (d: number) => list?.get(d)?.all ?? 0;
-      const balance = balanceOf.get(key);
-      out.set(key, {
-        balanceUsd: balance === undefined ? null : usd(balance),
-        todayUsd: usd(all(7)),
-        weekUsd: usd([1, 2, 3, 4, 5, 6, 7].reduce((s, d) => s + all(d), 0)),
-        sameHourUsd: [6, 5, 4, 3, 2, 1, 0].map((d) => usd(list?.get(d)?.early ?? 0)),
-      });
-    }
-  }
-  return out;
 }

@@ -91,8 +91,10 @@ const incomeSums = {
     .describe("签到与赠送、返利等奖励（美元）；站点日志没有记录的签到按本服务的签到记录，不重复计算"),
   refundsUsd: z.number().describe("退款与补偿（美元）"),
   incomeUsd: z.number().describe("收入合计（美元）"),
-  spendUsd: z.number().describe("消费（美元）"),
-  netUsd: z.number().describe("净变化：收入减消费（美元）"),
+  spendUsd: z.number().describe("消费（美元），含套餐支付的"),
+  planSpendUsd: z.number().describe("其中由套餐支付、钱包未扣费的（美元；new-api 的套餐）"),
+  plansBoughtUsd: z.number().describe("用余额购买套餐扣除的（美元）"),
+  netUsd: z.number().describe("钱包的净变化：收入减钱包支付的消费、减用余额购买的套餐（美元）"),
 };
 
 export const usageIncomeSchema = z
@@ -102,6 +104,15 @@ export const usageIncomeSchema = z
     tz: z.string(),
     rows: z.array(z.object({ day: z.string(), ...incomeSums })).describe("范围内每一天（tz 时区）"),
     totals: z.object(incomeSums),
+    accounts: z
+      .array(
+        z.object({
+          siteId: z.number().int(),
+          userId: z.number().int().describe("站点上的用户 ID"),
+          incomeUsd: z.number().describe("该账户范围内的收入合计（美元）"),
+        }),
+      )
+      .describe("每个账户范围内的收入"),
   })
   .meta({ id: "UsageIncome" });
 export type UsageIncome = z.infer<typeof usageIncomeSchema>;

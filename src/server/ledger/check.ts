@@ -3,8 +3,8 @@
  * in batches after it is stored (never on a read), against its own logged ratios and against the
  * site's published list for its group at its time. The verdicts are summed per account, hour,
  * model and token with the entries' cache figures (ledger_check_hours), their times counted per
- * bucket (ledger_speed), and the entries that differ kept (ledger_flags): 核对, 缓存 and 速度 read
- * sums however long the ledger grows.
+ * bucket (ledger_speed), and the entries that differ kept (ledger_flags), and what plans paid
+ * (new-api's `billing_source`): 核对, 缓存, 速度 and 套餐 read sums however long the ledger grows.
  *
  * The pass walks the entries by id. On PostgreSQL ids are handed out before their transactions
  * commit, so the pass goes only up to the highest id the previous pass saw (a commit is one short
@@ -16,6 +16,7 @@ import { checkCharge, type CheckedEntry } from "../gateway/charge-check";
 import { listCharge, loggedGroup, LIST_UNKNOWN, type ListFigures } from "../gateway/list-check";
 import { cacheFigures } from "../gateway/cache-figures";
 import { bucketOf, firstTokenMs } from "../gateway/speed";
+import { paidByPlan } from "../gateway/plans";
 import { addUp } from "./check-sql";
 import { detailOf } from "./log-view";
 import type { Db } from "../db/client";
@@ -133,6 +134,8 @@ type HourSums = {
   cacheWrite: bigint;
   cacheSaved: bigint;
   cacheCost: bigint;
+  planEntries: number;
+  planQuota: bigint;
 };
 
 type Flag = {
@@ -191,6 +194,7 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
       ...{ entries: 0, quota: 0n, checked: 0, checkedQuota: 0n, expected: 0n, differs: 0 },
       ...{ listChecked: 0, listQuota: 0n, listExpected: 0n, listDiffers: 0, over: 0n },
       ...{ inputTokens: 0n, cacheRead: 0n, cacheWrite: 0n, cacheSaved: 0n, cacheCost: 0n },
+      ...{ planEntries: 0, planQuota: 0n },
     };
     hours.set(key, h);
     const cache = listOnly ? null : cacheFigures(e);
@@ -202,6 +206,10 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
     if (!listOnly) {
       h.entries++;
       h.quota += r.quota;
+      if (paidByPlan(e.detail)) {
+        h.planEntries++;
+        h.planQuota += r.quota;
+      }
     }
     if (cache) {
       h.inputTokens += BigInt(cache.input);
@@ -267,6 +275,8 @@ const HOUR_COLUMNS = [
   "cache_write",
   "cache_saved",
   "cache_cost",
+  "plan_entries",
+  "plan_quota",
 ] as const;
 const SPEED_COLUMNS = ["site_id", "site_user_id", "hour", "model", "kind", "bucket", "count"] as const;
 
@@ -303,7 +313,7 @@ async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: P
     const hourRows = [...v.hours.values()].map((h) => [
       ...[h.siteId, h.siteUserId, h.hour, h.model, h.tokenName, h.entries, h.quota, h.checked, h.checkedQuota],
       ...[h.expected, h.differs, h.listChecked, h.listQuota, h.listExpected, h.listDiffers, h.over],
-      ...[h.inputTokens, h.cacheRead, h.cacheWrite, h.cacheSaved, h.cacheCost],
+      ...[h.inputTokens, h.cacheRead, h.cacheWrite, h.cacheSaved, h.cacheCost, h.planEntries, h.planQuota],
     ]);
     await addUp(tx, "ledger_check_hours", HOUR_COLUMNS, 5, hourRows, postgres);
     await addUp(tx, "ledger_speed", SPEED_COLUMNS, 6, v.speed, postgres);

@@ -7,10 +7,10 @@
  */
 import type { Db } from "../db/client";
 import { dayIn, dayStarts } from "../core/time";
-import { topupQuota } from "../../shared/log-types";
+import { planPurchaseQuota, topupQuota } from "../../shared/log-types";
 import { round6, usdOfQuota } from "../../shared/money";
 import { summaryOf, type Reader } from "./analytics";
-import { ledgerStore, type Owner } from "./store";
+import { boundOf, ledgerStore, type Owner } from "./store";
 import type { UsageIncome } from "./check-schemas";
 
 /** The check-ins this service made (actions/ above the ledger hands them in). */
@@ -25,8 +25,8 @@ const CHECKIN = /签到/;
 const COMPENSATION = /补偿/;
 const REDEEM = /兑换码/;
 
-type Day = { topups: number; redeemed: number; rewards: number; refunds: number };
-const zero = (): Day => ({ topups: 0, redeemed: 0, rewards: 0, refunds: 0 });
+type Day = { topups: number; redeemed: number; rewards: number; refunds: number; planPaid: number; bought: number };
+const zero = (): Day => ({ topups: 0, redeemed: 0, rewards: 0, refunds: 0, planPaid: 0, bought: 0 });
 
 export async function usageIncome(
   db: Db,
@@ -41,20 +41,40 @@ export async function usageIncome(
   const usd = new Map(days.map((d) => [d, zero()]));
   const since = readers.map((r) => ({ ...r, after: from - 1 }));
   const store = ledgerStore(db);
-  const [moves, history, ours, spend] = await Promise.all([
+  const [moves, history, ours, spend, planHours] = await Promise.all([
     store.movesSince(since, to - 1),
     store.topupsSince(since, to - 1),
     checkins(readers, from, to),
     summaryOf(db, readers, { ...q, groupBy: "day" }),
+    // What plans paid, by the hour (the verifying pass's sums): the wallet was not charged for it.
+    readers.length === 0
+      ? Promise.resolve([])
+      : db.ledgerCheckHour.groupBy({
+          by: ["siteId", "siteUserId", "hour"],
+          where: {
+            planQuota: { gt: 0 },
+            OR: readers.map((r) => ({
+              siteId: r.siteId,
+              siteUserId: BigInt(r.siteUserId),
+              hour: { gte: Math.floor(from / 3600) * 3600, lt: Math.min(to, boundOf(r)) },
+            })),
+          },
+          _sum: { planQuota: true },
+        }),
   ]);
   const byOwner = new Map(readers.map((r) => [`${r.siteId}:${r.siteUserId}`, r]));
   const dayOf = (at: number) => dayIn(q.tz, at * 1000);
   /** Per account and day: top-ups without an amount, and the amounts given (history matched against them). */
   const unamounted = new Map<string, { count: number; amounts: number[] }>();
   const checkedIn = new Set<string>();
+  const perAccount = new Map(readers.map((r) => [`${r.siteId}:${r.siteUserId}`, 0]));
+  const INCOME: ReadonlySet<keyof Day> = new Set(["topups", "redeemed", "rewards", "refunds"]);
   const add = (r: Reader, day: string, part: keyof Day, quota: number) => {
     const d = usd.get(day);
-    if (d) d[part] += usdOfQuota(quota, r.quotaPerUnit);
+    if (!d) return;
+    d[part] += usdOfQuota(quota, r.quotaPerUnit);
+    const key = `${r.siteId}:${r.siteUserId}`;
+    if (INCOME.has(part)) perAccount.set(key, (perAccount.get(key) ?? 0) + usdOfQuota(quota, r.quotaPerUnit));
   };
   for (const m of moves) {
     const r = byOwner.get(`${m.siteId}:${m.siteUserId}`);
@@ -62,6 +82,12 @@ export async function usageIncome(
     const day = dayOf(m.at);
     const key = `${m.siteId}:${m.siteUserId}:${day}`;
     const quota = Number(m.quota);
+    // A plan bought (logged as a top-up) brought nothing into the wallet; bought from it, it took.
+    const bought = m.type === "topup" ? planPurchaseQuota(m.content) : null;
+    if (bought !== null) {
+      add(r, day, "bought", bought);
+      continue;
+    }
     if (m.type === "refund") add(r, day, "refunds", quota);
     else if (COMPENSATION.test(m.content)) add(r, day, "refunds", topupQuota(quota, m.content, r.quotaPerUnit) ?? 0);
     else if (m.type !== "consume" && REWARD.test(m.content)) {
@@ -95,6 +121,10 @@ export async function usageIncome(
     const day = dayOf(c.at);
     if (r && !checkedIn.has(`${c.siteId}:${c.siteUserId}:${day}`)) add(r, day, "rewards", c.quota);
   }
+  for (const h of planHours) {
+    const r = byOwner.get(`${h.siteId}:${h.siteUserId}`);
+    if (r) add(r, dayOf(Math.max(h.hour, from)), "planPaid", Number(h._sum.planQuota ?? 0));
+  }
   const spent = new Map(spend.rows.map((row) => [row.key, row.usd]));
   const rows = days.map((day) => {
     const d = usd.get(day) ?? zero();
@@ -108,7 +138,9 @@ export async function usageIncome(
       refundsUsd: round6(d.refunds),
       incomeUsd: round6(income),
       spendUsd: round6(spendUsd),
-      netUsd: round6(income - spendUsd),
+      planSpendUsd: round6(d.planPaid),
+      plansBoughtUsd: round6(d.bought),
+      netUsd: round6(income - (spendUsd - d.planPaid) - d.bought),
     };
   });
   const sum = (k: keyof (typeof rows)[number]) => round6(rows.reduce((s, r) => s + Number(r[k]), 0));
@@ -124,7 +156,14 @@ export async function usageIncome(
       refundsUsd: sum("refundsUsd"),
       incomeUsd: sum("incomeUsd"),
       spendUsd: sum("spendUsd"),
+      planSpendUsd: sum("planSpendUsd"),
+      plansBoughtUsd: sum("plansBoughtUsd"),
       netUsd: sum("netUsd"),
     },
+    accounts: readers.map((r) => ({
+      siteId: r.siteId,
+      userId: r.siteUserId,
+      incomeUsd: round6(perAccount.get(`${r.siteId}:${r.siteUserId}`) ?? 0),
+    })),
   };
 }

@@ -9,6 +9,9 @@ export type Owner = { siteId: number; siteUserId: number; until?: number };
 const NO_BOUND = 2147483647;
 export const boundOf = (o: { until?: number }) => o.until ?? NO_BOUND;
 
+/** An account's key in maps of many accounts: "siteId:siteUserId". */
+export const ownerKey = (o: { siteId: number; siteUserId: number | bigint }) => `${o.siteId}:${o.siteUserId}`;
+
 /** A Prisma filter of one owner's rows, in `column` (seconds) within `range` and before its bound. */
 export function ownerWhere<C extends "at" | "hour" = "at">(
   o: Owner,

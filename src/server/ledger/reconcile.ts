@@ -1,6 +1,8 @@
 /**
  * 对账 (docs/design.md 21): for each day of an account, the balance change its snapshots saw against
- * what its log explains (−consumption + top-ups + check-in rewards + refunds), and the difference.
+ * what its log explains (−the wallet's consumption + top-ups + check-in rewards + refunds), and the
+ * difference. The wallet's consumption leaves out the calls a plan paid and counts the plans bought
+ * from the wallet (new-api's subscriptions).
  * A day whose difference is past the tolerance is flagged: a deduction the log does not show, a
  * top-up never logged, a site's statistics bug. Top-ups and rewards logged without an amount in
  * their quota are read from their text (`＄10.000000 额度`), as the families write them; where the
@@ -8,9 +10,10 @@
  */
 import type { Db } from "../db/client";
 import { dayStarts } from "../core/time";
-import { topupQuota } from "../../shared/log-types";
+import { planPurchaseQuota, topupQuota } from "../../shared/log-types";
 import { usdOfQuota } from "../../shared/money";
 import { ledgerStore, type Owner } from "./store";
+import { ownerKey } from "./owner";
 
 export type ReconciledDay = {
   day: string;
@@ -75,8 +78,6 @@ export type ReconciledOwner = Owner & { quotaPerUnit: number };
 /** Accounts read per query (two values each in its OR). */
 const OWNERS_PER_QUERY = 200;
 
-const keyOf = (o: { siteId: number; siteUserId: number }) => `${o.siteId}:${o.siteUserId}`;
-
 type Snap = { at: number; quota: number };
 type Move = { at: number; type: string; quota: number; content: string };
 
@@ -94,7 +95,7 @@ export async function reconcile(
   owner: ReconciledOwner,
   q: { from: string; to: string; tz: string },
 ): Promise<ReconciledDay[]> {
-  return (await reconcileMany(db, [owner], q)).get(keyOf(owner)) ?? [];
+  return (await reconcileMany(db, [owner], q)).get(ownerKey(owner)) ?? [];
 }
 
 /**
@@ -128,13 +129,13 @@ async function reconcileBatch(
 ): Promise<Map<string, ReconciledDay[]>> {
   const store = ledgerStore(db);
   // The last balance at or before the range's start, per account.
-  const opening = new Map((await store.lastSnapshots(owners, rangeStart)).map((s) => [keyOf(s), s]));
+  const opening = new Map((await store.lastSnapshots(owners, rangeStart)).map((s) => [ownerKey(s), s]));
   // Moves and top-ups from each account's opening balance on (the first day is measured from it).
   const since = owners.map((o) => ({
     siteId: o.siteId,
     siteUserId: o.siteUserId,
     ...(o.until === undefined ? {} : { until: o.until }),
-    after: Math.min(opening.get(keyOf(o))?.at ?? rangeStart, rangeStart - 1),
+    after: Math.min(opening.get(ownerKey(o))?.at ?? rangeStart, rangeStart - 1),
   }));
   const [snapshots, moves, history] = await Promise.all([
     store.snapshotsBetween(owners, rangeStart, rangeEnd),
@@ -144,7 +145,7 @@ async function reconcileBatch(
   const group = <T extends { siteId: number; siteUserId: number }>(rows: T[]) => {
     const by = new Map<string, T[]>();
     for (const r of rows) {
-      const k = keyOf(r);
+      const k = ownerKey(r);
       const list = by.get(k);
       if (list) list.push(r);
       else by.set(k, [r]);
@@ -155,7 +156,7 @@ async function reconcileBatch(
   const movesOf = group(moves);
   const historyOf = group(history);
   // Each account's days, and the windows whose consumption is then summed in one go.
-  const plans = owners.map((o) => planDays(days, opening.get(keyOf(o)) ?? null, snapsOf.get(keyOf(o)) ?? []));
+  const plans = owners.map((o) => planDays(days, opening.get(ownerKey(o)) ?? null, snapsOf.get(ownerKey(o)) ?? []));
   const windows = owners.flatMap((o, i) =>
     plans[i]!.map((p) => ({
       siteId: o.siteId,
@@ -169,7 +170,7 @@ async function reconcileBatch(
   const out = new Map<string, ReconciledDay[]>();
   let w = 0;
   owners.forEach((o, i) => {
-    const k = keyOf(o);
+    const k = ownerKey(o);
     out.set(
       k,
       plans[i]!.map((plan) => dayOf(o, plan, sums[w++] ?? 0, movesOf.get(k) ?? [], historyOf.get(k) ?? [])),
@@ -226,10 +227,14 @@ function dayOf(
   let adjustments = 0;
   let unamounted = 0;
   const amounted: number[] = [];
+  // A plan bought from the wallet is spent as a call is (its logged quota is 0, its text says how much).
+  let spent = consumption;
   for (const m of allMoves) {
     if (!inWindow(m.at)) continue;
     const quota = Number(m.quota);
-    if (m.type === "refund") refunds += quota;
+    const bought = m.type === "topup" ? planPurchaseQuota(m.content) : null;
+    if (bought !== null) spent += bought;
+    else if (m.type === "refund") refunds += quota;
     else if (REWARD.test(m.content)) rewards += topupQuota(quota, m.content, owner.quotaPerUnit) ?? 0;
     else if (m.type === "topup") {
       const amount = topupQuota(quota, m.content, owner.quotaPerUnit);
@@ -253,20 +258,20 @@ function dayOf(
   }
   const { measured } = plan;
   const change = measured ? Number(measured.close.quota) - Number(measured.open.quota) : null;
-  const expected = measured ? -consumption + topups + rewards + refunds : null;
+  const expected = measured ? -spent + topups + rewards + refunds : null;
   const difference = change !== null && expected !== null ? change - expected : null;
   return {
     day: plan.day,
     from: measured ? new Date(measured.open.at * 1000).toISOString() : null,
     to: measured ? new Date(measured.close.at * 1000).toISOString() : null,
     change,
-    consumption,
+    consumption: spent,
     topups,
     rewards,
     refunds,
     adjustments,
     expected,
     difference,
-    flagged: difference !== null && Math.abs(difference) > toleranceOf(owner.quotaPerUnit, consumption),
+    flagged: difference !== null && Math.abs(difference) > toleranceOf(owner.quotaPerUnit, spent),
   };
 }

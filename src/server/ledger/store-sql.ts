@@ -71,7 +71,7 @@ export type LedgerStore = {
    * [start, end) its whole sum and the part before `cutoff`; `d` is the day's index.
    */
   ownerDays(owners: Owner[], days: DayWindow[]): Promise<OwnerDay[]>;
-  /** The consumption (quota) of each window `(after, upTo]` of an account's entries, in order. */
+  /** The wallet's consumption (quota; what plans paid left out) of each window `(after, upTo]` of an account's entries, in order. */
   windowSums(windows: OwnerWindow[]): Promise<number[]>;
   /** Each account's last balance snapshot at or before `atMost` (none for an account without one). */
   lastSnapshots(owners: Owner[], atMost: number): Promise<OwnerSnapshot[]>;
@@ -255,14 +255,21 @@ export const ownerDayOf = (r: RawDay): OwnerDay => ({
   early: Number(r.early ?? 0),
 });
 
-/** windowSums' statement for one batch: one sum per window, its index as `i`. */
+/**
+ * An entry a plan paid, as its kept detail (compact JSON) says: new-api's `billing_source`; the
+ * wallet was not charged for it.
+ */
+const PLAN_PAID_LIKE = '%"billing_source":"subscription"%';
+
+/** windowSums' statement for one batch: one sum per window, its index as `i`; what the wallet paid. */
 export function windowSumsQuery(windows: OwnerWindow[], p: (i: number) => string, casts: boolean) {
   const v = valuesTable(
     windows.map((w, i) => [i, w.siteId, w.siteUserId, w.after, Math.min(w.upTo, boundOf(w) - 1)]),
     casts ? ["int", "int", "bigint", "int", "bigint"] : null,
     p,
   );
-  const sql = `${v.sql} SELECT v.c0 AS i, SUM(e.quota) AS quota FROM v JOIN ledger_entries e
+  const sql = `${v.sql} SELECT v.c0 AS i,
+    SUM(CASE WHEN e.detail LIKE '${PLAN_PAID_LIKE}' THEN 0 ELSE e.quota END) AS quota FROM v JOIN ledger_entries e
     ON e.site_id = v.c1 AND e.site_user_id = v.c2 AND e.at > v.c3 AND e.at <= v.c4 AND e.type = 'consume'
     GROUP BY v.c0`;
   return { sql, values: v.values };

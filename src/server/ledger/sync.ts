@@ -22,6 +22,7 @@ import { metrics } from "../core/metrics";
 import type { Db } from "../db/client";
 import { ledgerStore, ownerWhere, type EntryRow } from "./store";
 import { LedgerBusy, lease, letGoOf, owner, progress } from "./sync-leases";
+import { notePlans } from "./plans";
 import { noteTopupHistory } from "./topup-history";
 import type { LedgerStatus } from "./schemas";
 
@@ -296,8 +297,9 @@ export async function syncLedger(
     }
     const state = await db.ledgerSync.findUniqueOrThrow({
       where: { siteId_siteUserId: owner(account) },
-      select: { oldest: true, newest: true, cursor: true, windowFrom: true, windowTo: true },
+      select: { oldest: true, newest: true, cursor: true, windowFrom: true, windowTo: true, plansReadAt: true },
     });
+    await notePlans(db, account, reader, now, state.plansReadAt, holder);
     const sync: Sync = {
       db,
       account,

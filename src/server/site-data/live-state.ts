@@ -25,6 +25,8 @@ const LIVE: StatePart<{
   accountCalls: Map<string, { minute: number; count: number }>;
   /** Per site, this minute: the first account that made a live call, and whether another did too. */
   siteCallers: Map<number, { minute: number; first: string; others: boolean }>;
+  /** The minute siteCallers and accountCalls were last rid of other minutes' entries. */
+  swept: number;
   tokenPageBase: Map<string, boolean>;
   /** Tells the other instances what a write changed (null: this process is the deployment). */
   tell: ((prefix: string) => void) | null;
@@ -35,6 +37,7 @@ const LIVE: StatePart<{
     inFlight: new Map(),
     accountCalls: new Map(),
     siteCallers: new Map(),
+    swept: 0,
     tokenPageBase: new Map(),
     tell: null,
   }),
@@ -94,19 +97,22 @@ export function othersWant(siteId: number, accountKey: string, now = Date.now())
 /** Counts one live call of the account (-1: one that was never sent after all). */
 export function chargeAccount(accountKey: string, by: 1 | -1, now = Date.now()): void {
   const entry = callsThisMinute(accountKey, now);
+  const state = live();
+  const { siteCallers, accountCalls } = state;
+  // Once a minute, what other minutes left is forgotten: these maps hold this minute's callers only.
+  if (state.swept !== entry.minute) {
+    state.swept = entry.minute;
+    for (const [id, c] of siteCallers) if (c.minute !== entry.minute) siteCallers.delete(id);
+    for (const [key, c] of accountCalls) if (c.minute !== entry.minute) accountCalls.delete(key);
+  }
   if (by === 1) {
     const siteId = Number(accountKey.slice(0, accountKey.indexOf(":")));
-    const { siteCallers } = live();
     const seen = siteCallers.get(siteId);
     if (seen?.minute !== entry.minute)
       siteCallers.set(siteId, { minute: entry.minute, first: accountKey, others: false });
     else if (seen.first !== accountKey) seen.others = true;
   }
-  const { accountCalls } = live();
   // Live calls per account in the current minute: one account cannot spend its site's whole budget.
-  if (accountCalls.size > 50_000) {
-    for (const [key, c] of accountCalls) if (c.minute !== entry.minute) accountCalls.delete(key);
-  }
   accountCalls.set(accountKey, { minute: entry.minute, count: Math.max(0, entry.count + by) });
 }
 

@@ -27,6 +27,14 @@ import {
   type SelfInfo,
   type TopupItem,
 } from "../gateway/reads";
+import {
+  familyHasPlans,
+  planCatalog,
+  plansListRequest,
+  plansOf,
+  plansSelfRequest,
+  type PlansRead,
+} from "../gateway/plans";
 import type { LogsPage, OverviewRow, Summary, TokensPage, TopupsPage } from "./schemas";
 
 export type { OverviewRow, Summary, TokensPage, TopupsPage } from "./schemas";
@@ -252,6 +260,8 @@ export type LedgerReader = {
   balance(): Promise<Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">>;
   /** The newest page of the top-up history (the last 30 days); null where the family keeps none. */
   topups(): Promise<TopupItem[] | null>;
+  /** The account's subscriptions (new-api); null where the site has none (another family, an older build). */
+  plans(): Promise<PlansRead | null>;
   /** The site's quota units per USD. */
   quotaPerUnit: number;
 };
@@ -276,6 +286,21 @@ export async function ledgerReader(account: Account, deps: SiteDataDeps): Promis
       if (!familyHasTopups(site.family)) return null;
       const data = await read(ctx, topupsRequest(1, 100), { missingOk: true });
       return data === null ? null : pageOrFail(data).rows.map(topupItem);
+    },
+    async plans() {
+      if (!familyHasPlans(site.family)) return null;
+      const self = await read(ctx, plansSelfRequest, { missingOk: true });
+      if (self === null) return null;
+      const untitled = plansOf(self, new Map());
+      if (!untitled) throw unexpected();
+      if (untitled.plans.length === 0) return untitled;
+      // Titles and reset periods from the plan list (enabled plans only; empty before the site's
+      // payment terms are confirmed): without it the plans are still known, untitled.
+      const list = await read(ctx, plansListRequest, { missingOk: true }).catch((error: unknown) => {
+        if (error instanceof SiteDataError && error.kind !== "refused") return null;
+        throw error;
+      });
+      return plansOf(self, planCatalog(list));
     },
     quotaPerUnit: site.money.quotaPerUnit,
   };

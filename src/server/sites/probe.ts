@@ -102,6 +102,8 @@ export async function freshProfile(db: Db, siteId: number, opts: ProbeOptions): 
       })
       .catch((error: unknown) => {
         if (!(error instanceof SiteError)) throw error;
+        // Only failures of the last minute matter: the older leave as new ones come.
+        if (failedAt.size >= 1_000) for (const [k, at] of failedAt) if (now - at >= RETRY_PROBE_MS) failedAt.delete(k);
         failedAt.set(key, now);
         return site;
       })

@@ -23,6 +23,26 @@ const whoOf = (ctx: Context & { session: { siteId: number; siteUserId: number } 
   user: ctx.session.siteUserId,
 });
 
+/** The log line of a streamed export once it ends: how many rows went out, read to the end or not. */
+function streamEnded(
+  ctx: Parameters<typeof whoOf>[0],
+  event: string,
+  readers: Reader[],
+  q: { from: string; to: string },
+): (rows: number, complete: boolean) => void {
+  const started = Date.now();
+  return (rows, complete) =>
+    logEvent(event, {
+      ...whoOf(ctx),
+      accounts: readers.length,
+      from: q.from,
+      to: q.to,
+      rows,
+      complete,
+      ms: Date.now() - started,
+    });
+}
+
 /** Exports of the usage ledger (docs/design.md 14): REST GET /api/export/usage.csv and /statement.pdf. */
 export const exportRouter = router({
   /** How many rows a CSV export with these filters holds (the dashboard shows it before the download). */
@@ -45,21 +65,10 @@ export const exportRouter = router({
     .query(async ({ ctx, input }) => {
       const query: CsvQuery = input;
       const readers = await readersOf(ctx.db, await sessionsFor(ctx, input.accounts));
-      const started = Date.now();
       // The requester's session, and the one of the account being read (the same for one account).
       const allowed = stillAllowed(ctx);
       const live = (reader: Reader) => allowed(reader.sessionId);
-      const body = usageCsv(ctx.db, readers, query, live, (rows, complete) =>
-        logEvent("export.csv", {
-          ...whoOf(ctx),
-          accounts: readers.length,
-          from: query.from,
-          to: query.to,
-          rows,
-          complete,
-          ms: Date.now() - started,
-        }),
-      );
+      const body = usageCsv(ctx.db, readers, query, live, streamEnded(ctx, "export.csv", readers, query));
       const data: FileData = { filename: csvFileName(query), contentType: "text/csv; charset=utf-8", body };
       return { success: true as const, data };
     }),
@@ -125,17 +134,10 @@ export const exportRouter = router({
     .output(fileSuccess)
     .query(async ({ ctx, input: q }) => {
       const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
-      const started = Date.now();
-      const file = await checkCsv(ctx.db, readers, q);
-      logEvent("export.check", {
-        ...whoOf(ctx),
-        accounts: readers.length,
-        from: q.from,
-        to: q.to,
-        rows: file.rows,
-        ms: Date.now() - started,
-      });
-      const data: FileData = { filename: checkFileName(q), contentType: "text/csv; charset=utf-8", body: file.body };
+      const allowed = stillAllowed(ctx);
+      const live = (reader: Reader) => allowed(reader.sessionId);
+      const body = checkCsv(ctx.db, readers, q, live, streamEnded(ctx, "export.check", readers, q));
+      const data: FileData = { filename: checkFileName(q), contentType: "text/csv; charset=utf-8", body };
       return { success: true as const, data };
     }),
 });

@@ -4,6 +4,8 @@ import { chargeCheck } from "../../ledger/check-view";
 import { usageCache } from "../../ledger/cache-view";
 import { usageIncome } from "../../ledger/income";
 import { usageSpeed } from "../../ledger/speed-view";
+import { usagePlans } from "../../ledger/plans-view";
+import { usageTrends } from "../../ledger/trends";
 import { checkinsOf } from "../../actions/records";
 import { ledgerStatus } from "../../ledger/sync";
 import { accountOf } from "../../accounts/overview";
@@ -14,6 +16,9 @@ import {
   usageCacheInput,
   usageCacheSuccess,
   usageIncomeSuccess,
+  usagePlansSuccess,
+  usageTrendsSuccess,
+  trendsInput,
   usageSpeedSuccess,
   usageSummaryInput,
   usageSummarySuccess,
@@ -22,6 +27,12 @@ import { ledgerStatusSchema } from "../../ledger/schemas";
 import { sessionsFor, startLedgerSync } from "../site-deps";
 import { authedProcedure, router } from "../trpc";
 import { rest } from "../rest-routes";
+
+/** This service's own check-ins, as the ledger's income reads them (actions/ above the ledger). */
+const checkinSource =
+  (ctx: { db: Parameters<typeof checkinsOf>[0] }) =>
+  (owners: Parameters<typeof checkinsOf>[1], from: number, to: number) =>
+    checkinsOf(ctx.db, owners, from, to);
 
 /** The usage ledger of the signed-in account(s) (docs/design.md 13). */
 export const usageRouter = router({
@@ -134,9 +145,24 @@ export const usageRouter = router({
     .output(usageIncomeSuccess)
     .query(async ({ ctx, input: q }) => {
       const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
-      const checkins = (owners: Parameters<typeof checkinsOf>[1], from: number, to: number) =>
-        checkinsOf(ctx.db, owners, from, to);
-      return { success: true as const, data: await usageIncome(ctx.db, readers, q, checkins) };
+      return { success: true as const, data: await usageIncome(ctx.db, readers, q, checkinSource(ctx)) };
+    }),
+
+  /** 全部账户's trends: each account's balance at the end of every day, and today's income. */
+  trends: authedProcedure
+    .meta(
+      rest("GET", "/api/usage/trends", {
+        summary: "余额走势与今日收入",
+        description:
+          "范围内（默认近 30 天，至多 92 天）每个账户每天结束时最近一次同步记下的余额（美元，今天为到此刻），各账户之和，" +
+          "以及范围最后一天（通常是今天）每个账户的收入（充值、兑换码、签到等奖励、退款）。全部账户页的迷你走势图与合计曲线。",
+      }),
+    )
+    .input(trendsInput)
+    .output(usageTrendsSuccess)
+    .query(async ({ ctx, input: q }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
+      return { success: true as const, data: await usageTrends(ctx.db, readers, q, checkinSource(ctx)) };
     }),
 
   /** How fast each site answers each model: p50 and p90 of total and first-token time. */
@@ -156,5 +182,24 @@ export const usageRouter = router({
     .query(async ({ ctx, input: q }) => {
       const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
       return { success: true as const, data: await usageSpeed(ctx.db, readers, q) };
+    }),
+
+  /** Each account's plans, plan-paid spend apart from the wallet's, and 可用天数 with plans folded in. */
+  plans: authedProcedure
+    .meta(
+      rest("GET", "/api/usage/plans", {
+        summary: "套餐与钱包",
+        description:
+          "new-api 站点出售的套餐（订阅）：每个账户的套餐，本周期已用与剩余、下次重置、到期时间，由同步每 15 分钟读取一次" +
+          "（GET /api/subscription/self 与 /api/subscription/plans，从不调用购买或续订）。范围内的消费分为钱包支付与套餐支付" +
+          "（日志 other.billing_source 为 subscription 的由套餐支付，钱包未扣费）。daysLeft 按近 7 天的消费速度，" +
+          "依扣费偏好先后使用套餐与钱包、套餐按周期重置直到到期，算出还能用的天数；walletDaysLeft 为只用钱包的天数。",
+      }),
+    )
+    .input(accountsRangeInput)
+    .output(usagePlansSuccess)
+    .query(async ({ ctx, input: q }) => {
+      const readers = await readersOf(ctx.db, await sessionsFor(ctx, q.accounts));
+      return { success: true as const, data: await usagePlans(ctx.db, readers, q) };
     }),
 });

@@ -5,6 +5,8 @@ import { moneySchema } from "../../gateway/families";
 import { overviewSchema } from "../../accounts/schemas";
 import { ledgerStatusSchema, usageBalanceSchema, usageSummarySchema } from "../../ledger/schemas";
 import { chargeCheckSchema, usageCacheSchema, usageIncomeSchema, usageSpeedSchema } from "../../ledger/check-schemas";
+import { usagePlansSchema } from "../../ledger/plan-schemas";
+import { TRENDS_MAX_DAYS, usageTrendsSchema } from "../../ledger/trends";
 import { logsPageSchema, summarySchema, tokensPageSchema, topupsPageSchema } from "../../site-data/schemas";
 import { choice, flag, nameParam, optionalParam, pageParam, pageSizeParam } from "./params";
 import { closedRange, openRange, rangeShape, tzParam } from "./range";
@@ -108,6 +110,20 @@ export const usageSummarySuccess = success(usageSummarySchema, "UsageSummarySucc
 export const usageCacheSuccess = success(usageCacheSchema, "UsageCacheSuccess");
 export const usageIncomeSuccess = success(usageIncomeSchema, "UsageIncomeSuccess");
 export const usageSpeedSuccess = success(usageSpeedSchema, "UsageSpeedSuccess");
+export const usagePlansSuccess = success(usagePlansSchema, "UsagePlansSuccess");
+export const usageTrendsSuccess = success(usageTrendsSchema, "UsageTrendsSuccess");
+
+/** A range of at most TRENDS_MAX_DAYS days (a snapshot read per day), whose ledgers. */
+export const trendsInput = z
+  .object({ ...rangeShape, accounts: accountsParam })
+  .prefault({})
+  .transform((q, ctx) => {
+    const range = closedRange(q, ctx);
+    if (range.end - range.start > TRENDS_MAX_DAYS * 86_400 + 3600) {
+      ctx.addIssue({ code: "custom", path: ["from"], message: `余额走势的范围最长 ${TRENDS_MAX_DAYS} 天` });
+    }
+    return range;
+  });
 export const usageBalanceSuccess = success(usageBalanceSchema, "UsageBalanceSuccess");
 export const chargeCheckSuccess = success(chargeCheckSchema, "ChargeCheckSuccess");
 

@@ -66,7 +66,9 @@ export function alertPaths(): Record<string, object> {
           "token_refused（站点拒绝令牌）、site_down（站点无法访问超过 N 分钟）、checkin_failed（自动签到失败或需手动签到）、" +
           "unmatched_move（对账差额超过，美元）、spend_spike（今日到此刻的消费超过近 7 天同一时刻中位数的倍数）、" +
           "price_changed（近 7 天用过的模型在其站点 24 小时内涨价超过的百分比，或已下架）、" +
-          "overcharged_above（近 24 小时扣费高于日志倍率或站点价目表的金额超过，美元，见 核对）；" +
+          "overcharged_above（近 24 小时扣费高于日志倍率或站点价目表的金额超过，美元，见 核对）、" +
+          "overcharged_share_above（近 24 小时多扣占消费的百分比超过）、plan_ending_within（生效中的套餐在 N 天内到期）、" +
+          "plan_used_above（套餐本周期已用超过的百分比）；" +
           "account 为工作区账户编号或 all。",
         ref("AlertRuleSuccess"),
         { write: true },
