@@ -284,6 +284,36 @@ describe("the hourly price job", () => {
     expect(await readDuePrices(store.db, new Date(later.getTime() + 60_000))).toEqual({ sites: 0, accounts: 0 });
     expect(calls()).toBe(after);
   });
+
+  it("takes the accounts whose hour has come, each due an hour after it was taken; one that must sign in again is left", async () => {
+    const dueOf = async () =>
+      new Map(
+        (await store.db.workspaceAccount.findMany({ select: { siteUserId: true, pricesNext: true } })).map((r) => [
+          Number(r.siteUserId),
+          r.pricesNext?.getTime(),
+        ]),
+      );
+    const at = Date.now() + 5 * 3_600_000;
+    // 老站's account must sign in again: no read of it, and its due time stays.
+    await store.db.workspaceAccount.updateMany({ where: { siteUserId: 13n }, data: { state: "reauth" } });
+    const before = await dueOf();
+    const oneApiCalls = sites[2]!.requests.length;
+    try {
+      expect(await readDuePrices(store.db, new Date(at))).toEqual({ sites: 2, accounts: 2 });
+      const due = await dueOf();
+      expect(due.get(11)).toBe(at + 3_600_000);
+      expect(due.get(12)).toBe(at + 3_600_000);
+      expect(due.get(13)).toBe(before.get(13));
+      expect(sites[2]!.requests.length).toBe(oneApiCalls);
+      // Half an hour on: nothing has come.
+      expect(await readDuePrices(store.db, new Date(at + 1_800_000))).toEqual({ sites: 0, accounts: 0 });
+      expect(await dueOf()).toEqual(due);
+    } finally {
+      await store.db.workspaceAccount.updateMany({ where: { siteUserId: 13n }, data: { state: "ok" } });
+    }
+    // Back to working: due since its last hour, read at the next pass with its site.
+    expect(await readDuePrices(store.db, new Date(at + 1_860_000))).toEqual({ sites: 1, accounts: 1 });
+  });
 });
 
 describe("price history", () => {

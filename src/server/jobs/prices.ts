@@ -4,34 +4,54 @@
  * as background work inside each site's budget; every change of a price is kept with its time.
  */
 import { env } from "../core/env";
+import { yieldToLive } from "../core/live-load";
 import { logEvent } from "../core/log";
 import { backgroundDb, type Db } from "../db/client";
 import { refreshPrices } from "../prices/compare";
+import { SITE_PRICES_TTL_MS } from "../prices/read";
 import { listSource } from "../prices/lists";
 import { verifyCharges } from "../ledger/check";
-import { workingAccounts } from "../workspace/background";
+import { duePriceAccounts, pricesLater } from "../workspace/background";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
 
-/** Reads what is due; returns how many sites and accounts were read. */
+/** Accounts taken at a time. */
+const BATCH = 500;
+/** A pass takes no batch after this long (its lease lasts 10 minutes); the rest is due at the next tick. */
+const PASS_MS = 5 * 60_000;
+
+/**
+ * Reads what is due: the working accounts whose price read has come (an indexed due time, the
+ * earliest first, a batch at a time: what a pass holds and reads does not grow with the
+ * deployment), each with its site's list when that is an hour old. Each account taken is due
+ * again an hour later, read or not (a site that failed is tried again then). Between batches the
+ * pass gives live requests their turn. Returns how many sites and accounts were read.
+ */
 export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: number; accounts: number }> {
   const e = env();
   const deps = { db, timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE, background: true };
   const read = { sites: 0, accounts: 0 };
-  // A batch of accounts at a time: what a pass holds does not grow with the deployment.
-  for (let after: number | null = 0; after !== null;) {
-    const batch = await workingAccounts(db, after, 500);
-    const done = await refreshPrices(db, batch.accounts, deps, now);
-    read.sites += done.sites;
-    read.accounts += done.accounts;
-    after = batch.last;
+  const started = performance.now();
+  for (;;) {
+    const step = performance.now();
+    const batch = await duePriceAccounts(db, now, BATCH);
+    if (batch.ids.length === 0) break;
+    try {
+      const done = await refreshPrices(db, batch.accounts, deps, now);
+      read.sites += done.sites;
+      read.accounts += done.accounts;
+    } finally {
+      await pricesLater(db, batch.ids, new Date(now.getTime() + SITE_PRICES_TTL_MS));
+    }
+    if (batch.ids.length < BATCH || performance.now() - started > PASS_MS) break;
+    await yieldToLive(performance.now() - step);
   }
   if (read.sites + read.accounts > 0) logEvent("prices.read", read);
   return read;
 }
 
 export function startPriceJob(): void {
-  // Looked at every tick; each site and account is read once its last read is an hour old.
+  // Looked at every tick: the accounts whose hour has come, and their sites' lists an hour old.
   startJob("prices.read", env().JOB_TICK_SECONDS * 1000, async () => {
     const db = backgroundDb();
     await runLeased(db, "prices.read", { leaseMs: 10 * 60_000 }, async () => {

@@ -1,7 +1,7 @@
 /**
  * What the background jobs read and keep of the saved accounts: the accounts opted in to the
  * automatic check-in and each day's outcome (docs/design.md 20; jobs/checkin.ts decides when and
- * tries), and the accounts the price reads use.
+ * tries), and the accounts whose price read is due (jobs/prices.ts).
  */
 import type { Db } from "../db/client";
 
@@ -68,27 +68,33 @@ export async function noteCheckin(
   });
 }
 
+type ReadingAccount = {
+  siteId: number;
+  siteUrl: string;
+  siteUserId: number;
+  userId: number | string;
+  sessionId: string;
+};
+
 /**
- * A batch of the saved accounts whose saved token works now (the price reads use these), by id
- * above `after`, each site account once within the batch; `last` is the id to go on after (null:
- * none left).
+ * The working saved accounts (state ok) whose price read has come, the earliest first, at most
+ * `limit` rows (an indexed due time: what a pass reads is what is due, however many accounts the
+ * deployment holds). `ids` are every row taken, to be set later with `pricesLater`; `accounts`
+ * those with a live session to read with, each site account once.
  */
-export async function workingAccounts(
+export async function duePriceAccounts(
   db: Db,
-  after: number,
+  now: Date,
   limit: number,
-): Promise<{
-  accounts: Array<{ siteId: number; siteUrl: string; siteUserId: number; userId: number | string; sessionId: string }>;
-  last: number | null;
-}> {
+): Promise<{ ids: number[]; accounts: ReadingAccount[] }> {
   const rows = await db.workspaceAccount.findMany({
-    where: { id: { gt: after }, state: "ok", sessionId: { not: null } },
+    where: { state: "ok", pricesNext: { lte: now } },
     select: { id: true, siteId: true, siteUrl: true, siteUserId: true, userId: true, sessionId: true },
-    orderBy: { id: "asc" },
+    orderBy: { pricesNext: "asc" },
     take: limit,
   });
   const seen = new Set<string>();
-  const accounts = [];
+  const accounts: ReadingAccount[] = [];
   for (const r of rows) {
     const key = `${r.siteId}:${r.siteUserId}`;
     if (seen.has(key) || !r.sessionId) continue;
@@ -101,5 +107,10 @@ export async function workingAccounts(
       sessionId: r.sessionId,
     });
   }
-  return { accounts, last: rows.length < limit ? null : rows[rows.length - 1]!.id };
+  return { ids: rows.map((r) => r.id), accounts };
+}
+
+/** These accounts' price reads come next at `at`. */
+export async function pricesLater(db: Db, ids: number[], at: Date): Promise<void> {
+  if (ids.length > 0) await db.workspaceAccount.updateMany({ where: { id: { in: ids } }, data: { pricesNext: at } });
 }

@@ -202,7 +202,8 @@ const RUNNER_RENEW_BEFORE_MS = 3 * 60 * 60_000;
 
 /**
  * What a site's acceptance of the token sets on the account: its new session, its names, `ok`,
- * and when the runner renews that session (RUNNER_RENEW_BEFORE_MS before it ends).
+ * when the runner renews that session (RUNNER_RENEW_BEFORE_MS before it ends), and its price read
+ * due.
  */
 export function verifiedFields(
   verified: { sessionId: string; userInfo: Record<string, unknown>; credential: string },
@@ -217,5 +218,7 @@ export function verifiedFields(
     stateMessage: null,
     stateAt: now,
     renewAt: new Date(now.getTime() + SESSION_LIFETIME_MS - RUNNER_RENEW_BEFORE_MS),
+    // Its prices are read at the next look (a read within the hour is not repeated).
+    pricesNext: now,
   };
 }

@@ -139,6 +139,7 @@ describe("one source of truth for the models", () => {
       "statement_links(expires_at)",
       "workspace_accounts(auto_checkin,checkin_next)",
       "workspace_accounts(site_id,site_user_id)",
+      "workspace_accounts(state,prices_next)",
       "workspace_accounts(state,renew_at)",
       "workspace_accounts(workspace_id,site_id,site_user_id)",
       "workspace_sessions(expires_at)",
