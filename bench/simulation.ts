@@ -100,11 +100,13 @@ async function fill(store: TempDb, gen: Generator): Promise<void> {
        FROM ${account}`,
       [SITES, ACCOUNTS, gen.url],
     );
+    // Each account's price read due once in the hour, spread over it (as a deployment that has run a while).
     await client.query(
       `INSERT INTO workspace_accounts (workspace_id, site_id, site_user_id, site_url, user_id, access_token, session_id,
-         username, display_name, tags, position, state, state_at, created_at, renew_at)
+         username, display_name, tags, position, state, state_at, created_at, renew_at, prices_next)
        SELECT ((k - 1) % $3) + 1, site, uid, $4 || '/s/' || site, uid::text, 'sim-unopened', sid,
-         'u' || site || '-' || uid, 'u' || site || '-' || uid, '[]', k, 'ok', now(), now(), now() + interval '1 day'
+         'u' || site || '-' || uid, 'u' || site || '-' || uid, '[]', k, 'ok', now(), now(), now() + interval '1 day',
+         now() + ((hashtext('prices-' || k) & 2147483647) % 3600) * interval '1 second'
        FROM ${account}`,
       [SITES, ACCOUNTS, WORKSPACES, gen.url],
     );
