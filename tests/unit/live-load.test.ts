@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { liveRequest, yieldToLive } from "../../src/server/core/live-load";
+import { backgroundPace, liveRequest, yieldToLive } from "../../src/server/core/live-load";
 import { freshProcessState } from "../../src/server/core/process-state";
 
 /** Background work's turn (core/live-load.ts): at once when nobody asks, slowed while live requests come. */
@@ -27,5 +27,31 @@ describe("background work beside live requests", () => {
     // A second after the last answer, background work goes on at once again.
     await new Promise((r) => setTimeout(r, 1_050));
     expect(await settles(yieldToLive(50), 150)).toBe(true);
+  });
+
+  it("hands out the waits of the process's background work one after another, never more than a second ahead", async () => {
+    const answered = liveRequest();
+    const t = performance.now();
+    const ended: number[] = [];
+    // Four syncs at once, each after a step of 50 ms: 200, 400, 600 and 800 ms, not all at 200.
+    await Promise.all([0, 1, 2, 3].map(() => yieldToLive(50).then(() => ended.push(performance.now() - t))));
+    expect(ended[0]).toBeGreaterThanOrEqual(195);
+    expect(ended[0]).toBeLessThan(380);
+    expect(ended[3]).toBeGreaterThanOrEqual(795);
+    // Many more at once: the last waits a second, the most one wait may be.
+    const s = performance.now();
+    await Promise.all(Array.from({ length: 20 }, () => yieldToLive(50)));
+    expect(performance.now() - s).toBeGreaterThanOrEqual(995);
+    expect(performance.now() - s).toBeLessThan(1_500);
+    answered();
+    // backgroundPace measures its own steps: the time since its last turn.
+    await new Promise((r) => setTimeout(r, 1_050));
+    const again = liveRequest();
+    const pace = backgroundPace();
+    await new Promise((r) => setTimeout(r, 60));
+    const p = performance.now();
+    await pace();
+    expect(performance.now() - p).toBeGreaterThanOrEqual(235);
+    again();
   });
 });

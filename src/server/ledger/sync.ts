@@ -13,7 +13,7 @@
  * renewed while the sync runs and checked in every commit; a holder that dies loses it when it
  * expires, and a process that stops ends its syncs at the next slice and lets go of their leases.
  */
-import { yieldToLive } from "../core/live-load";
+import { backgroundPace } from "../core/live-load";
 import { noteCommit } from "../db/store-writes";
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
@@ -54,6 +54,8 @@ type Sync = {
   leaseMs: number;
   /** Aborts when the process stops: the sync ends after the slice it is reading. */
   signal: AbortSignal | undefined;
+  /** The sync's turns beside live requests (core/live-load.ts): before each step. */
+  pace: () => Promise<void>;
   covered: { oldest: number; newest: number } | null;
   pages: number;
   bytes: number;
@@ -213,11 +215,9 @@ async function syncWindow(
   let committing: Promise<number> = Promise.resolve(0);
   committing.catch(() => undefined);
   try {
-    let stepped = performance.now();
     while (upper >= from) {
-      // Live requests first: beside them the sync takes a bounded share of the process.
-      await yieldToLive(performance.now() - stepped);
-      stepped = performance.now();
+      // Live requests first: beside them the process's syncs take a bounded share of it.
+      await sync.pace();
       if (sync.signal?.aborted) throw new RunLimitReached(REFUSED.stopped);
       const lo = Math.max(from, upper - width + 1);
       const span = upper - lo + 1;
@@ -269,6 +269,10 @@ export async function syncLedger(
   opts: { backfillDays: number; now?: number; signal?: AbortSignal; leaseMs?: number },
 ): Promise<SyncResult> {
   const holder = randomUUID();
+  // Live requests first, at every step of the sync: before it starts, after what it reads before
+  // the log (the balance, its state, the plans), between the log's slices and before the top-ups.
+  const pace = backgroundPace();
+  await pace();
   // How long the lease lasts unrenewed: JOB_LEASE_SECONDS, for the syncs at sign-in and on demand too.
   const leaseMs = opts.leaseMs ?? env().JOB_LEASE_SECONDS * 1000;
   await lease(db, account, holder, leaseMs);
@@ -300,6 +304,7 @@ export async function syncLedger(
       select: { oldest: true, newest: true, cursor: true, windowFrom: true, windowTo: true, plansReadAt: true },
     });
     await notePlans(db, account, reader, now, state.plansReadAt, holder);
+    await pace();
     const sync: Sync = {
       db,
       account,
@@ -307,6 +312,7 @@ export async function syncLedger(
       holder,
       leaseMs,
       signal: opts.signal,
+      pace,
       covered: state.oldest !== null && state.newest !== null ? { oldest: state.oldest, newest: state.newest } : null,
       pages: 0,
       bytes: 0,
@@ -330,6 +336,7 @@ export async function syncLedger(
     added += window.added;
     if (!window.complete) return await stopped(added, from, now, window.reason);
     await covered(sync, from, now);
+    await pace();
     await noteTopupHistory(db, account, reader, from, now);
     return { added, from, to: now, complete: true };
   } catch (error) {
