@@ -4,7 +4,7 @@
  * as background work inside each site's budget; every change of a price is kept with its time.
  */
 import { env } from "../core/env";
-import { yieldToLive } from "../core/live-load";
+import { backgroundPace } from "../core/live-load";
 import { logEvent } from "../core/log";
 import { backgroundDb, type Db } from "../db/client";
 import { refreshPrices } from "../prices/compare";
@@ -15,14 +15,14 @@ import { duePriceAccounts, pricesLater } from "../workspace/background";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
 
-/** Accounts taken at a time. */
-const BATCH = 500;
+/** Accounts taken at a time (live requests have their turn between batches). */
+const BATCH = 100;
 /** A pass takes no batch after this long (its lease lasts 10 minutes); the rest is due at the next tick. */
 const PASS_MS = 5 * 60_000;
 
 /**
  * Reads what is due: the working accounts whose price read has come (an indexed due time, the
- * earliest first, a batch at a time: what a pass holds and reads does not grow with the
+ * earliest first, a batch of 100 at a time: what a pass holds and reads does not grow with the
  * deployment), each with its site's list when that is an hour old. Each account taken is due
  * again an hour later, read or not (a site that failed is tried again then). Between batches the
  * pass gives live requests their turn. Returns how many sites and accounts were read.
@@ -32,8 +32,8 @@ export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: 
   const deps = { db, timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE, background: true };
   const read = { sites: 0, accounts: 0 };
   const started = performance.now();
+  const pace = backgroundPace();
   for (;;) {
-    const step = performance.now();
     const batch = await duePriceAccounts(db, now, BATCH);
     if (batch.ids.length === 0) break;
     try {
@@ -44,7 +44,7 @@ export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: 
       await pricesLater(db, batch.ids, new Date(now.getTime() + SITE_PRICES_TTL_MS));
     }
     if (batch.ids.length < BATCH || performance.now() - started > PASS_MS) break;
-    await yieldToLive(performance.now() - step);
+    await pace();
   }
   if (read.sites + read.accounts > 0) logEvent("prices.read", read);
   return read;

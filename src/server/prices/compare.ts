@@ -4,6 +4,7 @@
  * other account for each model it used (如果在别处 is whatif.ts). Sites and accounts not read
  * within the hour are read first.
  */
+import pLimit from "p-limit";
 import type { Db } from "../db/client";
 import { priced, type ModelPrice } from "../gateway/prices";
 import { summaryOf, type Reader } from "../ledger/analytics";
@@ -29,6 +30,9 @@ export type PriceRow = {
   usable: boolean;
   cheapest: boolean;
 };
+
+/** Accounts' sides read at once (each its site's calls; the sites' gates pace each site). */
+const ACCOUNT_READS_AT_ONCE = 16;
 
 /**
  * Reads what is older than the hour: each site's list once (through the first of its accounts),
@@ -60,11 +64,14 @@ export async function refreshPrices(
     }
   }
   const due = accounts.filter((a) => stale(sides.get(`${a.siteId}:${a.siteUserId}`)?.readAt));
+  const limit = pLimit(ACCOUNT_READS_AT_ONCE);
   await Promise.all(
     due.map((a) =>
-      readAccountPrices(db, a, deps, now).catch((error: unknown) => {
-        if (!(error instanceof SiteDataError)) throw error;
-      }),
+      limit(() =>
+        readAccountPrices(db, a, deps, now).catch((error: unknown) => {
+          if (!(error instanceof SiteDataError)) throw error;
+        }),
+      ),
     ),
   );
   return { sites: sitesRead, accounts: due.length };
