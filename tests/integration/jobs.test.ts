@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, createDb } from "../../src/server/db/client";
 import { jobLeases, releaseHeldJobLeases, runLeased } from "../../src/server/jobs/leases";
-import { ledgerRunnerKept, syncDueLedgers } from "../../src/server/jobs/ledger";
+import { ledgerRunnerKept, lookWhileBehind, syncDueLedgers } from "../../src/server/jobs/ledger";
 import { ledgerDue } from "../../src/server/session/due";
 import { sealAccessToken, sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
@@ -170,5 +170,37 @@ describe("the runner's due accounts", () => {
     // A sign-in makes a parked account due again.
     await signIn(45);
     expect(await syncDueLedgers(store.db, opts, t0 + 26 * 60_000)).toBe(1);
+  }, 60_000);
+
+  it("looks again as soon as half its places are free while more is due than a look could take, not a tick later", async () => {
+    // 200 accounts over 50 sites nobody answers at (each sync fails at once): more than the 64
+    // places of a look, and no site over its share of them.
+    const sealed = await sealAccessToken("due-test-access-token");
+    const siteIds: number[] = [];
+    for (let s = 0; s < 50; s++) {
+      const site = await siteRegistry(store.db).add({ name: `空站 ${s}`, url: `http://127.0.0.1:${await freePort()}` });
+      siteIds.push(site.id);
+      for (let u = 1; u <= 4; u++) {
+        await sessionStore(store.db).create({
+          userId: u,
+          siteUserId: u,
+          sealedAccessToken: sealed,
+          siteId: site.id,
+          siteUrl: site.url,
+          userInfo: { id: u, username: `u${u}` },
+          credential: `behind-${s}-${u}`,
+        });
+      }
+    }
+    const opts = { syncMinutes: 10, keepDays: 400, backfillDays: 5, perMinute: 100_000, timeoutMs: 2000 };
+    const tried = () => store.db.ledgerDue.count({ where: { failures: { gt: 0 }, siteId: { in: siteIds } } });
+    const t = Date.now();
+    // One tick's looks: it returns once a look found fewer due than its places.
+    await lookWhileBehind(store.db, opts, new AbortController().signal);
+    const tick = Date.now() - t;
+    for (let i = 0; i < 100 && (await tried()) < 200; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await tried()).toBe(200);
+    // Four looks or so, each half a second after the last: well within the 15 s before the next tick.
+    expect(tick).toBeLessThan(10_000);
   }, 60_000);
 });

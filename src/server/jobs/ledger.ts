@@ -26,6 +26,8 @@ import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 const PRUNE_EVERY_MS = 60 * 60_000;
 /** The longest between two looks for due syncs. */
 const LOOK_MS = 15_000;
+/** While more is due than a look could take, how often the runner sees whether places came free. */
+const AGAIN_MS = 500;
 /**
  * Syncs under way at once from this process, and per site: a site's gate lets background work
  * send one call at a time within half its budget, so more than two syncs of one site only wait
@@ -64,9 +66,19 @@ const RUNNER: StatePart<{
   inFlight: Map<string, { siteId: number; siteUserId: number }>;
   limit: ReturnType<typeof pLimit>;
   perSite: Map<number, ReturnType<typeof pLimit>>;
+  /** The last look claimed every place it had: more may be due than it could take. */
+  behind: boolean;
+  /** A look is claiming and choosing now. */
+  looking: boolean;
 }> = {
   name: "ledger-runner",
-  create: () => ({ inFlight: new Map(), limit: pLimit(SYNCS_AT_ONCE), perSite: new Map() }),
+  create: () => ({
+    inFlight: new Map(),
+    limit: pLimit(SYNCS_AT_ONCE),
+    perSite: new Map(),
+    behind: false,
+    looking: false,
+  }),
 };
 
 /** How long after a start the next one may come: the interval, doubled per failure in a row (at most 8×). */
@@ -142,20 +154,31 @@ export async function syncDueLedgers(
   const due = ledgerDue(db);
   const interval = opts.syncMinutes * 60_000;
   const holdUntil = new Date(now + (opts.holdMs ?? 30_000));
-  // The accounts this process syncs now stay held: no other instance takes them meanwhile.
-  await due.hold([...runner.inFlight.values()], holdUntil);
-  const claimed = (await due.claim(QUEUED - runner.inFlight.size, new Date(now), holdUntil))
-    .map((a) => ({ ...a, key: `${a.siteId}:${a.siteUserId}` }))
-    .filter((a) => !runner.inFlight.has(a.key));
-  if (claimed.length === 0) return 0;
+  // One look at a time takes places: the next counts what this one started.
+  if (runner.looking) return 0;
+  runner.looking = true;
   let start: Started[];
   try {
-    start = await chooseStarts(db, claimed, interval, now);
-  } catch (error) {
-    // The store failed after the claim: the claimed accounts fall due again as soon as it is back
-    // (core/left-over.ts), not when their hold runs out.
-    for (const account of claimed) leaveForLater(`ledger-due:${account.key}`, () => due.next(account, new Date()));
-    throw error;
+    // The accounts this process syncs now stay held: no other instance takes them meanwhile.
+    await due.hold([...runner.inFlight.values()], holdUntil);
+    const places = QUEUED - runner.inFlight.size;
+    const taken = await due.claim(places, new Date(now), holdUntil);
+    runner.behind = places > 0 && taken.length === places;
+    const claimed = taken
+      .map((a) => ({ ...a, key: `${a.siteId}:${a.siteUserId}` }))
+      .filter((a) => !runner.inFlight.has(a.key));
+    if (claimed.length === 0) return 0;
+    try {
+      start = await chooseStarts(db, claimed, interval, now);
+    } catch (error) {
+      // The store failed after the claim: the claimed accounts fall due again as soon as it is back
+      // (core/left-over.ts), not when their hold runs out.
+      for (const account of claimed) leaveForLater(`ledger-due:${account.key}`, () => due.next(account, new Date()));
+      throw error;
+    }
+    for (const { account } of start) runner.inFlight.set(account.key, account);
+  } finally {
+    runner.looking = false;
   }
   const siteLimit = (siteId: number) => {
     let l = runner.perSite.get(siteId);
@@ -163,7 +186,6 @@ export async function syncDueLedgers(
     return l;
   };
   const deps = { db, timeoutMs: opts.timeoutMs, perMinute: opts.perMinute };
-  for (const { account } of start) runner.inFlight.set(account.key, account);
   await Promise.all(
     start.map(({ account, session: s }) =>
       siteLimit(s.siteId)(() =>
@@ -246,6 +268,22 @@ function nextAfter(
 }
 
 /**
+ * A look, and while the last one took every place it had (more is due than it could take), another
+ * as soon as half the places have come free, until the next tick is near: the runner keeps pace
+ * with what is due instead of waiting out the tick while its places stand empty.
+ */
+export async function lookWhileBehind(db: Db, opts: LedgerJobOptions, signal: AbortSignal): Promise<void> {
+  const runner = processState().get(RUNNER);
+  const until = Date.now() + LOOK_MS - 2 * AGAIN_MS;
+  trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
+  while (Date.now() < until && !signal.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, AGAIN_MS).unref());
+    if (!runner.behind) return;
+    if (runner.inFlight.size <= QUEUED / 2) trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
+  }
+}
+
+/**
  * Every JOB_TICK_SECONDS (15 s at most) the due syncs; every hour the retention, by one instance
  * of the deployment. Syncs off with LEDGER_SYNC_MINUTES=0 (retention stays).
  */
@@ -266,7 +304,7 @@ export function startLedgerJobs(): void {
     // What an outage of the store cut short is let go of first, so it goes on at this look.
     await releaseLeftLeases();
     // The syncs go on after this look; the next look starts what has become due meanwhile.
-    if (opts.syncMinutes > 0) trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
+    if (opts.syncMinutes > 0) await lookWhileBehind(db, opts, signal);
     if (signal.aborted) return;
     await runLeased(db, "ledger.prune", { leaseMs, everyMs: PRUNE_EVERY_MS }, async () => {
       const n = await pruneLedgers(db, opts.keepDays);
