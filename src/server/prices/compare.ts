@@ -31,8 +31,8 @@ export type PriceRow = {
   cheapest: boolean;
 };
 
-/** Accounts' sides read at once (each its site's calls; the sites' gates pace each site). */
-const ACCOUNT_READS_AT_ONCE = 16;
+/** Sites' lists, then accounts' sides, read at once (the sites' gates pace each site). */
+const READS_AT_ONCE = 16;
 
 /**
  * Reads what is older than the hour: each site's list once (through the first of its accounts),
@@ -50,21 +50,26 @@ export async function refreshPrices(
   const siteIds = [...new Set(accounts.map((a) => a.siteId))];
   const reads = await store.siteReads(siteIds);
   const sides = await store.accounts(accounts);
+  const limit = pLimit(READS_AT_ONCE);
   let sitesRead = 0;
-  for (const siteId of siteIds) {
-    if (!stale(reads.get(siteId)?.readAt)) continue;
-    for (const a of accounts.filter((x) => x.siteId === siteId)) {
-      try {
-        await readSitePrices(db, a, deps, now);
-        sitesRead++;
-        break;
-      } catch (error) {
-        if (!(error instanceof SiteDataError)) throw error;
-      }
-    }
-  }
+  await Promise.all(
+    siteIds
+      .filter((siteId) => stale(reads.get(siteId)?.readAt))
+      .map((siteId) =>
+        limit(async () => {
+          for (const a of accounts.filter((x) => x.siteId === siteId)) {
+            try {
+              await readSitePrices(db, a, deps, now);
+              sitesRead++;
+              return;
+            } catch (error) {
+              if (!(error instanceof SiteDataError)) throw error;
+            }
+          }
+        }),
+      ),
+  );
   const due = accounts.filter((a) => stale(sides.get(`${a.siteId}:${a.siteUserId}`)?.readAt));
-  const limit = pLimit(ACCOUNT_READS_AT_ONCE);
   await Promise.all(
     due.map((a) =>
       limit(() =>
