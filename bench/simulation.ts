@@ -33,6 +33,10 @@ export type SimulationFigures = {
   minutes: number;
   fillSeconds: number;
   syncedPerMinute: number[];
+  /** Accounts whose prices were read, each minute (none is read twice within the hour). */
+  pricesPerMinute: number[];
+  /** Working accounts whose price read was due and not taken yet, at the end of each minute. */
+  pricesBehind: number[];
   rss: Array<{ minute: number; a: number; b: number }>;
   /** What each instance's last full garbage collection left in use, MB (its /api/ready). */
   live: Array<{ minute: number; a: number; b: number }>;
@@ -133,6 +137,17 @@ async function sealSessions(store: TempDb): Promise<void> {
   });
 }
 
+/** Accounts whose prices were ever read, and those whose read is due now and not taken. */
+async function priceReads(store: TempDb): Promise<{ read: number; behind: number }> {
+  return withPostgres(store.url, async (client) => {
+    const read = await client.query<{ n: string }>("SELECT count(*) AS n FROM account_prices");
+    const behind = await client.query<{ n: string }>(
+      "SELECT count(*) AS n FROM workspace_accounts WHERE state = 'ok' AND prices_next <= now()",
+    );
+    return { read: Number(read.rows[0]?.n ?? 0), behind: Number(behind.rows[0]?.n ?? 0) };
+  });
+}
+
 async function synced(store: TempDb): Promise<number> {
   return withPostgres(store.url, async (client) => {
     const { rows } = await client.query<{ n: string }>(
@@ -207,6 +222,9 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       at: Date.now(),
     });
     let before = await synced(store);
+    const pricesPerMinute: number[] = [];
+    const pricesBehind: number[] = [];
+    let pricesBefore = (await priceReads(store)).read;
     let was = seconds();
     t = Date.now();
     for (let minute = 1; minute <= MINUTES; minute++) {
@@ -216,6 +234,10 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       const now = await synced(store);
       syncedPerMinute.push(now - before);
       before = now;
+      const prices = await priceReads(store);
+      pricesPerMinute.push(prices.read - pricesBefore);
+      pricesBehind.push(prices.behind);
+      pricesBefore = prices.read;
       const is = seconds();
       const share = (k: Exclude<keyof typeof is, "at">) =>
         Math.round((100 * (is[k] - was[k])) / ((is.at - was.at) / 1000));
@@ -231,7 +253,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       rss.push({ minute, a: rssMb(a.pid), b: rssMb(b.pid) });
       live.push({ minute, a: await liveHeapMb(a), b: await liveHeapMb(b) });
       console.error(
-        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms, CPU % ${JSON.stringify(cpu.at(-1))}`,
+        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${pricesPerMinute.at(-1)} prices read (${pricesBehind.at(-1)} due), RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms, CPU % ${JSON.stringify(cpu.at(-1))}`,
       );
     }
     const { busiest, sitesAsked } = await gen.report();
@@ -242,6 +264,8 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       minutes: MINUTES,
       fillSeconds,
       syncedPerMinute,
+      pricesPerMinute,
+      pricesBehind,
       rss,
       live,
       idleP99,
@@ -287,6 +311,7 @@ export function simulationLines(r: SimulationFigures): string[] {
     "|---|---|---|",
     `| accounts synced a minute, per instance (median after the first two minutes) | report | ${Math.round(perMinute / 2)} (the two: ${steady.join(", ")}) |`,
     `| one round of every account at that pace | report | ${perMinute > 0 ? (r.accounts / perMinute / 60).toFixed(1) : "∞"} hours |`,
+    `| accounts' prices read a minute, all instances (median after the first two minutes; hourly for every account needs ${Math.round(r.accounts / 60).toLocaleString("en-US")}) | report | ${median(r.pricesPerMinute.slice(Math.min(2, r.pricesPerMinute.length - 1)))} (due and not taken at each minute's end: ${r.pricesBehind.join(", ")}) |`,
     `| RSS of each instance: minute ${first?.minute} → last | flat | ${ok(!!first && !!last && last.a - first.a < 30 && last.b - first.b < 30)} ${first?.a} → ${last?.a} MB, ${first?.b} → ${last?.b} MB |`,
     `| heap left in use by a full collection, each instance: minute ${firstLive?.minute} → last | flat | ${ok(!!firstLive && !!lastLive && lastLive.a - firstLive.a < 15 && lastLive.b - firstLive.b < 15)} ${firstLive?.a} → ${lastLive?.a} MB, ${firstLive?.b} → ${lastLive?.b} MB (minute by minute: ${r.live.map((l) => `${l.a}/${l.b}`).join(" ")}) |`,
     `| \`me\` p99 while they work ÷ the store with no runner | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${median(r.busyP99)} / ${median(r.idleP99)} ms) |`,
