@@ -26,8 +26,12 @@ import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
 const PRUNE_EVERY_MS = 60 * 60_000;
 /** The longest between two looks for due syncs. */
 const LOOK_MS = 15_000;
-/** While more is due than a look could take, how often the runner sees whether places came free. */
-const AGAIN_MS = 500;
+/**
+ * While more is due than a look could take, how often the runner sees whether places came free:
+ * at most 64 accounts a second taken per instance (a look every second, the pace a SQLite store
+ * was measured to keep beside its live reads with 200,000 accounts due).
+ */
+const AGAIN_MS = 1_000;
 /**
  * Syncs under way at once from this process, and per site: a site's gate lets background work
  * send one call at a time within half its budget, so more than two syncs of one site only wait
@@ -66,7 +70,7 @@ const RUNNER: StatePart<{
   inFlight: Map<string, { siteId: number; siteUserId: number }>;
   limit: ReturnType<typeof pLimit>;
   perSite: Map<number, ReturnType<typeof pLimit>>;
-  /** The last look claimed every place it had: more may be due than it could take. */
+  /** The last look claimed every place it had and started each: more may be due than it could take. */
   behind: boolean;
   /** A look is claiming and choosing now. */
   looking: boolean;
@@ -111,11 +115,17 @@ type Started = { account: Claimed; session: StoredSession };
  * parked without a live session, at their next moment when synced meanwhile, at the next look
  * when their site has syncs enough waiting here.
  */
-async function chooseStarts(db: Db, claimed: Claimed[], interval: number, now: number): Promise<Started[]> {
+async function chooseStarts(
+  db: Db,
+  claimed: Claimed[],
+  interval: number,
+  now: number,
+): Promise<{ start: Started[]; sentBack: number }> {
   const runner = processState().get(RUNNER);
   const due = ledgerDue(db);
   const { sessions, syncedAt } = await sessionsOf(db, claimed, new Date(now));
   const start: Started[] = [];
+  let sentBack = 0;
   const queuedAt = new Map<number, number>();
   for (const [i, account] of claimed.entries()) {
     const session = sessions[i];
@@ -128,12 +138,13 @@ async function chooseStarts(db: Db, claimed: Claimed[], interval: number, now: n
     } else if ((queuedAt.get(account.siteId) ?? 0) + siteQueued(runner, account.siteId) >= QUEUED_PER_SITE) {
       // Its site has syncs enough waiting here: the account goes back, due at the next look.
       await due.next(account, new Date(now + LOOK_MS));
+      sentBack++;
     } else {
       queuedAt.set(account.siteId, (queuedAt.get(account.siteId) ?? 0) + 1);
       start.push({ account, session });
     }
   }
-  return start;
+  return { start, sentBack };
 }
 
 /**
@@ -163,13 +174,14 @@ export async function syncDueLedgers(
     await due.hold([...runner.inFlight.values()], holdUntil);
     const places = QUEUED - runner.inFlight.size;
     const taken = await due.claim(places, new Date(now), holdUntil);
-    runner.behind = places > 0 && taken.length === places;
+    runner.behind = false;
     const claimed = taken
       .map((a) => ({ ...a, key: `${a.siteId}:${a.siteUserId}` }))
       .filter((a) => !runner.inFlight.has(a.key));
     if (claimed.length === 0) return 0;
+    let sentBack: number;
     try {
-      start = await chooseStarts(db, claimed, interval, now);
+      ({ start, sentBack } = await chooseStarts(db, claimed, interval, now));
     } catch (error) {
       // The store failed after the claim: the claimed accounts fall due again as soon as it is back
       // (core/left-over.ts), not when their hold runs out.
@@ -177,6 +189,9 @@ export async function syncDueLedgers(
       throw error;
     }
     for (const { account } of start) runner.inFlight.set(account.key, account);
+    // Behind: every place taken, most of them started. Accounts mostly sent back (their sites have
+    // syncs enough waiting) mean the sites are the limit, and an early look would only churn.
+    runner.behind = taken.length === places && sentBack < taken.length / 2;
   } finally {
     runner.looking = false;
   }
@@ -269,12 +284,17 @@ function nextAfter(
 
 /**
  * A look, and while the last one took every place it had (more is due than it could take), another
- * as soon as half the places have come free, until the next tick is near: the runner keeps pace
- * with what is due instead of waiting out the tick while its places stand empty.
+ * as soon as half the places have come free, until the next tick (`tickMs` away) is near: the
+ * runner keeps pace with what is due instead of waiting out the tick while its places stand empty.
  */
-export async function lookWhileBehind(db: Db, opts: LedgerJobOptions, signal: AbortSignal): Promise<void> {
+export async function lookWhileBehind(
+  db: Db,
+  opts: LedgerJobOptions,
+  signal: AbortSignal,
+  tickMs: number,
+): Promise<void> {
   const runner = processState().get(RUNNER);
-  const until = Date.now() + LOOK_MS - 2 * AGAIN_MS;
+  const until = Date.now() + tickMs - AGAIN_MS;
   trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
   while (Date.now() < until && !signal.aborted) {
     await new Promise((resolve) => setTimeout(resolve, AGAIN_MS).unref());
@@ -299,12 +319,13 @@ export function startLedgerJobs(): void {
     holdMs: leaseMs,
   };
   // Looked at every 15 s at most: a backfill whose holder died goes on within a minute.
-  startJob("ledger.jobs", Math.min(e.JOB_TICK_SECONDS * 1000, LOOK_MS), async (signal) => {
+  const tickMs = Math.min(e.JOB_TICK_SECONDS * 1000, LOOK_MS);
+  startJob("ledger.jobs", tickMs, async (signal) => {
     const db = backgroundDb();
     // What an outage of the store cut short is let go of first, so it goes on at this look.
     await releaseLeftLeases();
     // The syncs go on after this look; the next look starts what has become due meanwhile.
-    if (opts.syncMinutes > 0) await lookWhileBehind(db, opts, signal);
+    if (opts.syncMinutes > 0) await lookWhileBehind(db, opts, signal, tickMs);
     if (signal.aborted) return;
     await runLeased(db, "ledger.prune", { leaseMs, everyMs: PRUNE_EVERY_MS }, async () => {
       const n = await pruneLedgers(db, opts.keepDays);
