@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { LedgerBusy, ledgerStatus, releaseHeldLedgerLeases, syncLedger } from "../../src/server/ledger/sync";
+import { LedgerBusy, releaseHeldLedgerLeases, syncLedger } from "../../src/server/ledger/sync";
+import { ledgerStatus } from "../../src/server/ledger/sync-status";
 import { REFUSED } from "../../src/server/ledger/entries";
 import { accountOf } from "../../src/server/accounts/overview";
 import { freshProcessState } from "../../src/server/core/process-state";

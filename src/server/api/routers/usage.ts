@@ -7,7 +7,7 @@ import { usageSpeed } from "../../ledger/speed-view";
 import { usagePlans } from "../../ledger/plans-view";
 import { usageTrends } from "../../ledger/trends";
 import { checkinsOf } from "../../actions/records";
-import { ledgerStatus } from "../../ledger/sync";
+import { ledgerStatus } from "../../ledger/sync-status";
 import { accountOf } from "../../accounts/overview";
 import {
   accountsRangeInput,
