@@ -33,10 +33,14 @@ export type SimulationFigures = {
   minutes: number;
   fillSeconds: number;
   syncedPerMinute: number[];
-  /** Accounts whose prices were read, each minute (none is read twice within the hour). */
-  pricesPerMinute: number[];
-  /** Working accounts whose price read was due and not taken yet, at the end of each minute. */
-  pricesBehind: number[];
+  /** Sites' price lists read, each minute (none twice within the hour). */
+  listsPerMinute: number[];
+  /** Sites' lists due and not taken yet, at the end of each minute. */
+  listsBehind: number[];
+  /** Accounts' sides of prices read, each minute (none twice within the day). */
+  sidesPerMinute: number[];
+  /** Working accounts whose side was due and not taken yet, at the end of each minute. */
+  sidesBehind: number[];
   rss: Array<{ minute: number; a: number; b: number }>;
   /** What each instance's last full garbage collection left in use, MB (its /api/ready). */
   live: Array<{ minute: number; a: number; b: number }>;
@@ -104,15 +108,23 @@ async function fill(store: TempDb, gen: Generator): Promise<void> {
        FROM ${account}`,
       [SITES, ACCOUNTS, gen.url],
     );
-    // Each account's price read due once in the hour, spread over it (as a deployment that has run a while).
+    // Each account's side of prices due once in the day, spread over it (as a deployment that has run a while).
     await client.query(
       `INSERT INTO workspace_accounts (workspace_id, site_id, site_user_id, site_url, user_id, access_token, session_id,
          username, display_name, tags, position, state, state_at, created_at, renew_at, prices_next)
        SELECT ((k - 1) % $3) + 1, site, uid, $4 || '/s/' || site, uid::text, 'sim-unopened', sid,
          'u' || site || '-' || uid, 'u' || site || '-' || uid, '[]', k, 'ok', now(), now(), now() + interval '1 day',
-         now() + ((hashtext('prices-' || k) & 2147483647) % 3600) * interval '1 second'
+         now() + ((hashtext('prices-' || k) & 2147483647) % 86400) * interval '1 second'
        FROM ${account}`,
       [SITES, ACCOUNTS, WORKSPACES, gen.url],
+    );
+    // Each site's list read an hour before it is due again, due once in the hour, spread over it.
+    await client.query(
+      `INSERT INTO site_price_reads (site_id, read_at, published, group_ratios, next_at)
+       SELECT site, due - interval '1 hour', true, '{"default":1}', due
+       FROM (SELECT s AS site, now() + ((hashtext('lists-' || s) & 2147483647) % 3600) * interval '1 second' AS due
+             FROM generate_series(1, $1) s) d`,
+      [SITES],
     );
     // Each account due once in the interval, spread over its 10 minutes whatever its site.
     await client.query(
@@ -137,14 +149,20 @@ async function sealSessions(store: TempDb): Promise<void> {
   });
 }
 
-/** Accounts whose prices were ever read, and those whose read is due now and not taken. */
-async function priceReads(store: TempDb): Promise<{ read: number; behind: number }> {
+/**
+ * The sites' lists read since `since` and those due now and not taken; the accounts' sides ever
+ * read (none is filled in) and those due now and not taken.
+ */
+async function priceReads(store: TempDb, since: Date) {
   return withPostgres(store.url, async (client) => {
-    const read = await client.query<{ n: string }>("SELECT count(*) AS n FROM account_prices");
-    const behind = await client.query<{ n: string }>(
-      "SELECT count(*) AS n FROM workspace_accounts WHERE state = 'ok' AND prices_next <= now()",
-    );
-    return { read: Number(read.rows[0]?.n ?? 0), behind: Number(behind.rows[0]?.n ?? 0) };
+    const n = async (sql: string, params: unknown[] = []) =>
+      Number((await client.query<{ n: string }>(sql, params)).rows[0]?.n ?? 0);
+    return {
+      lists: await n("SELECT count(*) AS n FROM site_price_reads WHERE read_at >= $1", [since]),
+      listsBehind: await n("SELECT count(*) AS n FROM site_price_reads WHERE next_at <= now()"),
+      sides: await n("SELECT count(*) AS n FROM account_prices"),
+      sidesBehind: await n("SELECT count(*) AS n FROM workspace_accounts WHERE state = 'ok' AND prices_next <= now()"),
+    };
   });
 }
 
@@ -222,9 +240,12 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       at: Date.now(),
     });
     let before = await synced(store);
-    const pricesPerMinute: number[] = [];
-    const pricesBehind: number[] = [];
-    let pricesBefore = (await priceReads(store)).read;
+    const listsPerMinute: number[] = [];
+    const listsBehind: number[] = [];
+    const sidesPerMinute: number[] = [];
+    const sidesBehind: number[] = [];
+    const measured = new Date();
+    let pricesBefore = await priceReads(store, measured);
     let was = seconds();
     t = Date.now();
     for (let minute = 1; minute <= MINUTES; minute++) {
@@ -234,10 +255,12 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       const now = await synced(store);
       syncedPerMinute.push(now - before);
       before = now;
-      const prices = await priceReads(store);
-      pricesPerMinute.push(prices.read - pricesBefore);
-      pricesBehind.push(prices.behind);
-      pricesBefore = prices.read;
+      const prices = await priceReads(store, measured);
+      listsPerMinute.push(prices.lists - pricesBefore.lists);
+      listsBehind.push(prices.listsBehind);
+      sidesPerMinute.push(prices.sides - pricesBefore.sides);
+      sidesBehind.push(prices.sidesBehind);
+      pricesBefore = prices;
       const is = seconds();
       const share = (k: Exclude<keyof typeof is, "at">) =>
         Math.round((100 * (is[k] - was[k])) / ((is.at - was.at) / 1000));
@@ -253,7 +276,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       rss.push({ minute, a: rssMb(a.pid), b: rssMb(b.pid) });
       live.push({ minute, a: await liveHeapMb(a), b: await liveHeapMb(b) });
       console.error(
-        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${pricesPerMinute.at(-1)} prices read (${pricesBehind.at(-1)} due), RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms, CPU % ${JSON.stringify(cpu.at(-1))}`,
+        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${listsPerMinute.at(-1)} lists (${listsBehind.at(-1)} due) and ${sidesPerMinute.at(-1)} sides (${sidesBehind.at(-1)} due) read, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms, CPU % ${JSON.stringify(cpu.at(-1))}`,
       );
     }
     const { busiest, sitesAsked } = await gen.report();
@@ -264,8 +287,10 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       minutes: MINUTES,
       fillSeconds,
       syncedPerMinute,
-      pricesPerMinute,
-      pricesBehind,
+      listsPerMinute,
+      listsBehind,
+      sidesPerMinute,
+      sidesBehind,
       rss,
       live,
       idleP99,
@@ -311,7 +336,8 @@ export function simulationLines(r: SimulationFigures): string[] {
     "|---|---|---|",
     `| accounts synced a minute, per instance (median after the first two minutes) | report | ${Math.round(perMinute / 2)} (the two: ${steady.join(", ")}) |`,
     `| one round of every account at that pace | report | ${perMinute > 0 ? (r.accounts / perMinute / 60).toFixed(1) : "∞"} hours |`,
-    `| accounts' prices read a minute, all instances (median after the first two minutes; hourly for every account needs ${Math.round(r.accounts / 60).toLocaleString("en-US")}) | report | ${median(r.pricesPerMinute.slice(Math.min(2, r.pricesPerMinute.length - 1)))} (due and not taken at each minute's end: ${r.pricesBehind.join(", ")}) |`,
+    `| sites' price lists read a minute (median after the first two minutes; hourly for every site needs ${Math.round(r.sites / 60).toLocaleString("en-US")}) | report | ${median(r.listsPerMinute.slice(Math.min(2, r.listsPerMinute.length - 1)))} (due and not taken at each minute's end: ${r.listsBehind.join(", ")}) |`,
+    `| accounts' sides of prices read a minute (median after the first two minutes; daily for every account needs ${Math.round(r.accounts / 1440).toLocaleString("en-US")}) | report | ${median(r.sidesPerMinute.slice(Math.min(2, r.sidesPerMinute.length - 1)))} (due and not taken at each minute's end: ${r.sidesBehind.join(", ")}) |`,
     `| RSS of each instance: minute ${first?.minute} → last | flat | ${ok(!!first && !!last && last.a - first.a < 30 && last.b - first.b < 30)} ${first?.a} → ${last?.a} MB, ${first?.b} → ${last?.b} MB |`,
     `| heap left in use by a full collection, each instance: minute ${firstLive?.minute} → last | flat | ${ok(!!firstLive && !!lastLive && lastLive.a - firstLive.a < 15 && lastLive.b - firstLive.b < 15)} ${firstLive?.a} → ${lastLive?.a} MB, ${firstLive?.b} → ${lastLive?.b} MB (minute by minute: ${r.live.map((l) => `${l.a}/${l.b}`).join(" ")}) |`,
     `| \`me\` p99 while they work ÷ the store with no runner | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${median(r.busyP99)} / ${median(r.idleP99)} ms) |`,

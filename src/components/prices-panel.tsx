@@ -91,7 +91,8 @@ export function PricesPanel() {
         <p className="muted">
           每百万输入 / 输出 tokens
           的美元价格（按次计费的为每次），已按各账户所在分组的倍率计算；绿色为可用账户中最便宜的，
-          灰色为该账户不可用。站点不公开价格时，由该账户近 7 天的消费日志推算。每小时读取一次。
+          灰色为该账户不可用。站点不公开价格时，由该账户近 7
+          天的消费日志推算。价格表每小时读取一次，账户的可用模型每天一次，分组随每次同步更新。
         </p>
         <p>
           <a className="button secondary" href={csv} download>

@@ -11,6 +11,7 @@ import { accountOf } from "../../src/server/accounts/overview";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { syncLedger } from "../../src/server/ledger/sync";
 import { readDuePrices } from "../../src/server/jobs/prices";
+import { syncDueLedgers } from "../../src/server/jobs/ledger";
 import { evaluateAlerts } from "../../src/server/jobs/alerts";
 import { riseOf } from "../../src/server/prices/changes";
 import { readSitePrices } from "../../src/server/prices/read";
@@ -273,9 +274,12 @@ describe("prices.account", () => {
   });
 });
 
-describe("the hourly price job", () => {
-  it("reads each site once and each account, then nothing until their hour is up", async () => {
-    const later = new Date(Date.now() + 2 * 3_600_000);
+describe("the price job", () => {
+  const HOUR = 3_600_000;
+  const DAY = 24 * HOUR;
+
+  it("reads each site's list and each account's side, then the lists each hour and the sides each day", async () => {
+    const later = new Date(Date.now() + DAY + HOUR);
     const calls = () => sites.reduce((n, s) => n + s.requests.length, 0);
     const before = calls();
     expect(await readDuePrices(store.db, later)).toEqual({ sites: 3, accounts: 3 });
@@ -283,9 +287,11 @@ describe("the hourly price job", () => {
     const after = calls();
     expect(await readDuePrices(store.db, new Date(later.getTime() + 60_000))).toEqual({ sites: 0, accounts: 0 });
     expect(calls()).toBe(after);
+    // An hour on: the lists, not the sides.
+    expect(await readDuePrices(store.db, new Date(later.getTime() + HOUR))).toEqual({ sites: 3, accounts: 0 });
   });
 
-  it("takes the accounts whose hour has come, each due an hour after it was taken; one that must sign in again is left", async () => {
+  it("takes the lists whose hour and the accounts whose day has come, due again an hour or a day after; one that must sign in again is left", async () => {
     const dueOf = async () =>
       new Map(
         (await store.db.workspaceAccount.findMany({ select: { siteUserId: true, pricesNext: true } })).map((r) => [
@@ -293,26 +299,59 @@ describe("the hourly price job", () => {
           r.pricesNext?.getTime(),
         ]),
       );
-    const at = Date.now() + 5 * 3_600_000;
-    // 老站's account must sign in again: no read of it, and its due time stays.
+    const listsDue = async () =>
+      (await store.db.sitePriceRead.findMany({ select: { nextAt: true } })).map((r) => r.nextAt?.getTime());
+    const at = Date.now() + 3 * DAY;
+    // 老站's account must sign in again: no read of it nor through it (its site has no other), and its due time stays.
     await store.db.workspaceAccount.updateMany({ where: { siteUserId: 13n }, data: { state: "reauth" } });
     const before = await dueOf();
     const oneApiCalls = sites[2]!.requests.length;
     try {
       expect(await readDuePrices(store.db, new Date(at))).toEqual({ sites: 2, accounts: 2 });
       const due = await dueOf();
-      expect(due.get(11)).toBe(at + 3_600_000);
-      expect(due.get(12)).toBe(at + 3_600_000);
+      expect(due.get(11)).toBe(at + DAY);
+      expect(due.get(12)).toBe(at + DAY);
       expect(due.get(13)).toBe(before.get(13));
       expect(sites[2]!.requests.length).toBe(oneApiCalls);
+      // Each list taken, read or not, is due an hour on.
+      expect(await listsDue()).toEqual([at + HOUR, at + HOUR, at + HOUR]);
       // Half an hour on: nothing has come.
-      expect(await readDuePrices(store.db, new Date(at + 1_800_000))).toEqual({ sites: 0, accounts: 0 });
+      expect(await readDuePrices(store.db, new Date(at + HOUR / 2))).toEqual({ sites: 0, accounts: 0 });
       expect(await dueOf()).toEqual(due);
     } finally {
       await store.db.workspaceAccount.updateMany({ where: { siteUserId: 13n }, data: { state: "ok" } });
     }
-    // Back to working: due since its last hour, read at the next pass with its site.
-    expect(await readDuePrices(store.db, new Date(at + 1_860_000))).toEqual({ sites: 1, accounts: 1 });
+    // Back to working: its list (due with the others) and its side (due since its last day) at the next pass.
+    expect(await readDuePrices(store.db, new Date(at + HOUR + 60_000))).toEqual({ sites: 3, accounts: 1 });
+    expect(sites[2]!.requests.length).toBeGreaterThan(oneApiCalls);
+  });
+
+  it("follows a group the site changed at the account's next sync: its ratio at once, its side read at the next pass", async () => {
+    const siteId = (await siteRegistry(store.db).list()).find((s) => s.name === "新站")!.id;
+    const owner = { siteId, siteUserId: 11 };
+    const sideOf = async () => (await priceStore(store.db).accounts([owner])).get(`${siteId}:11`);
+    expect(await sideOf()).toMatchObject({ group: "vip", groupRatio: 0.9 });
+    const user = users.newApi!.data;
+    user.group = "default";
+    try {
+      const job = { syncMinutes: 10, keepDays: 400, backfillDays: 2, perMinute: 100_000, timeoutMs: 5000 };
+      const synced = Date.now();
+      // A look past the interval since their first syncs.
+      expect(await syncDueLedgers(store.db, job, synced + 11 * 60_000)).toBe(3);
+      // The site's ratio of the new group, and no usable models until the side is read again.
+      expect(await sideOf()).toMatchObject({ group: "default", groupRatio: 1, models: [] });
+      const due = await store.db.workspaceAccount.findFirst({
+        where: { siteUserId: 11n },
+        select: { pricesNext: true },
+      });
+      expect(due?.pricesNext?.getTime()).toBeGreaterThanOrEqual(synced);
+      expect(due?.pricesNext?.getTime()).toBeLessThanOrEqual(Date.now());
+      // The others' groups are as they were: nothing for them to read.
+      expect(await readDuePrices(store.db, new Date(Date.now() + 1000))).toEqual({ sites: 0, accounts: 1 });
+      expect(await sideOf()).toMatchObject({ group: "default", groupRatio: 1, models: users.newApi!.models });
+    } finally {
+      user.group = "vip";
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { logError, logEvent } from "../core/log";
 import { keepUntilStopped, stopSignal } from "../core/stopping";
 import { LedgerBusy, syncLedger } from "../ledger/sync";
 import { nextSync } from "../ledger/schedule";
+import { followGroup } from "../prices/read";
 import { syncStates } from "../ledger/sync-status";
 import { openAlertsOf } from "../alerts/history";
 import type { ListedAccount } from "../accounts/schemas";
@@ -45,6 +46,7 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
     syncLedger(ctx.db, accountOf(session), siteDepsOf(ctx), {
       backfillDays: ctx.ledgerBackfillDays,
       signal: stopSignal(),
+      noteGroup: (group) => followGroup(ctx.db, session, group),
     }),
   ).catch((error: unknown) => {
     if (error instanceof LedgerBusy) return;

@@ -7,6 +7,7 @@
  */
 import pLimit from "p-limit";
 import { LedgerBusy, pruneLedgers, syncLedger } from "../ledger/sync";
+import { followGroup } from "../prices/read";
 import { pruneActionRecords } from "../actions/records";
 import { SiteDataError } from "../site-data/site-data";
 import { nextSync, syncDue } from "../ledger/schedule";
@@ -213,7 +214,11 @@ export async function syncDueLedgers(
             siteUserId: s.siteUserId,
             userId: s.userId,
           };
-          const ended = await syncLedger(db, ledgerAccount, deps, { backfillDays: opts.backfillDays, signal }).then(
+          const ended = await syncLedger(db, ledgerAccount, deps, {
+            backfillDays: opts.backfillDays,
+            signal,
+            noteGroup: (group) => followGroup(db, ledgerAccount, group),
+          }).then(
             (result) => ({ result }),
             (error: unknown) => ({ error }),
           );

@@ -264,7 +264,14 @@ export async function syncLedger(
   db: Db,
   account: Account,
   deps: SiteDataDeps,
-  opts: { backfillDays: number; now?: number; signal?: AbortSignal; leaseMs?: number },
+  opts: {
+    backfillDays: number;
+    now?: number;
+    signal?: AbortSignal;
+    leaseMs?: number;
+    /** Told the group the user object says, read with the balance (the prices follow it). */
+    noteGroup?: (group: string) => Promise<void>;
+  },
 ): Promise<SyncResult> {
   const holder = randomUUID();
   // Live requests first, at every step of the sync: before it starts, after what it reads before
@@ -283,7 +290,9 @@ export async function syncLedger(
   try {
     const reader = await ledgerReader(account, { ...deps, background: true });
     const now = opts.now ?? Math.floor(Date.now() / 1000);
-    const snapshot = snapshotOf(await reader.balance());
+    const balance = await reader.balance();
+    await opts.noteGroup?.(balance.group);
+    const snapshot = snapshotOf(balance);
     if (snapshot) {
       await db.balanceSnapshot.upsert({
         where: { siteId_siteUserId_at: { ...owner(account), at: now } },

@@ -1,16 +1,16 @@
 /**
  * Prices across a person's accounts (docs/design.md 22): a model's price for each account's own group
  * (the cheapest usable one marked), a model's history, and an account's side with the cheapest
- * other account for each model it used (如果在别处 is whatif.ts). Sites and accounts not read
- * within the hour are read first.
+ * other account for each model it used (如果在别处 is whatif.ts). Sites' lists not read within the
+ * hour and accounts' sides not read within the day are read first.
  */
 import pLimit from "p-limit";
 import type { Db } from "../db/client";
 import { priced, type ModelPrice } from "../gateway/prices";
 import { summaryOf, type Reader } from "../ledger/analytics";
 import { SiteDataError, type Account, type SiteDataDeps } from "../site-data/calls";
-import { readAccountPrices, readSitePrices, SITE_PRICES_TTL_MS } from "./read";
-import { priceStore, type AccountSide, type StoredPrice } from "./store";
+import { readAccountPrices, readSitePrices } from "./read";
+import { ACCOUNT_PRICES_TTL_MS, priceStore, SITE_PRICES_TTL_MS, type AccountSide, type StoredPrice } from "./store";
 import { round6 } from "../../shared/money";
 
 /** An account the prices are for: its ledger reader and the account its site is read as. */
@@ -35,41 +35,64 @@ export type PriceRow = {
 const READS_AT_ONCE = 16;
 
 /**
- * Reads what is older than the hour: each site's list once (through the first of its accounts),
- * then each account's side. A site that cannot be read keeps its last list; the failure is said
- * on the account.
+ * Reads the lists of these accounts' sites, each through the first of its accounts the site
+ * answers, 16 sites at once. A site that cannot be read keeps its last list. Returns the sites read.
+ */
+export async function readSiteLists(
+  db: Db,
+  accounts: Account[],
+  deps: SiteDataDeps,
+  now = new Date(),
+): Promise<number> {
+  const limit = pLimit(READS_AT_ONCE);
+  const bySite = new Map<number, Account[]>();
+  for (const a of accounts) bySite.set(a.siteId, [...(bySite.get(a.siteId) ?? []), a]);
+  let read = 0;
+  await Promise.all(
+    [...bySite.values()].map((ofSite) =>
+      limit(async () => {
+        for (const a of ofSite) {
+          try {
+            await readSitePrices(db, a, deps, now);
+            read++;
+            return;
+          } catch (error) {
+            if (!(error instanceof SiteDataError)) throw error;
+          }
+        }
+      }),
+    ),
+  );
+  return read;
+}
+
+/**
+ * Reads what is out of date: each site's list an hour old (through the first of its accounts),
+ * then each account's side a day old (its group follows the ledger's syncs), or every account's
+ * side where they are `due` (the price pass took them by their due time). A site that cannot be
+ * read keeps its last list; the failure is said on the account.
  */
 export async function refreshPrices(
   db: Db,
   accounts: Account[],
   deps: SiteDataDeps,
   now = new Date(),
+  opts: { due?: boolean } = {},
 ): Promise<{ sites: number; accounts: number }> {
   const store = priceStore(db);
-  const stale = (at: Date | undefined) => !at || now.getTime() - at.getTime() >= SITE_PRICES_TTL_MS;
-  const siteIds = [...new Set(accounts.map((a) => a.siteId))];
-  const reads = await store.siteReads(siteIds);
-  const sides = await store.accounts(accounts);
-  const limit = pLimit(READS_AT_ONCE);
-  let sitesRead = 0;
-  await Promise.all(
-    siteIds
-      .filter((siteId) => stale(reads.get(siteId)?.readAt))
-      .map((siteId) =>
-        limit(async () => {
-          for (const a of accounts.filter((x) => x.siteId === siteId)) {
-            try {
-              await readSitePrices(db, a, deps, now);
-              sitesRead++;
-              return;
-            } catch (error) {
-              if (!(error instanceof SiteDataError)) throw error;
-            }
-          }
-        }),
-      ),
+  const older = (at: Date | undefined, ttl: number) => !at || now.getTime() - at.getTime() >= ttl;
+  const reads = await store.siteReads([...new Set(accounts.map((a) => a.siteId))]);
+  const sides = opts.due ? new Map<string, AccountSide>() : await store.accounts(accounts);
+  const sites = await readSiteLists(
+    db,
+    accounts.filter((a) => older(reads.get(a.siteId)?.readAt, SITE_PRICES_TTL_MS)),
+    deps,
+    now,
   );
-  const due = accounts.filter((a) => stale(sides.get(`${a.siteId}:${a.siteUserId}`)?.readAt));
+  const due = opts.due
+    ? accounts
+    : accounts.filter((a) => older(sides.get(`${a.siteId}:${a.siteUserId}`)?.readAt, ACCOUNT_PRICES_TTL_MS));
+  const limit = pLimit(READS_AT_ONCE);
   await Promise.all(
     due.map((a) =>
       limit(() =>
@@ -79,7 +102,7 @@ export async function refreshPrices(
       ),
     ),
   );
-  return { sites: sitesRead, accounts: due.length };
+  return { sites, accounts: due.length };
 }
 
 /** Everything the figures need, read once: each site's list and each account's side. */

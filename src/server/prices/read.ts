@@ -27,9 +27,7 @@ import {
   type SiteDataDeps,
 } from "../site-data/calls";
 import { priceStore } from "./store";
-
-/** A site's list is read again after this long (hourly, as the job runner does). */
-export const SITE_PRICES_TTL_MS = 60 * 60_000;
+import { pricesDueNow } from "../workspace/background";
 
 export type ReadOutcome = { changes: number; published: boolean };
 
@@ -91,4 +89,18 @@ export async function readAccountPrices(db: Db, account: Account, deps: SiteData
     if (error instanceof SiteDataError) await store.noteAccountError(owner, error.message, now);
     throw error;
   }
+}
+
+/**
+ * The group a sync of the account's ledger read (its user object, read anyway for the balance):
+ * a group the site changed is on the account's side at once, with its ratio, and its saved
+ * accounts' sides are read again at the next price pass (their usable models follow the group).
+ */
+export async function followGroup(
+  db: Db,
+  owner: { siteId: number; siteUserId: number },
+  group: string,
+  now = new Date(),
+): Promise<void> {
+  if (await priceStore(db).noteGroup(owner, group || "default")) await pricesDueNow(db, owner, now);
 }

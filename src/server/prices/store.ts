@@ -6,6 +6,14 @@
 import type { Db } from "../db/client";
 import type { ModelPrice } from "../gateway/prices";
 
+/** A site's list is read again after this long (hourly: a price change is seen within the hour). */
+export const SITE_PRICES_TTL_MS = 60 * 60_000;
+/**
+ * An account's side (its usable models, the prices fitted from its log) is read again after this
+ * long; its group follows every sync of its ledger (`noteGroup`), so its ratio is never a day old.
+ */
+export const ACCOUNT_PRICES_TTL_MS = 24 * 60 * 60_000;
+
 export type StoredPrice = Omit<ModelPrice, "groups"> & { groups: string[] | null };
 
 export type AccountSide = {
@@ -107,7 +115,12 @@ export function priceStore(db: Db) {
             });
           }
         }
-        const reading = { readAt: now, published: read.published, groupRatios: JSON.stringify(read.groupRatios) };
+        const reading = {
+          readAt: now,
+          published: read.published,
+          groupRatios: JSON.stringify(read.groupRatios),
+          nextAt: new Date(now.getTime() + SITE_PRICES_TTL_MS),
+        };
         await tx.sitePriceRead.upsert({
           where: { siteId },
           create: { siteId, ...reading },
@@ -135,6 +148,27 @@ export function priceStore(db: Db) {
       });
     },
 
+    /**
+     * The group a sync of the account's ledger just read from its user object. Where the side
+     * names another, it takes this one with the group's ratio from the site's last list (null
+     * where the site does not say it) and no usable models until it is read again (the site's
+     * groups then say which models it may use). Returns whether the group changed.
+     */
+    async noteGroup(owner: { siteId: number; siteUserId: number }, group: string): Promise<boolean> {
+      const where = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId), group: { not: group } };
+      const { count } = await db.accountPrice.updateMany({ where, data: { group, groupRatio: null, models: "[]" } });
+      if (count === 0) return false;
+      const read = await db.sitePriceRead.findUnique({
+        where: { siteId: owner.siteId },
+        select: { groupRatios: true },
+      });
+      const ratio = read ? (JSON.parse(read.groupRatios) as Record<string, number>)[group] : undefined;
+      if (ratio !== undefined) {
+        await db.accountPrice.updateMany({ where: { ...where, group }, data: { groupRatio: ratio } });
+      }
+      return true;
+    },
+
     /** A read that failed: said on the account, its last good figures kept. */
     async noteAccountError(
       owner: { siteId: number; siteUserId: number },
@@ -149,6 +183,26 @@ export function priceStore(db: Db) {
           select: { siteId: true },
         });
       }
+    },
+
+    /**
+     * The sites whose list the hourly pass reads next (an indexed due time, the earliest first, at
+     * most `limit`). A site enters with its first list, read with its first account's side.
+     */
+    async dueSiteLists(now: Date, limit: number): Promise<number[]> {
+      const rows = await db.sitePriceRead.findMany({
+        where: { nextAt: { lte: now } },
+        orderBy: { nextAt: "asc" },
+        take: limit,
+        select: { siteId: true },
+      });
+      return rows.map((r) => r.siteId);
+    },
+
+    /** These sites' lists are read next at `at` (a try that could not read them keeps the last list). */
+    async siteListsLater(siteIds: number[], at: Date): Promise<void> {
+      if (siteIds.length > 0)
+        await db.sitePriceRead.updateMany({ where: { siteId: { in: siteIds } }, data: { nextAt: at } });
     },
 
     /** The sites' current lists, by site. */

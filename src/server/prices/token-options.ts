@@ -1,7 +1,7 @@
 /**
  * What a token of an account may be given (docs/design.md 20): the groups its site lets it pick,
- * each with its ratio, and the models it may use, from the price reads of the hour (read now when
- * older). null where the family does not publish them (one-api has no group ratios for a token).
+ * each with its ratio, and the models it may use, from the price reads (the list of the hour, the
+ * account's side of the day, read now when older or without models). null where the family does not publish them (one-api has no group ratios for a token).
  */
 import type { Db } from "../db/client";
 import type { Account, SiteDataDeps } from "../site-data/calls";
@@ -16,8 +16,10 @@ export type TokenOptions = {
 };
 
 export async function tokenOptions(db: Db, account: Account, deps: SiteDataDeps): Promise<TokenOptions> {
-  await refreshPrices(db, [account], deps);
   const store = priceStore(db);
+  // A side without models (its group just changed on the site, or it could not list them) is read now.
+  const known = (await store.accounts([account])).get(`${account.siteId}:${account.siteUserId}`);
+  await refreshPrices(db, [account], deps, new Date(), { due: known?.models.length === 0 });
   const [reads, sides] = await Promise.all([store.siteReads([account.siteId]), store.accounts([account])]);
   const ratios = reads.get(account.siteId)?.groupRatios ?? {};
   const side = sides.get(`${account.siteId}:${account.siteUserId}`);

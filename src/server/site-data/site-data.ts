@@ -257,7 +257,8 @@ export type LedgerReader = {
    */
   logPage(query: LogQuery): Promise<{ items: LogItem[]; pageSize: number; total: number | null }>;
   /** The balance as the site reports it now. */
-  balance(): Promise<Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">>;
+  /** The balance, and the group the account is in (which its prices follow). */
+  balance(): Promise<Pick<SelfInfo, "quota" | "usedQuota" | "requestCount"> & { group: string }>;
   /** The newest page of the top-up history (the last 30 days); null where the family keeps none. */
   topups(): Promise<TopupItem[] | null>;
   /** The account's subscriptions (new-api); null where the site has none (another family, an older build). */
@@ -279,8 +280,8 @@ export async function ledgerReader(account: Account, deps: SiteDataDeps): Promis
     async balance() {
       const self = await read(ctx, { path: "/api/user/self", query: {} });
       if (!isRow(self)) throw unexpected();
-      const { quota, usedQuota, requestCount } = selfInfo(self);
-      return { quota, usedQuota, requestCount };
+      const { quota, usedQuota, requestCount, user } = selfInfo(self);
+      return { quota, usedQuota, requestCount, group: user.group };
     },
     async topups() {
       if (!familyHasTopups(site.family)) return null;

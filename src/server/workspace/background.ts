@@ -1,7 +1,8 @@
 /**
  * What the background jobs read and keep of the saved accounts: the accounts opted in to the
  * automatic check-in and each day's outcome (docs/design.md 20; jobs/checkin.ts decides when and
- * tries), and the accounts whose price read is due (jobs/prices.ts).
+ * tries), the accounts whose price read is due and the accounts to read a site's list with
+ * (jobs/prices.ts).
  */
 import type { Db } from "../db/client";
 
@@ -76,6 +77,23 @@ type ReadingAccount = {
   sessionId: string;
 };
 
+const readingSelect = {
+  id: true,
+  siteId: true,
+  siteUrl: true,
+  siteUserId: true,
+  userId: true,
+  sessionId: true,
+} as const;
+
+const readingOf = (r: { siteId: number; siteUrl: string; siteUserId: bigint; userId: string }, sessionId: string) => ({
+  siteId: r.siteId,
+  siteUrl: r.siteUrl,
+  siteUserId: Number(r.siteUserId),
+  userId: JSON.parse(r.userId) as number | string,
+  sessionId,
+});
+
 /**
  * The working saved accounts (state ok) whose price read has come, the earliest first, at most
  * `limit` rows (an indexed due time: what a pass reads is what is due, however many accounts the
@@ -89,7 +107,7 @@ export async function duePriceAccounts(
 ): Promise<{ ids: number[]; accounts: ReadingAccount[] }> {
   const rows = await db.workspaceAccount.findMany({
     where: { state: "ok", pricesNext: { lte: now } },
-    select: { id: true, siteId: true, siteUrl: true, siteUserId: true, userId: true, sessionId: true },
+    select: readingSelect,
     orderBy: { pricesNext: "asc" },
     take: limit,
   });
@@ -99,18 +117,33 @@ export async function duePriceAccounts(
     const key = `${r.siteId}:${r.siteUserId}`;
     if (seen.has(key) || !r.sessionId) continue;
     seen.add(key);
-    accounts.push({
-      siteId: r.siteId,
-      siteUrl: r.siteUrl,
-      siteUserId: Number(r.siteUserId),
-      userId: JSON.parse(r.userId) as number | string,
-      sessionId: r.sessionId,
-    });
+    accounts.push(readingOf(r, r.sessionId));
   }
   return { ids: rows.map((r) => r.id), accounts };
+}
+
+/** One working saved account with a live session on each of these sites (the oldest saved), to read its list with. */
+export async function siteReaders(db: Db, siteIds: number[]): Promise<ReadingAccount[]> {
+  if (siteIds.length === 0) return [];
+  const firsts = await db.workspaceAccount.groupBy({
+    by: ["siteId"],
+    where: { siteId: { in: siteIds }, state: "ok", sessionId: { not: null } },
+    _min: { id: true },
+  });
+  const ids = firsts.flatMap((f) => (f._min.id === null ? [] : [f._min.id]));
+  const rows = await db.workspaceAccount.findMany({ where: { id: { in: ids } }, select: readingSelect });
+  return rows.flatMap((r) => (r.sessionId ? [readingOf(r, r.sessionId)] : []));
 }
 
 /** These accounts' price reads come next at `at`. */
 export async function pricesLater(db: Db, ids: number[], at: Date): Promise<void> {
   if (ids.length > 0) await db.workspaceAccount.updateMany({ where: { id: { in: ids } }, data: { pricesNext: at } });
+}
+
+/** The account's saved rows read their prices at the next pass (its group changed on the site). */
+export async function pricesDueNow(db: Db, owner: { siteId: number; siteUserId: number }, now: Date): Promise<void> {
+  await db.workspaceAccount.updateMany({
+    where: { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId), state: "ok" },
+    data: { pricesNext: now },
+  });
 }

@@ -135,6 +135,7 @@ describe("one source of truth for the models", () => {
       "site_budget_slots(site_id,at)",
       "site_budget_slots(token)",
       "site_price_changes(site_id,model,at)",
+      "site_price_reads(next_at)",
       "sites(url)",
       "statement_links(expires_at)",
       "workspace_accounts(auto_checkin,checkin_next)",

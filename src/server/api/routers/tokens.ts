@@ -71,7 +71,7 @@ export const tokensRouter = router({
       rest("GET", "/api/account/tokens/options", {
         summary: "令牌可选的分组和模型",
         description:
-          "账户的站点让令牌选择的分组及倍率，以及账户可用的模型（与模型价格同一次读取，每小时至多一次）；站点不公开时为 null。",
+          "账户的站点让令牌选择的分组及倍率，以及账户可用的模型（价格表每小时至多读取一次，可用模型每天至多一次，分组变化后或无模型时即时读取）；站点不公开时为 null。",
       }),
     )
     .output(orFailure(tokenOptionsSuccess))

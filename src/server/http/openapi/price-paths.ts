@@ -12,7 +12,7 @@ import {
 } from "./common";
 
 const READ =
-  "账户：工作区的全部账户，或本浏览器登录的全部账户。各站点的价格表与各账户的分组、可用模型一小时内读过的直接使用，否则先向站点读取（受站点请求预算限制）。";
+  "账户：工作区的全部账户，或本浏览器登录的全部账户。一小时内读过的站点价格表、一天内读过的账户可用模型直接使用（账户分组随每次账本同步更新），否则先向站点读取（受站点请求预算限制）。";
 
 function get(operationId: string, summary: string, description: string, answer: string, parameters: object[] = []) {
   return {
