@@ -121,6 +121,13 @@ describe("metrics and request ids", () => {
     expect(text).toMatch(/^gd_sessions 1$/m);
     expect(text).toMatch(/^gd_saved_accounts 0$/m);
     expect(text).toMatch(/^gd_process_resident_memory_bytes \d+/m);
+    // The PostgreSQL pools of live requests and of the background, each with its waiting queries.
+    if (store.kind === "postgres") {
+      expect(text).toMatch(/^gd_db_pool_connections\{pool="requests",state="in_use"\} \d+$/m);
+      expect(text).toMatch(/^gd_db_pool_waiting\{pool="background"\} \d+$/m);
+    } else {
+      expect(text).not.toContain("gd_db_pool_waiting{");
+    }
     expect(text).toContain("gd_job_runs_total");
     // Nothing secret: no token, no user id, no query.
     expect(text).not.toMatch(/sk-metrics|userId|\?/);

@@ -20,11 +20,18 @@ type Metrics = {
   ledgerEntries: client.Counter;
   sessions: client.Gauge;
   savedAccounts: client.Gauge;
+  poolConnections: client.Gauge<"pool" | "state">;
+  poolWaiting: client.Gauge<"pool">;
+  /** The process's PostgreSQL pools by name (`requests`, `background`): their counts are read at each scrape. */
+  pools: Map<string, PoolCounts>;
   /** When each job last finished a run without failing (ms): its lag is read at each scrape. */
   lastGoodRun: Map<string, number>;
   /** The sites with series of their own (siteLabel). */
   siteLabels: Set<string>;
 };
+
+/** What a connection pool says of itself (pg.Pool's counts). */
+type PoolCounts = { totalCount: number; idleCount: number; waitingCount: number };
 
 /**
  * Sites with series of their own in a process: past them, a site's calls are counted under
@@ -36,10 +43,12 @@ function create(): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: "gd_" });
   const lastGoodRun = new Map<string, number>();
+  const pools = new Map<string, PoolCounts>();
   const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
   return {
     registry,
     lastGoodRun,
+    pools,
     siteLabels: new Set(),
     httpRequests: new client.Counter({
       name: "gd_http_requests_total",
@@ -118,6 +127,27 @@ function create(): Metrics {
       help: "Accounts saved in workspaces, of the deployment (read from the store at each scrape)",
       registers: [registry],
     }),
+    poolConnections: new client.Gauge({
+      name: "gd_db_pool_connections",
+      help: "PostgreSQL connections of this process, by pool (requests, background) and state (in_use, idle)",
+      labelNames: ["pool", "state"],
+      registers: [registry],
+      collect() {
+        for (const [pool, p] of pools) {
+          this.set({ pool, state: "in_use" }, p.totalCount - p.idleCount);
+          this.set({ pool, state: "idle" }, p.idleCount);
+        }
+      },
+    }),
+    poolWaiting: new client.Gauge({
+      name: "gd_db_pool_waiting",
+      help: "Queries of this process waiting for a PostgreSQL connection, by pool (a pool too small for its work)",
+      labelNames: ["pool"],
+      registers: [registry],
+      collect() {
+        for (const [pool, p] of pools) this.set({ pool }, p.waitingCount);
+      },
+    }),
   };
 }
 
@@ -176,6 +206,11 @@ export function countJobRun(job: string, started: number, ok: boolean): void {
   m.jobRuns.inc({ job, outcome: ok ? "ok" : "failed" });
   m.jobSeconds.observe({ job }, (Date.now() - started) / 1000);
   if (ok) m.lastGoodRun.set(job, Date.now());
+}
+
+/** A pool of the process, watched from now on (gd_db_pool_connections, gd_db_pool_waiting). */
+export function watchPool(name: string, pool: PoolCounts): void {
+  metrics().pools.set(name, pool);
 }
 
 /** The `site` label of a site's series: its own for the first SITE_LABELS_MAX sites seen, then `other`. */

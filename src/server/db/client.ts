@@ -5,6 +5,7 @@ import { PrismaClient } from "../../generated/prisma/client";
 import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client";
 import { env } from "../core/env";
 import { logError } from "../core/log";
+import { watchPool } from "../core/metrics";
 import { driverOf, postgresPool, sqliteDriver, withDriver, type Db } from "./driver";
 import { mendedPgAdapter } from "./pg-adapter";
 import { mendedSqliteAdapter } from "./sqlite-adapter";
@@ -51,9 +52,16 @@ export async function closeDb(db: Db): Promise<void> {
 
 const globalForDb = globalThis as unknown as { gdDb?: Db; gdBackgroundDb?: Db };
 
+/** Its pool (PostgreSQL) is watched by the metrics under `name`. */
+function watched(client: Db, name: string): Db {
+  const driver = driverOf(client);
+  if (driver.kind === "postgres") watchPool(name, driver.pool);
+  return client;
+}
+
 /** The process-wide client, created on first use (never at import: builds open no database). */
 export function db(): Db {
-  globalForDb.gdDb ??= createDb(env().DATABASE_URL);
+  globalForDb.gdDb ??= watched(createDb(env().DATABASE_URL), "requests");
   return globalForDb.gdDb;
 }
 
@@ -65,7 +73,7 @@ export function db(): Db {
 export function backgroundDb(): Db {
   const { DATABASE_URL, DB_BACKGROUND_POOL_SIZE } = env();
   if (!isPostgresUrl(DATABASE_URL)) return db();
-  globalForDb.gdBackgroundDb ??= createDb(DATABASE_URL, DB_BACKGROUND_POOL_SIZE);
+  globalForDb.gdBackgroundDb ??= watched(createDb(DATABASE_URL, DB_BACKGROUND_POOL_SIZE), "background");
   return globalForDb.gdBackgroundDb;
 }
 
