@@ -10,17 +10,19 @@ import { ROUNDS, LOGIN_SAMPLES, MANY, MANY_LIVE, Run, load, median, rssMb, fill,
 export async function bench(kind: "sqlite" | "postgres") {
   const gateway = await startLegacyGateway();
   const family = await startFamilySite("new-api", 0);
-  const stores = [
-    kind === "sqlite" ? tempSqlite() : await tempPostgres(),
-    kind === "sqlite" ? tempSqlite() : await tempPostgres(),
-  ];
-  const [small, large] = stores as [TempDb, TempDb];
+  const temp = async () => (kind === "sqlite" ? tempSqlite() : await tempPostgres());
+  // The large store's server is measured against a twin on a store of 10 that, like it, answers
+  // nothing but `me`, at the same moments: the small store's server also answers the other loads
+  // of each round, and a server measured alone meets the machine as it is then.
+  const stores = [await temp(), await temp(), await temp()];
+  const [small, large, twin] = stores as [TempDb, TempDb, TempDb];
   const apps: RunningApp[] = [];
   try {
     const siteIds: number[] = [];
     for (const s of stores) siteIds.push((await siteRegistry(s.db).add({ name: "bench", url: gateway.url })).id);
     const familySiteId = (await siteRegistry(small.db).add({ name: "new-api", url: family.gateway.url })).id;
     await fill(large, MANY, MANY_LIVE);
+    await fill(twin, 9, 9);
     // Sign-ins count against the site's budget: lifted here, where what is timed is our own cost
     // (and no sign-in starts a ledger backfill that would share the two cores with it).
     const env = {
@@ -29,14 +31,16 @@ export async function bench(kind: "sqlite" | "postgres") {
       LEDGER_SYNC_MINUTES: "0",
       SESSION_PASSWORD: "bench-password-0123456789-abcdefghijklmnop",
     };
-    const [a, b] = await Promise.all([
+    const [a, b, c] = await Promise.all([
       startApp({ ...env, DATABASE_URL: small.url, DATA_DIR: small.dir }),
       startApp({ ...env, DATABASE_URL: large.url, DATA_DIR: large.dir }),
+      startApp({ ...env, DATABASE_URL: twin.url, DATA_DIR: twin.dir }),
     ]);
-    apps.push(a, b);
+    apps.push(a, b, c);
     const sa = await signIn(a, siteIds[0] ?? 1);
     for (let i = 0; i < 9; i++) await signIn(a, siteIds[0] ?? 1); // 10 sessions in the small store
     const sb = await signIn(b, siteIds[1] ?? 1);
+    const sc = await signIn(c, siteIds[2] ?? 1); // with the 9 filled, 10 sessions in the twin
     const me = (app: RunningApp) => `${app.url}/api/auth/me`;
     const account = await signInOverHttp(a.url, {
       userId: family.user.id,
@@ -50,36 +54,36 @@ export async function bench(kind: "sqlite" | "postgres") {
     // Warm both servers (JIT, connection pools) before measuring.
     await load(me(a), { authorization: `Bearer ${sa.token}` });
     await load(me(b), { authorization: `Bearer ${sb.token}` });
+    await load(me(c), { authorization: `Bearer ${sc.token}` });
     await load(summaryUrl, accountAuth);
     await load(logsUrl, accountAuth);
 
-    const rounds: Record<"none" | "bearer" | "cookie" | "many" | "summary" | "logs", Run[]> = {
+    const rounds: Record<"none" | "bearer" | "cookie" | "few" | "many" | "summary" | "logs", Run[]> = {
       none: [],
       bearer: [],
       cookie: [],
+      few: [],
       many: [],
       summary: [],
       logs: [],
     };
-    /** `me` on the large store ÷ on the small one, round by round. */
+    /** `me` on the large store ÷ on its twin of 10, round by round. */
     const pairs: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       rounds.none.push(await load(me(a), {}));
       rounds.summary.push(await load(summaryUrl, accountAuth));
       rounds.logs.push(await load(logsUrl, accountAuth));
       rounds.cookie.push(await load(me(a), { cookie: sa.cookie }));
-      // The two stores side by side, in turns (ABBA): whichever goes second meets what the first
-      // left on the machine, each as often.
-      const few = () => load(me(a), { authorization: `Bearer ${sa.token}` });
-      const many = () => load(me(b), { authorization: `Bearer ${sb.token}` });
-      if (r % 2 === 0) {
-        rounds.bearer.push(await few());
-        rounds.many.push(await many());
-      } else {
-        rounds.many.push(await many());
-        rounds.bearer.push(await few());
-      }
-      pairs.push((rounds.many.at(-1)?.rps ?? 0) / Math.max(1, rounds.bearer.at(-1)?.rps ?? 0));
+      rounds.bearer.push(await load(me(a), { authorization: `Bearer ${sa.token}` }));
+      // The two stores side by side at the same moments: both servers share whatever the machine
+      // is doing then, and each round's ratio is taken within it.
+      const [few, many] = await Promise.all([
+        load(me(c), { authorization: `Bearer ${sc.token}` }, 5),
+        load(me(b), { authorization: `Bearer ${sb.token}` }, 5),
+      ]);
+      rounds.few.push(few);
+      rounds.many.push(many);
+      pairs.push((rounds.many.at(-1)?.rps ?? 0) / Math.max(1, rounds.few.at(-1)?.rps ?? 0));
     }
     const wide = await load(me(a), { authorization: `Bearer ${sa.token}` }, 50);
 
@@ -107,10 +111,15 @@ export async function bench(kind: "sqlite" | "postgres") {
     }
 
     const rps = (k: keyof typeof rounds) => median(rounds[k].map((x) => x.rps));
-    const non2xx = [...rounds.bearer, ...rounds.cookie, ...rounds.many, ...rounds.summary, ...rounds.logs, wide].reduce(
-      (n, x) => n + x.non2xx + x.errors,
-      0,
-    );
+    const non2xx = [
+      ...rounds.bearer,
+      ...rounds.cookie,
+      ...rounds.few,
+      ...rounds.many,
+      ...rounds.summary,
+      ...rounds.logs,
+      wide,
+    ].reduce((n, x) => n + x.non2xx + x.errors, 0);
     const none401 = rounds.none.every((x) => x.non2xx > 0);
     const figures = {
       bearerVsNone: rps("bearer") / rps("none"),
@@ -122,7 +131,7 @@ export async function bench(kind: "sqlite" | "postgres") {
       floorOverhead: median(floor) - median(direct),
       p99: wide.p99,
       non2xx,
-      rss: Math.max(rssMb(a.pid), rssMb(b.pid)),
+      rss: Math.max(rssMb(a.pid), rssMb(b.pid), rssMb(c.pid)),
     };
     return {
       kind,
@@ -131,6 +140,7 @@ export async function bench(kind: "sqlite" | "postgres") {
         none: rps("none"),
         bearer: rps("bearer"),
         cookie: rps("cookie"),
+        few: rps("few"),
         many: rps("many"),
         summary: rps("summary"),
         logs: rps("logs"),

@@ -46,7 +46,11 @@ export async function readSiteLists(
 ): Promise<number> {
   const limit = pLimit(READS_AT_ONCE);
   const bySite = new Map<number, Account[]>();
-  for (const a of accounts) bySite.set(a.siteId, [...(bySite.get(a.siteId) ?? []), a]);
+  for (const a of accounts) {
+    const ofSite = bySite.get(a.siteId);
+    if (ofSite) ofSite.push(a);
+    else bySite.set(a.siteId, [a]);
+  }
   let read = 0;
   await Promise.all(
     [...bySite.values()].map((ofSite) =>
