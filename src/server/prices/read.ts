@@ -29,6 +29,9 @@ import {
 import { priceStore } from "./store";
 import { pricesDueNow } from "../workspace/background";
 
+/** The group a user object names; a site that names none bills the account as `default`. */
+const accountGroup = (group: string) => group || "default";
+
 export type ReadOutcome = { changes: number; published: boolean };
 
 /** Reads the site's list through this account (a token sees what every token sees) and keeps it. */
@@ -72,7 +75,7 @@ export async function readAccountPrices(db: Db, account: Account, deps: SiteData
   const store = priceStore(db);
   try {
     const self = await read(ctx, { path: "/api/user/self", query: {} });
-    const group = isRow(self) ? selfInfo(self).user.group || "default" : "default";
+    const group = accountGroup(isRow(self) ? selfInfo(self).user.group : "");
     const listed = await readEnvelope(ctx, userModelsRequest(site.family));
     const models = parseUserModels(listed?.success === true ? listed.data : null);
     const ratios = (await store.siteReads([site.id])).get(site.id)?.groupRatios ?? {};
@@ -102,5 +105,5 @@ export async function followGroup(
   group: string,
   now = new Date(),
 ): Promise<void> {
-  if (await priceStore(db).noteGroup(owner, group || "default")) await pricesDueNow(db, owner, now);
+  if (await priceStore(db).noteGroup(owner, accountGroup(group))) await pricesDueNow(db, owner, now);
 }

@@ -152,21 +152,19 @@ export function priceStore(db: Db) {
      * The group a sync of the account's ledger just read from its user object. Where the side
      * names another, it takes this one with the group's ratio from the site's last list (null
      * where the site does not say it) and no usable models until it is read again (the site's
-     * groups then say which models it may use). Returns whether the group changed.
+     * groups then say which models it may use). Returns whether the group changed. Read first:
+     * every sync asks, and the group rarely changes.
      */
     async noteGroup(owner: { siteId: number; siteUserId: number }, group: string): Promise<boolean> {
-      const where = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId), group: { not: group } };
-      const { count } = await db.accountPrice.updateMany({ where, data: { group, groupRatio: null, models: "[]" } });
-      if (count === 0) return false;
-      const read = await db.sitePriceRead.findUnique({
-        where: { siteId: owner.siteId },
-        select: { groupRatios: true },
+      const key = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
+      const side = await db.accountPrice.findUnique({ where: { siteId_siteUserId: key }, select: { group: true } });
+      if (!side || side.group === group) return false;
+      const ratio = (await this.siteReads([owner.siteId])).get(owner.siteId)?.groupRatios[group] ?? null;
+      const { count } = await db.accountPrice.updateMany({
+        where: { ...key, group: side.group },
+        data: { group, groupRatio: ratio, models: "[]" },
       });
-      const ratio = read ? (JSON.parse(read.groupRatios) as Record<string, number>)[group] : undefined;
-      if (ratio !== undefined) {
-        await db.accountPrice.updateMany({ where: { ...where, group }, data: { groupRatio: ratio } });
-      }
-      return true;
+      return count > 0;
     },
 
     /** A read that failed: said on the account, its last good figures kept. */
