@@ -256,8 +256,7 @@ export type LedgerReader = {
    * matching entries where the family says it (not one-api).
    */
   logPage(query: LogQuery): Promise<{ items: LogItem[]; pageSize: number; total: number | null }>;
-  /** The balance as the site reports it now. */
-  /** The balance, and the group the account is in (which its prices follow). */
+  /** The balance as the site reports it now, and the group the account is in (which its prices follow). */
   balance(): Promise<Pick<SelfInfo, "quota" | "usedQuota" | "requestCount"> & { group: string }>;
   /** The newest page of the top-up history (the last 30 days); null where the family keeps none. */
   topups(): Promise<TopupItem[] | null>;
