@@ -51,7 +51,7 @@ export async function bench(kind: "sqlite" | "postgres") {
     const summaryUrl = `${a.url}/api/account/summary?tz=Asia%2FShanghai`;
     const logsUrl = `${a.url}/api/account/logs?page=1&pageSize=20`;
 
-    // Warm both servers (JIT, connection pools) before measuring.
+    // Warm the servers (JIT, connection pools) before measuring.
     await load(me(a), { authorization: `Bearer ${sa.token}` });
     await load(me(b), { authorization: `Bearer ${sb.token}` });
     await load(me(c), { authorization: `Bearer ${sc.token}` });
