@@ -16,7 +16,7 @@ import { Server as NetServer, type BlockList } from "node:net";
 import next from "next";
 import { EnvError, env } from "../src/server/core/env";
 import { exitReason, watchHeap } from "../src/server/core/heap";
-import { liveRequest } from "../src/server/core/live-load";
+import { isProbe, liveRequest } from "../src/server/core/live-load";
 import { logEvent, logRequest } from "../src/server/core/log";
 import { methodOf, metrics, routeOf, setRoutePatterns } from "../src/server/core/metrics";
 import { requestIdOf, withRequest } from "../src/server/core/request-context";
@@ -86,7 +86,8 @@ export async function startServer(): Promise<void> {
     // While stopping, each answer ends its connection: the client's next request goes elsewhere.
     if (draining) res.setHeader("Connection", "close");
     inFlight++;
-    const answered = liveRequest();
+    // A person waiting comes before background work; a probe does not (core/live-load.ts).
+    const answered = isProbe(req.url ?? "") ? () => undefined : liveRequest();
     res.once("close", () => {
       inFlight--;
       answered();

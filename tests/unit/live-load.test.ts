@@ -1,5 +1,12 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { backgroundPace, liveRequest, yieldToLive } from "../../src/server/core/live-load";
+import {
+  backgroundPace,
+  isProbe,
+  liveElsewhere,
+  liveRequest,
+  tellLiveWith,
+  yieldToLive,
+} from "../../src/server/core/live-load";
 import { freshProcessState } from "../../src/server/core/process-state";
 
 /** Background work's turn (core/live-load.ts): at once when nobody asks, slowed while live requests come. */
@@ -53,5 +60,31 @@ describe("background work beside live requests", () => {
     await pace();
     expect(performance.now() - p).toBeGreaterThanOrEqual(235);
     again();
+  });
+
+  it("waits as well for another instance's live requests, said within the last second", async () => {
+    liveElsewhere();
+    const t = performance.now();
+    await yieldToLive(50);
+    expect(performance.now() - t).toBeGreaterThanOrEqual(195);
+    await new Promise((r) => setTimeout(r, 1_050));
+    expect(await settles(yieldToLive(50), 150)).toBe(true);
+  });
+
+  it("tells the other instances while live requests come, at most every 400 ms", async () => {
+    let told = 0;
+    tellLiveWith(() => told++);
+    for (let i = 0; i < 20; i++) liveRequest()();
+    expect(told).toBe(1);
+    await new Promise((r) => setTimeout(r, 420));
+    const answered = liveRequest();
+    expect(told).toBe(2);
+    answered();
+    expect(told).toBe(2);
+  });
+
+  it("counts no probe as live: health, readiness and metrics", () => {
+    for (const url of ["/api/health", "/api/ready", "/api/ready?x=1", "/api/metrics"]) expect(isProbe(url)).toBe(true);
+    for (const url of ["/api/auth/me", "/api/readyz", "/", "/api/health/x"]) expect(isProbe(url)).toBe(false);
   });
 });

@@ -7,6 +7,11 @@
  * share of the process beside live requests, however many syncs run at once; with none in the last
  * second it goes on at once. In a process without the server (tests, scripts) nothing is counted
  * and nothing waits.
+ *
+ * The instances of a deployment share their store (and often their machine), so a live request on
+ * one makes every one's background wait: an instance answering live requests says so to the others
+ * (jobs/broadcast.ts, at most every TELL_EVERY_MS), and each treats the word as a live request of its
+ * own. Probes (health, readiness, metrics) are nobody waiting: they count nowhere.
  */
 import { processState, type StatePart } from "./process-state";
 
@@ -16,25 +21,68 @@ const RATIO = 4;
 const MAX_YIELD_MS = 1_000;
 /** Live requests seen this recently make background work wait. */
 const RECENT_MS = 1_000;
+/** While live requests come, the other instances are told at most this often (well within RECENT_MS). */
+const TELL_EVERY_MS = 400;
+/** The word an instance sends the others while it answers live requests. */
+export const LIVE_WORD = "!live";
+/** The routes of probes and monitoring, which no person waits for. */
+const PROBES = new Set(["/api/health", "/api/ready", "/api/metrics"]);
 
-const LIVE: StatePart<{ inFlight: number; lastAt: number; freeAt: number }> = {
-  name: "live-load",
-  // freeAt: when the waits already handed out end (ms since the epoch).
-  create: () => ({ inFlight: 0, lastAt: 0, freeAt: 0 }),
+type Live = {
+  inFlight: number;
+  /** The last live request here began or ended (ms since the epoch). */
+  lastAt: number;
+  /** The last word from another instance that it answers live requests. */
+  elsewhereAt: number;
+  /** When the waits already handed out end. */
+  freeAt: number;
+  /** When the others were last told, and how (null: no other instance to tell). */
+  toldAt: number;
+  tell: (() => void) | null;
 };
+
+const LIVE: StatePart<Live> = {
+  name: "live-load",
+  create: () => ({ inFlight: 0, lastAt: 0, elsewhereAt: 0, freeAt: 0, toldAt: 0, tell: null }),
+};
+
+/** Whether a request to `url` (path and query) is a probe's: it does not count as live. */
+export function isProbe(url: string): boolean {
+  const q = url.indexOf("?");
+  return PROBES.has(q < 0 ? url : url.slice(0, q));
+}
+
+function seen(live: Live): void {
+  const now = Date.now();
+  live.lastAt = now;
+  if (live.tell && now - live.toldAt >= TELL_EVERY_MS) {
+    live.toldAt = now;
+    live.tell();
+  }
+}
 
 /** A live request has come in; the function returned says it was answered (once). */
 export function liveRequest(): () => void {
   const live = processState().get(LIVE);
   live.inFlight++;
-  live.lastAt = Date.now();
+  seen(live);
   let ended = false;
   return () => {
     if (ended) return;
     ended = true;
     live.inFlight--;
-    live.lastAt = Date.now();
+    seen(live);
   };
+}
+
+/** How the other instances are told of live requests here (jobs/broadcast.ts installs it at start). */
+export function tellLiveWith(tell: (() => void) | null): void {
+  processState().get(LIVE).tell = tell;
+}
+
+/** Another instance said it answers live requests: background work here waits as for its own. */
+export function liveElsewhere(): void {
+  processState().get(LIVE).elsewhereAt = Date.now();
 }
 
 /**
@@ -46,7 +94,7 @@ export async function yieldToLive(stepMs: number): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   const live = processState().get(LIVE);
   const now = Date.now();
-  if (live.inFlight === 0 && now - live.lastAt > RECENT_MS) return;
+  if (live.inFlight === 0 && now - Math.max(live.lastAt, live.elsewhereAt) > RECENT_MS) return;
   live.freeAt = Math.min(now + MAX_YIELD_MS, Math.max(now, live.freeAt) + Math.max(0, stepMs) * RATIO);
   const wait = live.freeAt - now;
   if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());

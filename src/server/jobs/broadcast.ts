@@ -1,10 +1,13 @@
 /**
  * The word between instances (docs/design.md 18): a write that changed an account's kept answers
  * (site-data/live-state.ts forget) is told to every other instance, through Redis when REDIS_URL
- * is set, else PostgreSQL when it is the store; on SQLite there is no other instance.
+ * is set, else PostgreSQL when it is the store; on SQLite there is no other instance. The same line
+ * carries the word that an instance answers live requests (core/live-load.ts): every instance's
+ * background work then waits its turn.
  */
 import type { Broadcast } from "../core/broadcast";
 import { env } from "../core/env";
+import { LIVE_WORD, liveElsewhere, tellLiveWith } from "../core/live-load";
 import { logError, logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import { postgresBroadcast, redisBroadcast } from "../db/broadcast";
@@ -20,7 +23,10 @@ const LINE: StatePart<{ broadcast: Broadcast | null }> = {
 
 export async function startBroadcast(): Promise<void> {
   const e = env();
-  const handlers = { message: forgetHere, resumed: forgetAll };
+  const handlers = {
+    message: (message: string) => (message === LIVE_WORD ? liveElsewhere() : forgetHere(message)),
+    resumed: forgetAll,
+  };
   const driver = driverOf(db());
   const broadcast = e.REDIS_URL
     ? await redisBroadcast(e.REDIS_URL, handlers)
@@ -33,5 +39,7 @@ export async function startBroadcast(): Promise<void> {
       ? (prefix) => void broadcast.publish(prefix).catch((error: unknown) => logError("broadcast.publish", error))
       : null,
   );
+  // The live word is repeated while live requests come: one lost (the line down) is not news.
+  tellLiveWith(broadcast ? () => void broadcast.publish(LIVE_WORD).catch(() => undefined) : null);
   logEvent("broadcast.store", { store: broadcast?.kind ?? "none" });
 }

@@ -9,6 +9,7 @@ import { startApp, type RunningApp } from "../../support/server";
 /**
  * Caches stay per instance, but a write on one instance forgets the answers it changed on every
  * other (docs/design.md 18): through PostgreSQL's LISTEN/NOTIFY, and through Redis when REDIS_URL is set.
+ * The same line says that an instance answers live requests: every instance's background waits.
  */
 
 let store: TempDb;
@@ -36,12 +37,25 @@ describe.each([
   const extra = (): Record<string, string> => (kind === "redis" ? { REDIS_URL: redis.url } : {});
   let a: RunningApp;
   let b: RunningApp;
+  // A site with a long month behind its user (90,000 entries, 900 pages): a backfill that lasts.
+  let big: FamilySite;
   beforeAll(async () => {
-    const env = { DATABASE_URL: store.url, DATA_DIR: store.dir, LOGIN_RATE_LIMIT: "0", ...extra() };
+    big = await startFamilySite("new-api", kind === "redis" ? 2 : 1, {}, { callsPerDay: 3_000 });
+    // Syncs on (a sign-in starts its account's), the site budget lifted: a backfill goes as fast
+    // as our side lets it.
+    const env = {
+      DATABASE_URL: store.url,
+      DATA_DIR: store.dir,
+      LOGIN_RATE_LIMIT: "0",
+      LEDGER_SYNC_MINUTES: "10",
+      SITE_REQUESTS_PER_MINUTE: "100000",
+      ...extra(),
+    };
     [a, b] = await Promise.all([startApp(env), startApp(env)]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
+    await big?.gateway.close();
   });
 
   it("a key created on one is in the other's next list, which had the list before kept", async () => {
@@ -75,4 +89,42 @@ describe.each([
     expect(after).toContain(name);
     expect(b.output()).toContain(`"event":"broadcast.store","store":"${kind}"`);
   });
+
+  it("a person on one makes the other's background work wait its turn, and a probe does not", async () => {
+    const bigId = (await siteRegistry(store.db).add({ name: `big-${kind}`, url: big.gateway.url })).id;
+    // Signed in on B: B's sync reads the month's log page after page, nobody asking B anything.
+    await signInOverHttp(b.url, { userId: big.user.id, accessToken: big.user.token, siteId: bigId });
+    const pages = async (ms: number) => {
+      const from = Date.now();
+      await sleep(ms);
+      return big.gateway.requests.filter((r) => r.path.includes("/log") && r.at >= from).length;
+    };
+    // Requests to A one after another, 50 ms apart, while `during` runs.
+    const asking = async <T>(path: string, during: () => Promise<T>): Promise<T> => {
+      let on = true;
+      const asker = (async () => {
+        while (on) {
+          await fetch(`${a.url}${path}`).then((r) => r.arrayBuffer());
+          await sleep(50);
+        }
+      })();
+      try {
+        await sleep(300);
+        return await during();
+      } finally {
+        on = false;
+        await asker;
+      }
+    };
+    await sleep(1_000);
+    const quiet = await pages(2_000);
+    // Probes of A are nobody waiting: B goes on at its pace.
+    const probed = await asking("/api/ready", () => pages(2_000));
+    // A person on A (a page asking who is signed in): B's background takes its turn after A's.
+    const person = await asking("/api/auth/me", () => pages(2_000));
+    expect(quiet).toBeGreaterThan(20);
+    expect(probed).toBeGreaterThan(quiet / 2);
+    expect(person).toBeGreaterThan(0);
+    expect(person).toBeLessThan(quiet / 2);
+  }, 60_000);
 });
