@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
+import { driverOf } from "../db/driver";
 import { hotPath, type SiteRef } from "../db/hot-path";
 import { seal, sealedWithKnownPassword, unseal } from "./seal";
 
@@ -84,6 +85,10 @@ function fromRow(row: Row): StoredSession {
 }
 
 /** The account a session belongs to: its site and Number(user_id), however the id was spelled. */
+/** Up to $2 sessions expired at $1, in one statement; rows another purge holds are skipped. */
+const PG_PURGE = `DELETE FROM "sessions" WHERE "id" IN (
+  SELECT "id" FROM "sessions" WHERE "expires_at" <= $1::timestamp LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+
 const ownedBy = (owner: { siteId: number; siteUserId: number }) => ({
   siteId: owner.siteId,
   siteUserId: owner.siteUserId,
@@ -268,8 +273,12 @@ export function sessionStore(db: Db) {
       return count;
     },
 
-    /** Deletes up to `batch` expired rows; returns how many went. */
+    /**
+     * Deletes up to `batch` expired rows; returns how many went. On PostgreSQL one statement,
+     * skipping rows another instance's purge holds.
+     */
     async purgeExpired(batch: number, now = new Date()): Promise<number> {
+      if (driverOf(db).kind === "postgres") return db.$executeRawUnsafe(PG_PURGE, now.toISOString(), batch);
       const rows = await db.session.findMany({
         where: { expiresAt: { lte: now } },
         select: { id: true },
