@@ -353,6 +353,20 @@ describe("the price job", () => {
       user.group = "vip";
     }
   });
+
+  it("runs on every instance at once, each pass claiming its own batches: every list and side read once", async () => {
+    const at = new Date(Date.now() + 5 * DAY);
+    const calls = () => sites.reduce((n, s) => n + s.requests.length, 0);
+    const before = calls();
+    const passes = await Promise.all([readDuePrices(store.db, at), readDuePrices(store.db, at)]);
+    expect(passes.reduce((n, p) => n + p.sites, 0)).toBe(3);
+    expect(passes.reduce((n, p) => n + p.accounts, 0)).toBe(3);
+    const read = calls() - before;
+    // The same again, one pass alone: as many calls as the two together made.
+    const later = new Date(at.getTime() + 2 * DAY);
+    expect(await readDuePrices(store.db, later)).toEqual({ sites: 3, accounts: 3 });
+    expect(calls() - before - read).toBe(read);
+  });
 });
 
 describe("price history", () => {

@@ -1,8 +1,9 @@
 /**
- * Price reads (docs/design.md 22): one instance (under a lease) reads the price list of each site
- * that workspaces hold accounts on every hour, and each account's side (its usable models, the
- * prices fitted from its log) every day, as background work inside each site's budget; every
- * change of a price is kept with its time. An account's group follows its ledger's syncs.
+ * Price reads (docs/design.md 22): the price list of each site that workspaces hold accounts on is
+ * read every hour, and each account's side (its usable models, the prices fitted from its log)
+ * every day, as background work inside each site's budget, by every instance, each claiming its
+ * own batches; every change of a price is kept with its time. An account's group follows its
+ * ledger's syncs.
  */
 import { env } from "../core/env";
 import { backgroundPace } from "../core/live-load";
@@ -12,23 +13,25 @@ import { readSiteLists, refreshPrices } from "../prices/compare";
 import { ACCOUNT_PRICES_TTL_MS, priceStore, SITE_PRICES_TTL_MS } from "../prices/store";
 import { listSource } from "../prices/lists";
 import { verifyCharges } from "../ledger/check";
-import { duePriceAccounts, pricesLater, siteReaders } from "../workspace/background";
+import { claimPriceAccounts, pricesLater, siteReaders } from "../workspace/background";
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
 
 /** Sites or accounts taken at a time (live requests have their turn between batches). */
 const BATCH = 100;
-/** A pass takes no batch after this long (its lease lasts 10 minutes); the rest is due at the next tick. */
+/** A pass takes no batch after this long; the rest is due at the next tick. */
 const PASS_MS = 5 * 60_000;
+/** How long a claimed batch is held: one whose pass died (its instance killed) is due again after it. */
+const HOLD_MS = 10 * 60_000;
 
 /**
  * Reads what is due, by indexed due times, a batch of 100 at a time (what a pass holds and reads
  * does not grow with the deployment), the earliest first: the sites' lists whose hour has come,
- * each through one of its working saved accounts; then the working accounts whose day has come,
- * each with its site's list where that is an hour old (a site's first list comes with its first
- * account). Whatever is taken is due again an hour (a list) or a day (an account) later, read or
- * not. Between batches the pass gives live requests their turn. Returns how many sites and
- * accounts were read.
+ * each through one of its working saved accounts; then the working accounts whose day has come
+ * (a site's first list comes with its first account's side; after that, lists are the hourly
+ * queue's). Each batch is claimed (the passes of several instances take different ones) and is
+ * due again an hour (a list) or a day (an account) later, read or not. Between batches the pass
+ * gives live requests their turn. Returns how many sites and accounts were read.
  */
 export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: number; accounts: number }> {
   const e = env();
@@ -38,8 +41,9 @@ export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: 
   const pace = backgroundPace();
   const store = priceStore(db);
   const more = (taken: number) => taken === BATCH && performance.now() - started <= PASS_MS;
+  const hold = () => new Date(Math.max(Date.now(), now.getTime()) + HOLD_MS);
   for (;;) {
-    const siteIds = await store.dueSiteLists(now, BATCH);
+    const siteIds = await store.claimSiteLists(now, BATCH, hold());
     if (siteIds.length === 0) break;
     try {
       read.sites += await readSiteLists(db, await siteReaders(db, siteIds), deps, now);
@@ -50,7 +54,7 @@ export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: 
     await pace();
   }
   for (;;) {
-    const batch = await duePriceAccounts(db, now, BATCH);
+    const batch = await claimPriceAccounts(db, now, BATCH, hold());
     if (batch.ids.length === 0) break;
     try {
       const done = await refreshPrices(db, batch.accounts, deps, now, { due: true });
@@ -67,12 +71,10 @@ export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: 
 }
 
 export function startPriceJob(): void {
-  // Looked at every tick: the sites' lists whose hour has come, then the accounts whose day has.
+  // Looked at every tick, on every instance: the sites' lists whose hour has come, then the
+  // accounts whose day has.
   startJob("prices.read", env().JOB_TICK_SECONDS * 1000, async () => {
-    const db = backgroundDb();
-    await runLeased(db, "prices.read", { leaseMs: 10 * 60_000 }, async () => {
-      await readDuePrices(db);
-    });
+    await readDuePrices(backgroundDb());
   });
 }
 

@@ -72,9 +72,10 @@ export async function readSiteLists(
 
 /**
  * Reads what is out of date: each site's list an hour old (through the first of its accounts),
- * then each account's side a day old (its group follows the ledger's syncs), or every account's
- * side where they are `due` (the price pass took them by their due time). A site that cannot be
- * read keeps its last list; the failure is said on the account.
+ * then each account's side a day old (its group follows the ledger's syncs). Where they are `due`
+ * (the price pass claimed them by their due time): every account's side, and only the lists of
+ * sites never read (the others are the hourly queue's, which another pass may be reading now). A
+ * site that cannot be read keeps its last list; the failure is said on the account.
  */
 export async function refreshPrices(
   db: Db,
@@ -87,9 +88,13 @@ export async function refreshPrices(
   const older = (at: Date | undefined, ttl: number) => !at || now.getTime() - at.getTime() >= ttl;
   const reads = await store.siteReads([...new Set(accounts.map((a) => a.siteId))]);
   const sides = opts.due ? new Map<string, AccountSide>() : await store.accounts(accounts);
+  const listDue = (siteId: number) => {
+    const at = reads.get(siteId)?.readAt;
+    return opts.due ? !at : older(at, SITE_PRICES_TTL_MS);
+  };
   const sites = await readSiteLists(
     db,
-    accounts.filter((a) => older(reads.get(a.siteId)?.readAt, SITE_PRICES_TTL_MS)),
+    accounts.filter((a) => listDue(a.siteId)),
     deps,
     now,
   );

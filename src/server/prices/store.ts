@@ -4,6 +4,7 @@
  * the prices fitted from its own log. Written when a site is read (prices/read.ts).
  */
 import type { Db } from "../db/client";
+import { driverOf } from "../db/driver";
 import type { ModelPrice } from "../gateway/prices";
 
 /** A site's list is read again after this long (hourly: a price change is seen within the hour). */
@@ -13,6 +14,13 @@ export const SITE_PRICES_TTL_MS = 60 * 60_000;
  * long; its group follows every sync of its ledger (`noteGroup`), so its ratio is never a day old.
  */
 export const ACCOUNT_PRICES_TTL_MS = 24 * 60 * 60_000;
+
+/** Claims up to $3 sites' lists due at $2, held until $1 (rows another instance claims are skipped). */
+const PG_CLAIM_LISTS = `UPDATE "site_price_reads" AS r SET "next_at" = $1::timestamp
+FROM (SELECT "site_id" FROM "site_price_reads" WHERE "next_at" <= $2::timestamp
+      ORDER BY "next_at" LIMIT $3 FOR UPDATE SKIP LOCKED) AS c
+WHERE r."site_id" = c."site_id"
+RETURNING r."site_id"`;
 
 export type StoredPrice = Omit<ModelPrice, "groups"> & { groups: string[] | null };
 
@@ -184,17 +192,34 @@ export function priceStore(db: Db) {
     },
 
     /**
-     * The sites whose list the hourly pass reads next (an indexed due time, the earliest first, at
-     * most `limit`). A site enters with its first list, read with its first account's side.
+     * Claims the sites whose list the hourly pass reads next (an indexed due time, the earliest
+     * first, at most `limit`) and holds them until `holdUntil`: every instance's pass claims its
+     * own (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has one process), and a pass that dies
+     * lets its sites fall due again at the hold's end. A site enters with its first list, read
+     * with its first account's side.
      */
-    async dueSiteLists(now: Date, limit: number): Promise<number[]> {
-      const rows = await db.sitePriceRead.findMany({
-        where: { nextAt: { lte: now } },
-        orderBy: { nextAt: "asc" },
-        take: limit,
-        select: { siteId: true },
+    async claimSiteLists(now: Date, limit: number, holdUntil: Date): Promise<number[]> {
+      if (driverOf(db).kind === "postgres") {
+        const rows = await db.$queryRawUnsafe<Array<{ site_id: number }>>(
+          PG_CLAIM_LISTS,
+          holdUntil.toISOString(),
+          now.toISOString(),
+          limit,
+        );
+        return rows.map((r) => r.site_id);
+      }
+      return db.$transaction(async (tx) => {
+        const rows = await tx.sitePriceRead.findMany({
+          where: { nextAt: { lte: now } },
+          orderBy: { nextAt: "asc" },
+          take: limit,
+          select: { siteId: true },
+        });
+        const ids = rows.map((r) => r.siteId);
+        if (ids.length > 0)
+          await tx.sitePriceRead.updateMany({ where: { siteId: { in: ids } }, data: { nextAt: holdUntil } });
+        return ids;
       });
-      return rows.map((r) => r.siteId);
     },
 
     /** These sites' lists are read next at `at` (a try that could not read them keeps the last list). */

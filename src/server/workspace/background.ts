@@ -5,6 +5,7 @@
  * (jobs/prices.ts).
  */
 import type { Db } from "../db/client";
+import { driverOf } from "../db/driver";
 
 export type CheckinCandidate = {
   id: number;
@@ -94,22 +95,55 @@ const readingOf = (r: { siteId: number; siteUrl: string; siteUserId: bigint; use
   sessionId,
 });
 
+/** Claims up to $3 working accounts whose price read came at $2, held until $1 (others' claims skipped). */
+const PG_CLAIM_PRICES = `UPDATE "workspace_accounts" AS w SET "prices_next" = $1::timestamp
+FROM (SELECT "id" FROM "workspace_accounts" WHERE "state" = 'ok' AND "prices_next" <= $2::timestamp
+      ORDER BY "prices_next" LIMIT $3 FOR UPDATE SKIP LOCKED) AS c
+WHERE w."id" = c."id"
+RETURNING w."id"`;
+
 /**
- * The working saved accounts (state ok) whose price read has come, the earliest first, at most
- * `limit` rows (an indexed due time: what a pass reads is what is due, however many accounts the
- * deployment holds). `ids` are every row taken, to be set later with `pricesLater`; `accounts`
- * those with a live session to read with, each site account once.
+ * Claims the working saved accounts (state ok) whose price read has come, the earliest first, at
+ * most `limit` rows (an indexed due time: what a pass reads is what is due, however many accounts
+ * the deployment holds), and holds them until `holdUntil`: every instance's pass claims its own
+ * (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has one process), and one that dies lets them
+ * fall due again at the hold's end. `ids` are every row taken, to be set later with
+ * `pricesLater`; `accounts` those with a live session to read with, each site account once.
  */
-export async function duePriceAccounts(
+export async function claimPriceAccounts(
   db: Db,
   now: Date,
   limit: number,
+  holdUntil: Date,
 ): Promise<{ ids: number[]; accounts: ReadingAccount[] }> {
+  let ids: number[];
+  if (driverOf(db).kind === "postgres") {
+    const claimed = await db.$queryRawUnsafe<Array<{ id: number }>>(
+      PG_CLAIM_PRICES,
+      holdUntil.toISOString(),
+      now.toISOString(),
+      limit,
+    );
+    ids = claimed.map((r) => r.id);
+  } else {
+    ids = await db.$transaction(async (tx) => {
+      const due = await tx.workspaceAccount.findMany({
+        where: { state: "ok", pricesNext: { lte: now } },
+        select: { id: true },
+        orderBy: { pricesNext: "asc" },
+        take: limit,
+      });
+      const taken = due.map((r) => r.id);
+      if (taken.length > 0)
+        await tx.workspaceAccount.updateMany({ where: { id: { in: taken } }, data: { pricesNext: holdUntil } });
+      return taken;
+    });
+  }
+  if (ids.length === 0) return { ids, accounts: [] };
   const rows = await db.workspaceAccount.findMany({
-    where: { state: "ok", pricesNext: { lte: now } },
+    where: { id: { in: ids } },
     select: readingSelect,
-    orderBy: { pricesNext: "asc" },
-    take: limit,
+    orderBy: { id: "asc" },
   });
   const seen = new Set<string>();
   const accounts: ReadingAccount[] = [];
@@ -119,7 +153,7 @@ export async function duePriceAccounts(
     seen.add(key);
     accounts.push(readingOf(r, r.sessionId));
   }
-  return { ids: rows.map((r) => r.id), accounts };
+  return { ids, accounts };
 }
 
 /** One working saved account with a live session on each of these sites (the oldest saved), to read its list with. */
