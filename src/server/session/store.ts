@@ -84,11 +84,11 @@ function fromRow(row: Row): StoredSession {
   return { ...row, userId: JSON.parse(row.userId) as number | string, siteUserId: Number(row.siteUserId) };
 }
 
-/** The account a session belongs to: its site and Number(user_id), however the id was spelled. */
 /** Up to $2 sessions expired at $1, in one statement; rows another purge holds are skipped. */
 const PG_PURGE = `DELETE FROM "sessions" WHERE "id" IN (
   SELECT "id" FROM "sessions" WHERE "expires_at" <= $1::timestamp LIMIT $2 FOR UPDATE SKIP LOCKED)`;
 
+/** The account a session belongs to: its site and Number(user_id), however the id was spelled. */
 const ownedBy = (owner: { siteId: number; siteUserId: number }) => ({
   siteId: owner.siteId,
   siteUserId: owner.siteUserId,
