@@ -17,8 +17,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const empty = tempSqlite();
   // Sign-ins start ledger backfills; a larger site budget keeps them from slowing the live views under test.
   // The stand-ins are on loopback: a workspace may add one as its own site, as on a private network.
+  // They answer in this process, beside the runner: 5 s for a site's answer, because on a loaded
+  // 2-core machine a sign-in's call once took longer than 2 s (the hanging site's test waits it out).
   const env = {
-    SITE_TIMEOUT_MS: "2000",
+    SITE_TIMEOUT_MS: "5000",
     LOGIN_RATE_LIMIT: "0",
     SITE_REQUESTS_PER_MINUTE: "600",
     WORKSPACE_SITES_ALLOW_PRIVATE: "1",
