@@ -8,12 +8,16 @@ export type Broadcast = {
   readonly kind: "postgres" | "redis";
   /** Sends a message to every other instance (best effort: one that is cut off misses it). */
   publish(message: string): Promise<void>;
+  /** Tells every other instance that this one answers live requests (core/live-load.ts). */
+  sayLive(): Promise<void>;
   close(): Promise<void>;
 };
 
 export type BroadcastHandlers = {
   /** A message another instance published. */
   message(message: string): void;
+  /** Another instance answers live requests. */
+  live(): void;
   /**
    * The line was down and is up again: messages may have been missed meanwhile (the listener
    * forgets what they could have been about).

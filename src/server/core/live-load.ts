@@ -23,8 +23,6 @@ const MAX_YIELD_MS = 1_000;
 const RECENT_MS = 1_000;
 /** While live requests come, the other instances are told at most this often (well within RECENT_MS). */
 const TELL_EVERY_MS = 400;
-/** The word an instance sends the others while it answers live requests. */
-export const LIVE_WORD = "!live";
 /** The routes of probes and monitoring, which no person waits for. */
 const PROBES = new Set(["/api/health", "/api/ready", "/api/metrics"]);
 

@@ -14,13 +14,16 @@ const CHANNEL = "gd_cache";
 /** NOTIFY's payload is at most 8000 bytes; the messages are short keys. */
 const MAX_MESSAGE = 4_000;
 
-type Envelope = { from: string; message: string };
+/** A cache message, or the word that the sender answers live requests. */
+type Envelope = { from: string; message?: string; live?: true };
 
 function receiver(self: string, handlers: BroadcastHandlers) {
   return (payload: string | undefined) => {
     try {
       const e = JSON.parse(payload ?? "") as Envelope;
-      if (e.from !== self && typeof e.message === "string") handlers.message(e.message);
+      if (e.from === self) return;
+      if (e.live === true) handlers.live();
+      else if (typeof e.message === "string") handlers.message(e.message);
     } catch {
       // Not one of ours.
     }
@@ -79,6 +82,9 @@ export async function postgresBroadcast(url: string, pool: pg.Pool, handlers: Br
       if (message.length > MAX_MESSAGE) return;
       await pool.query("SELECT pg_notify($1, $2)", [CHANNEL, JSON.stringify({ from: self, message })]);
     },
+    async sayLive() {
+      await pool.query("SELECT pg_notify($1, $2)", [CHANNEL, JSON.stringify({ from: self, live: true })]);
+    },
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
@@ -122,6 +128,9 @@ export async function redisBroadcast(url: string, handlers: BroadcastHandlers): 
     async publish(message) {
       if (message.length > MAX_MESSAGE) return;
       await publisher.publish(`gd:${CHANNEL}`, JSON.stringify({ from: self, message }));
+    },
+    async sayLive() {
+      await publisher.publish(`gd:${CHANNEL}`, JSON.stringify({ from: self, live: true }));
     },
     close() {
       subscriber.disconnect();

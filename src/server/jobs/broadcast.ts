@@ -7,7 +7,7 @@
  */
 import type { Broadcast } from "../core/broadcast";
 import { env } from "../core/env";
-import { LIVE_WORD, liveElsewhere, tellLiveWith } from "../core/live-load";
+import { liveElsewhere, tellLiveWith } from "../core/live-load";
 import { logError, logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import { postgresBroadcast, redisBroadcast } from "../db/broadcast";
@@ -23,10 +23,7 @@ const LINE: StatePart<{ broadcast: Broadcast | null }> = {
 
 export async function startBroadcast(): Promise<void> {
   const e = env();
-  const handlers = {
-    message: (message: string) => (message === LIVE_WORD ? liveElsewhere() : forgetHere(message)),
-    resumed: forgetAll,
-  };
+  const handlers = { message: forgetHere, live: liveElsewhere, resumed: forgetAll };
   const driver = driverOf(db());
   const broadcast = e.REDIS_URL
     ? await redisBroadcast(e.REDIS_URL, handlers)
@@ -40,6 +37,6 @@ export async function startBroadcast(): Promise<void> {
       : null,
   );
   // The live word is repeated while live requests come: one lost (the line down) is not news.
-  tellLiveWith(broadcast ? () => void broadcast.publish(LIVE_WORD).catch(() => undefined) : null);
+  tellLiveWith(broadcast ? () => void broadcast.sayLive().catch(() => undefined) : null);
   logEvent("broadcast.store", { store: broadcast?.kind ?? "none" });
 }
