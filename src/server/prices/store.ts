@@ -4,6 +4,7 @@
  * the prices fitted from its own log. Written when a site is read (prices/read.ts).
  */
 import type { Db } from "../db/client";
+import { pgClaim } from "../db/claim";
 import { driverOf } from "../db/driver";
 import type { ModelPrice } from "../gateway/prices";
 
@@ -15,12 +16,8 @@ export const SITE_PRICES_TTL_MS = 60 * 60_000;
  */
 export const ACCOUNT_PRICES_TTL_MS = 24 * 60 * 60_000;
 
-/** Claims up to $3 sites' lists due at $2, held until $1 (rows another instance claims are skipped). */
-const PG_CLAIM_LISTS = `UPDATE "site_price_reads" AS r SET "next_at" = $1::timestamp
-FROM (SELECT "site_id" FROM "site_price_reads" WHERE "next_at" <= $2::timestamp
-      ORDER BY "next_at" LIMIT $3 FOR UPDATE SKIP LOCKED) AS c
-WHERE r."site_id" = c."site_id"
-RETURNING r."site_id"`;
+/** Claims the sites' lists due (db/claim.ts). */
+const PG_CLAIM_LISTS = pgClaim({ table: "site_price_reads", key: ["site_id"], due: "next_at" });
 
 export type StoredPrice = Omit<ModelPrice, "groups"> & { groups: string[] | null };
 

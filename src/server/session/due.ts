@@ -8,6 +8,7 @@
  * many accounts the deployment has.
  */
 import type { Db } from "../db/client";
+import { pgClaim } from "../db/claim";
 import { driverOf } from "../db/driver";
 
 /** An account due now, as claimed: its site account and how many of its syncs failed in a row. */
@@ -16,11 +17,7 @@ export type DueAccount = { siteId: number; siteUserId: number; failures: number 
 type Key = { siteId: number; siteUserId: number };
 const where = (k: Key) => ({ siteId: k.siteId, siteUserId: BigInt(k.siteUserId) });
 
-const PG_CLAIM = `UPDATE "ledger_due" AS d SET "due_at" = $1::timestamp
-FROM (SELECT "site_id", "site_user_id" FROM "ledger_due" WHERE "due_at" <= $2::timestamp
-      ORDER BY "due_at" LIMIT $3 FOR UPDATE SKIP LOCKED) AS c
-WHERE d."site_id" = c."site_id" AND d."site_user_id" = c."site_user_id"
-RETURNING d."site_id", d."site_user_id", d."failures"`;
+const PG_CLAIM = pgClaim({ table: "ledger_due", key: ["site_id", "site_user_id"], due: "due_at", extra: ["failures"] });
 
 export function ledgerDue(db: Db) {
   return {

@@ -5,6 +5,7 @@
  * (jobs/prices.ts).
  */
 import type { Db } from "../db/client";
+import { pgClaim } from "../db/claim";
 import { driverOf } from "../db/driver";
 
 export type CheckinCandidate = {
@@ -95,12 +96,13 @@ const readingOf = (r: { siteId: number; siteUrl: string; siteUserId: bigint; use
   sessionId,
 });
 
-/** Claims up to $3 working accounts whose price read came at $2, held until $1 (others' claims skipped). */
-const PG_CLAIM_PRICES = `UPDATE "workspace_accounts" AS w SET "prices_next" = $1::timestamp
-FROM (SELECT "id" FROM "workspace_accounts" WHERE "state" = 'ok' AND "prices_next" <= $2::timestamp
-      ORDER BY "prices_next" LIMIT $3 FOR UPDATE SKIP LOCKED) AS c
-WHERE w."id" = c."id"
-RETURNING w."id"`;
+/** Claims the working accounts whose price read came (db/claim.ts). */
+const PG_CLAIM_PRICES = pgClaim({
+  table: "workspace_accounts",
+  key: ["id"],
+  due: "prices_next",
+  where: `"state" = 'ok'`,
+});
 
 /**
  * Claims the working saved accounts (state ok) whose price read has come, the earliest first, at
