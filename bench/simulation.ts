@@ -50,6 +50,8 @@ export type SimulationFigures = {
   busyP99: number[];
   /** Each process's CPU over each minute, % of one core. */
   cpu: Array<{ minute: number; a: number; b: number; control: number; sites: number; postgres: number }>;
+  /** The same over the seconds `me` was asked of A each minute: what the others leave it. */
+  cpuWhileAsked: Array<{ minute: number; a: number; b: number; control: number; sites: number; postgres: number }>;
   busiest: number;
   sitesAsked: number;
 };
@@ -231,6 +233,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     const cpu: SimulationFigures["cpu"] = [];
     const busyP99: number[] = [];
     const controlP99: number[] = [];
+    const cpuWhileAsked: SimulationFigures["cpuWhileAsked"] = [];
     const seconds = () => ({
       a: cpuSeconds([a.pid]),
       b: cpuSeconds([b.pid]),
@@ -248,8 +251,22 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     let pricesBefore = await priceReads(store, measured);
     let was = seconds();
     t = Date.now();
+    const shares = (from: ReturnType<typeof seconds>, to: ReturnType<typeof seconds>, minute: number) => {
+      const share = (k: Exclude<keyof typeof to, "at">) =>
+        Math.round((100 * (to[k] - from[k])) / ((to.at - from.at) / 1000));
+      return {
+        minute,
+        a: share("a"),
+        b: share("b"),
+        control: share("control"),
+        sites: share("sites"),
+        postgres: share("postgres"),
+      };
+    };
     for (let minute = 1; minute <= MINUTES; minute++) {
+      const asked = seconds();
       busyP99.push((await load(me(a), auth)).p99);
+      cpuWhileAsked.push(shares(asked, seconds(), minute));
       controlP99.push((await load(me(idle), auth)).p99);
       await new Promise((r) => setTimeout(r, Math.max(0, t + minute * 60_000 - Date.now())));
       const now = await synced(store);
@@ -262,21 +279,12 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       sidesBehind.push(prices.sidesBehind);
       pricesBefore = prices;
       const is = seconds();
-      const share = (k: Exclude<keyof typeof is, "at">) =>
-        Math.round((100 * (is[k] - was[k])) / ((is.at - was.at) / 1000));
-      cpu.push({
-        minute,
-        a: share("a"),
-        b: share("b"),
-        control: share("control"),
-        sites: share("sites"),
-        postgres: share("postgres"),
-      });
+      cpu.push(shares(was, is, minute));
       was = is;
       rss.push({ minute, a: rssMb(a.pid), b: rssMb(b.pid) });
       live.push({ minute, a: await liveHeapMb(a), b: await liveHeapMb(b) });
       console.error(
-        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${listsPerMinute.at(-1)} lists (${listsBehind.at(-1)} due) and ${sidesPerMinute.at(-1)} sides (${sidesBehind.at(-1)} due) read, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms, CPU % ${JSON.stringify(cpu.at(-1))}`,
+        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${listsPerMinute.at(-1)} lists (${listsBehind.at(-1)} due) and ${sidesPerMinute.at(-1)} sides (${sidesBehind.at(-1)} due) read, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms, CPU % ${JSON.stringify(cpu.at(-1))}, while A is asked ${JSON.stringify(cpuWhileAsked.at(-1))}`,
       );
     }
     const { busiest, sitesAsked } = await gen.report();
@@ -297,6 +305,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       controlP99,
       busyP99,
       cpu,
+      cpuWhileAsked,
       busiest,
       sitesAsked,
     };
@@ -322,8 +331,8 @@ export function simulationLines(r: SimulationFigures): string[] {
   const perMinute = median(steady);
   const ratio = median(r.busyP99) / Math.max(1, median(r.idleP99));
   const own = median(r.busyP99) / Math.max(1, median(r.controlP99));
-  const cpuOf = (k: "a" | "b" | "control" | "sites" | "postgres") =>
-    median(r.cpu.slice(Math.min(2, r.cpu.length - 1)).map((c) => c[k]));
+  const cpuOf = (k: "a" | "b" | "control" | "sites" | "postgres", of = r.cpu) =>
+    median(of.slice(Math.min(2, of.length - 1)).map((c) => c[k]));
   const first = r.rss[Math.min(2, r.rss.length - 1)];
   const last = r.rss.at(-1);
   const firstLive = r.live[Math.min(2, r.live.length - 1)];
@@ -343,6 +352,7 @@ export function simulationLines(r: SimulationFigures): string[] {
     `| \`me\` p99 while they work ÷ the store with no runner | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${median(r.busyP99)} / ${median(r.idleP99)} ms) |`,
     `| \`me\` p99 while they work ÷ the same minutes on an instance with no ledger runner | ≤ 1.2 | ${ok(own <= 1.2)} ${own.toFixed(2)} (${median(r.busyP99)} / ${median(r.controlP99)} ms) |`,
     `| CPU, % of one core (median minute after the first two): A, B, no-runner instance, sites, PostgreSQL | report | ${cpuOf("a")}, ${cpuOf("b")}, ${cpuOf("control")}, ${cpuOf("sites")}, ${cpuOf("postgres")} |`,
+    `| the same over the seconds \`me\` is asked of A | report | ${(["a", "b", "control", "sites", "postgres"] as const).map((k) => cpuOf(k, r.cpuWhileAsked)).join(", ")} |`,
     `| busiest 60 s at any site (budget ${BUDGET}) | ≤ ${BUDGET} | ${ok(r.busiest <= BUDGET)} ${r.busiest} (${r.sitesAsked.toLocaleString("en-US")} sites asked) |`,
   ];
 }

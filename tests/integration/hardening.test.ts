@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { sealData } from "iron-session";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { liveRequest } from "../../src/server/core/live-load";
 import { purgeExpiredSessions } from "../../src/server/jobs/purge";
 import { parsePasswords, passwords, setPasswords } from "../../src/server/session/passwords";
 import { unseal } from "../../src/server/session/seal";
@@ -200,8 +201,15 @@ describe("expired sessions", () => {
       await fx.store.db.session.createMany({ data: rows.slice(i, i + 2000) });
     }
     const store = sessionStore(fx.store.db);
+    // While someone is served, a run takes one batch and leaves the rest for a quiet moment.
+    const answered = liveRequest();
+    try {
+      expect(await purgeExpiredSessions(store)).toBe(500);
+    } finally {
+      answered();
+    }
+    await new Promise((r) => setTimeout(r, 1_050));
     expect(await purgeExpiredSessions(store)).toBe(10_000); // one run's bound
-    expect(await purgeExpiredSessions(store)).toBe(500);
     expect(await fx.store.db.session.count({ where: { expiresAt: { lte: new Date() } } })).toBe(0);
     expect((await caller(bearer(live.token)).api.auth.me()).success).toBe(true);
   });

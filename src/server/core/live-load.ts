@@ -84,15 +84,24 @@ export function liveElsewhere(): void {
 }
 
 /**
+ * Whether no live request came here or at another instance in the last second: housekeeping that
+ * can wait (the purge of ended sessions) takes more than its least only then.
+ */
+export function quiet(): boolean {
+  const live = processState().get(LIVE);
+  return live.inFlight === 0 && Date.now() - Math.max(live.lastAt, live.elsewhereAt) > RECENT_MS;
+}
+
+/**
  * Background work's turn after a step that took `stepMs`: once the I/O already waiting has been
  * handled, and while live requests come, after RATIO × `stepMs` counted from the end of the waits
  * already handed out (one wait at most MAX_YIELD_MS: background work is slowed, never stopped).
  */
 export async function yieldToLive(stepMs: number): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
+  if (quiet()) return;
   const live = processState().get(LIVE);
   const now = Date.now();
-  if (live.inFlight === 0 && now - Math.max(live.lastAt, live.elsewhereAt) > RECENT_MS) return;
   live.freeAt = Math.min(now + MAX_YIELD_MS, Math.max(now, live.freeAt) + Math.max(0, stepMs) * RATIO);
   const wait = live.freeAt - now;
   if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
