@@ -47,6 +47,7 @@ export function startLedgerSync(ctx: Context, session: LiveSession): void {
       backfillDays: ctx.ledgerBackfillDays,
       signal: stopSignal(),
       noteGroup: (group) => followGroup(ctx.db, session, group),
+      byPerson: true,
     }),
   ).catch((error: unknown) => {
     if (error instanceof LedgerBusy) return;

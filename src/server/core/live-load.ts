@@ -3,10 +3,10 @@
  * requests it answers; background work (a ledger sync between its steps, the price reads between
  * their batches) asks for its turn with what its last step cost, and while live requests come it
  * waits RATIO times that long. The waits of all the process's background work follow one another
- * (each starts where the ones before it end), so together it takes at most about a 1/(RATIO+1)
- * share of the process beside live requests, however many syncs run at once; with none in the last
- * second it goes on at once. In a process without the server (tests, scripts) nothing is counted
- * and nothing waits.
+ * (each starts where the ones before it end, however many are handed out), so together it takes
+ * at most about a 1/(RATIO+1) share of the process beside live requests, however many syncs run at
+ * once; with none in the last second it goes on at once, and every wait handed out ends then too.
+ * In a process without the server (tests, scripts) nothing is counted and nothing waits.
  *
  * The instances of a deployment share their store (and often their machine), so a live request on
  * one makes every one's background wait: an instance answering live requests says so to the others
@@ -17,8 +17,10 @@ import { processState, type StatePart } from "./process-state";
 
 /** While live requests come, background work waits this many times what its last step took. */
 const RATIO = 4;
-/** The longest such wait: background work is slowed, never stopped. */
+/** The most one step adds to the waits (a step that waited long on its site is not all CPU). */
 const MAX_YIELD_MS = 1_000;
+/** How often a wait looks whether live requests stopped coming, to go on at once when they did. */
+const QUIET_LOOK_MS = 100;
 /** Live requests seen this recently make background work wait. */
 const RECENT_MS = 1_000;
 /** While live requests come, the other instances are told at most this often (well within RECENT_MS). */
@@ -94,24 +96,48 @@ export function quiet(): boolean {
 
 /**
  * Background work's turn after a step that took `stepMs`: once the I/O already waiting has been
- * handled, and while live requests come, after RATIO × `stepMs` counted from the end of the waits
- * already handed out (one wait at most MAX_YIELD_MS: background work is slowed, never stopped).
+ * handled, and while live requests come, after RATIO × `stepMs` (at most MAX_YIELD_MS) counted from
+ * the end of the waits already handed out. With many tasks at once the waits grow with their
+ * number, so the share holds; the moment live requests stop, every wait ends.
  */
 export async function yieldToLive(stepMs: number): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   if (quiet()) return;
   const live = processState().get(LIVE);
   const now = Date.now();
-  live.freeAt = Math.min(now + MAX_YIELD_MS, Math.max(now, live.freeAt) + Math.max(0, stepMs) * RATIO);
-  const wait = live.freeAt - now;
-  if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
+  live.freeAt = Math.max(now, live.freeAt) + waitFor(stepMs);
+  await waitUntil(live, live.freeAt);
 }
 
-/** A background task's turns, each after the time since its last one (its step), as yieldToLive. */
-export function backgroundPace(): () => Promise<void> {
+const waitFor = (stepMs: number) => Math.min(MAX_YIELD_MS, Math.max(0, stepMs) * RATIO);
+
+/** Waits until `until`, or until nobody is served any more: then every wait handed out ends. */
+async function waitUntil(live: Live, until: number): Promise<void> {
+  for (let left = until - Date.now(); left > 0; left = until - Date.now()) {
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, QUIET_LOOK_MS)).unref());
+    if (quiet()) {
+      live.freeAt = Date.now();
+      return;
+    }
+  }
+}
+
+/**
+ * A task's turns, each after the time since its last one (its step), as yieldToLive. A sync that
+ * a person started (`own`: a sign-in, an added account, an action, a refresh) waits RATIO × its
+ * step from its own turn, not behind the runner's queue: what it reads is what that person is
+ * about to look at.
+ */
+export function backgroundPace(own = false): () => Promise<void> {
   let last = performance.now();
   return async () => {
-    await yieldToLive(performance.now() - last);
+    const step = performance.now() - last;
+    if (own) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!quiet()) await waitUntil(processState().get(LIVE), Date.now() + waitFor(step));
+    } else {
+      await yieldToLive(step);
+    }
     last = performance.now();
   };
 }

@@ -271,12 +271,14 @@ export async function syncLedger(
     leaseMs?: number;
     /** Told the group the user object says, read with the balance (the prices follow it). */
     noteGroup?: (group: string) => Promise<void>;
+    /** Started by a person (api/site-deps.ts): its turns beside live requests are its own, not the runner's queue. */
+    byPerson?: boolean;
   },
 ): Promise<SyncResult> {
   const holder = randomUUID();
   // Live requests first, at every step of the sync: before it starts, after what it reads before
   // the log (the balance, its state, the plans), between the log's slices and before the top-ups.
-  const pace = backgroundPace();
+  const pace = backgroundPace(opts.byPerson === true);
   await pace();
   // How long the lease lasts unrenewed: JOB_LEASE_SECONDS, for the syncs at sign-in and on demand too.
   const leaseMs = opts.leaseMs ?? env().JOB_LEASE_SECONDS * 1000;
