@@ -8,6 +8,7 @@ import {
   type StandInLog,
 } from "../../src/demo/gateway";
 import { accountOf } from "../../src/server/accounts/overview";
+import { liveRequest, yieldToLive } from "../../src/server/core/live-load";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { syncLedger } from "../../src/server/ledger/sync";
 import { readDuePrices } from "../../src/server/jobs/prices";
@@ -366,6 +367,27 @@ describe("the price job", () => {
     const later = new Date(at.getTime() + 2 * DAY);
     expect(await readDuePrices(store.db, later)).toEqual({ sites: 3, accounts: 3 });
     expect(calls() - before - read).toBe(read);
+  });
+
+  it("gives live requests their turn before each read, behind the process's other background work", async () => {
+    const at = new Date(Date.now() + 9 * DAY);
+    const calls = () => sites.reduce((n, s) => n + s.requests.length, 0);
+    const before = calls();
+    const answered = liveRequest();
+    try {
+      // Four seconds of other background work already waiting their turns: the reads queue behind them.
+      const others = Promise.all([0, 1, 2, 3].map(() => yieldToLive(250)));
+      const pass = readDuePrices(store.db, at);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(calls()).toBe(before);
+      answered();
+      // Nobody served any more: every wait ends, and the pass reads what was due.
+      expect(await pass).toEqual({ sites: 3, accounts: 3 });
+      await others;
+      expect(calls()).toBeGreaterThan(before);
+    } finally {
+      answered();
+    }
   });
 });
 

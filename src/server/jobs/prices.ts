@@ -17,7 +17,7 @@ import { claimPriceAccounts, pricesLater, siteReaders } from "../workspace/backg
 import { runLeased } from "./leases";
 import { startJob } from "./registry";
 
-/** Sites or accounts taken at a time (live requests have their turn between batches). */
+/** Sites or accounts taken at a time (live requests have their turn before each read and between batches). */
 const BATCH = 100;
 /** A pass takes no batch after this long; the rest is due at the next tick. */
 const PASS_MS = 5 * 60_000;
@@ -30,8 +30,8 @@ const HOLD_MS = 10 * 60_000;
  * each through one of its working saved accounts; then the working accounts whose day has come
  * (a site's first list comes with its first account's side; after that, lists are the hourly
  * queue's). Each batch is claimed (the passes of several instances take different ones) and is
- * due again an hour (a list) or a day (an account) later, read or not. Between batches the pass
- * gives live requests their turn. Returns how many sites and accounts were read.
+ * due again an hour (a list) or a day (an account) later, read or not. Before each read and
+ * between batches the pass gives live requests their turn. Returns how many sites and accounts were read.
  */
 export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: number; accounts: number }> {
   const e = env();
@@ -46,7 +46,7 @@ export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: 
     const siteIds = await store.claimSiteLists(now, BATCH, hold());
     if (siteIds.length === 0) break;
     try {
-      read.sites += await readSiteLists(db, await siteReaders(db, siteIds), deps, now);
+      read.sites += await readSiteLists(db, await siteReaders(db, siteIds), deps, now, pace);
     } finally {
       await store.siteListsLater(siteIds, new Date(now.getTime() + SITE_PRICES_TTL_MS));
     }
@@ -57,7 +57,7 @@ export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: 
     const batch = await claimPriceAccounts(db, now, BATCH, hold());
     if (batch.ids.length === 0) break;
     try {
-      const done = await refreshPrices(db, batch.accounts, deps, now, { due: true });
+      const done = await refreshPrices(db, batch.accounts, deps, now, { due: true, turn: pace });
       read.sites += done.sites;
       read.accounts += done.accounts;
     } finally {

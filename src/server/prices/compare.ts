@@ -34,15 +34,20 @@ export type PriceRow = {
 /** Sites' lists, then accounts' sides, read at once (the sites' gates pace each site). */
 const READS_AT_ONCE = 16;
 
+/** Background work's turn beside live requests before each read (core/live-load.ts); none: at once. */
+type Turn = (() => Promise<void>) | undefined;
+
 /**
  * Reads the lists of these accounts' sites, each through the first of its accounts the site
- * answers, 16 sites at once. A site that cannot be read keeps its last list. Returns the sites read.
+ * answers, 16 sites at once, each after `turn`. A site that cannot be read keeps its last list.
+ * Returns the sites read.
  */
 export async function readSiteLists(
   db: Db,
   accounts: Account[],
   deps: SiteDataDeps,
   now = new Date(),
+  turn?: Turn,
 ): Promise<number> {
   const limit = pLimit(READS_AT_ONCE);
   const bySite = new Map<number, Account[]>();
@@ -55,6 +60,7 @@ export async function readSiteLists(
   await Promise.all(
     [...bySite.values()].map((ofSite) =>
       limit(async () => {
+        await turn?.();
         for (const a of ofSite) {
           try {
             await readSitePrices(db, a, deps, now);
@@ -75,14 +81,15 @@ export async function readSiteLists(
  * then each account's side a day old (its group follows the ledger's syncs). Where they are `due`
  * (the price pass claimed them by their due time): every account's side, and only the lists of
  * sites never read (the others are the hourly queue's, which another pass may be reading now). A
- * site that cannot be read keeps its last list; the failure is said on the account.
+ * site that cannot be read keeps its last list; the failure is said on the account. Each read
+ * waits for `turn` first (the background pass's share beside live requests).
  */
 export async function refreshPrices(
   db: Db,
   accounts: Account[],
   deps: SiteDataDeps,
   now = new Date(),
-  opts: { due?: boolean } = {},
+  opts: { due?: boolean; turn?: Turn } = {},
 ): Promise<{ sites: number; accounts: number }> {
   const store = priceStore(db);
   const older = (at: Date | undefined, ttl: number) => !at || now.getTime() - at.getTime() >= ttl;
@@ -97,6 +104,7 @@ export async function refreshPrices(
     accounts.filter((a) => listDue(a.siteId)),
     deps,
     now,
+    opts.turn,
   );
   const due = opts.due
     ? accounts
@@ -104,11 +112,12 @@ export async function refreshPrices(
   const limit = pLimit(READS_AT_ONCE);
   await Promise.all(
     due.map((a) =>
-      limit(() =>
-        readAccountPrices(db, a, deps, now).catch((error: unknown) => {
+      limit(async () => {
+        await opts.turn?.();
+        await readAccountPrices(db, a, deps, now).catch((error: unknown) => {
           if (!(error instanceof SiteDataError)) throw error;
-        }),
-      ),
+        });
+      }),
     ),
   );
   return { sites, accounts: due.length };
