@@ -125,6 +125,8 @@ export async function bench(kind: "sqlite" | "postgres") {
       bearerVsNone: rps("bearer") / rps("none"),
       cookieVsBearer: rps("cookie") / rps("bearer"),
       manyVsFew: median(pairs),
+      /** Each round's ratio, in order. */
+      manyVsFewRounds: pairs,
       summaryCost: rps("bearer") / rps("summary"),
       logsCost: rps("bearer") / rps("logs"),
       loginOverhead: median(logins) - median(direct),
