@@ -73,6 +73,15 @@ const envSchema = z.object({
    */
   DB_BACKGROUND_POOL_SIZE: intFrom(4, 1, 1000),
   DB_TIMEOUT_MS: intFrom(5_000, 100, 600_000),
+  /**
+   * Background work waits its turn while any instance of the deployment answers people (they
+   * share the store and often the machine); 0: only while this one does (an instance on a machine
+   * of its own that serves nobody, whose syncs need not slow down for the others' readers).
+   */
+  YIELD_TO_OTHER_INSTANCES: z
+    .enum(["0", "1", "true", "false"])
+    .default("1")
+    .transform((v) => v === "1" || v === "true"),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
   /** Alert channels may be on loopback, private or link-local addresses (a self-hosted ntfy). */
   ALERT_ALLOW_PRIVATE: z

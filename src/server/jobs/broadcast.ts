@@ -3,7 +3,7 @@
  * (site-data/live-state.ts forget) is told to every other instance, through Redis when REDIS_URL
  * is set, else PostgreSQL when it is the store; on SQLite there is no other instance. The same line
  * carries the word that an instance answers live requests (core/live-load.ts): every instance's
- * background work then waits its turn.
+ * background work then waits its turn (unless YIELD_TO_OTHER_INSTANCES=0 there).
  */
 import type { Broadcast } from "../core/broadcast";
 import { env } from "../core/env";
@@ -23,7 +23,9 @@ const LINE: StatePart<{ broadcast: Broadcast | null }> = {
 
 export async function startBroadcast(): Promise<void> {
   const e = env();
-  const handlers = { message: forgetHere, live: liveElsewhere, resumed: forgetAll };
+  // The word that another instance answers people is heard unless this one is told not to.
+  const live = e.YIELD_TO_OTHER_INSTANCES ? liveElsewhere : () => undefined;
+  const handlers = { message: forgetHere, live, resumed: forgetAll };
   const driver = driverOf(db());
   const broadcast = e.REDIS_URL
     ? await redisBroadcast(e.REDIS_URL, handlers)

@@ -130,4 +130,48 @@ describe.each([
     // About a fifth of its pace (it waits four times each step); half at most, whatever the machine's load.
     expect(person).toBeLessThan(Math.max(quiet, probed) / 2);
   }, 60_000);
+
+  it.skipIf(kind === "redis")(
+    "an instance told not to (YIELD_TO_OTHER_INSTANCES=0) gives way only to its own requests",
+    async () => {
+      const own = await startFamilySite("new-api", 3, { latencyMs: 50 }, { callsPerDay: 3_000 });
+      const c = await startApp({
+        DATABASE_URL: store.url,
+        DATA_DIR: store.dir,
+        LOGIN_RATE_LIMIT: "0",
+        LEDGER_SYNC_MINUTES: "10",
+        SITE_REQUESTS_PER_MINUTE: "100000",
+        YIELD_TO_OTHER_INSTANCES: "0",
+      });
+      try {
+        const siteId = (await siteRegistry(store.db).add({ name: "own-machine", url: own.gateway.url })).id;
+        await signInOverHttp(c.url, { userId: own.user.id, accessToken: own.user.token, siteId });
+        const pages = async (ms: number) => {
+          const from = Date.now();
+          await sleep(ms);
+          return own.gateway.requests.filter((r) => r.path.includes("/log") && r.at >= from).length;
+        };
+        let on = true;
+        await sleep(1_000);
+        const quiet = await pages(3_000);
+        // A person on A, as above: C's backfill keeps its pace.
+        const asker = (async () => {
+          while (on) {
+            await fetch(`${a.url}/api/auth/me`).then((r) => r.arrayBuffer());
+            await sleep(50);
+          }
+        })();
+        await sleep(300);
+        const person = await pages(3_000);
+        on = false;
+        await asker;
+        expect(quiet).toBeGreaterThan(6);
+        expect(person).toBeGreaterThan(quiet / 2);
+      } finally {
+        await c.stop();
+        await own.gateway.close();
+      }
+    },
+    60_000,
+  );
 });
