@@ -1,7 +1,7 @@
 /**
  * Live requests come before background work (docs/design.md 18). The HTTP server counts the
- * requests it answers; background work (a ledger sync between its steps, the price reads between
- * their batches) asks for its turn with what its last step cost, and while live requests come it
+ * requests it answers; background work (a ledger sync between its steps, the price reads before
+ * each read) asks for its turn with what its last step cost, and while live requests come it
  * waits RATIO times that long. The waits of all the process's background work follow one another
  * (each starts where the ones before it end, however many are handed out), so together it takes
  * at most about a 1/(RATIO+1) share of the process beside live requests, however many syncs run at

@@ -31,7 +31,8 @@ const HOLD_MS = 10 * 60_000;
  * (a site's first list comes with its first account's side; after that, lists are the hourly
  * queue's). Each batch is claimed (the passes of several instances take different ones) and is
  * due again an hour (a list) or a day (an account) later, read or not. Before each read and
- * between batches the pass gives live requests their turn. Returns how many sites and accounts were read.
+ * between batches the pass gives live requests their turn. Returns how many sites and accounts
+ * were read.
  */
 export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: number; accounts: number }> {
   const e = env();
