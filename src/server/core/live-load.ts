@@ -100,20 +100,22 @@ export function quiet(): boolean {
  * the end of the waits already handed out. With many tasks at once the waits grow with their
  * number, so the share holds; the moment live requests stop, every wait ends.
  */
-export async function yieldToLive(stepMs: number): Promise<void> {
+export function yieldToLive(stepMs: number): Promise<void> {
+  return takeTurn(stepMs, true);
+}
+
+/**
+ * The turn after a step of `stepMs`: queued behind the waits already handed out (`queued`), or
+ * counted from now. Ends early, for every waiter, once nobody is served any more.
+ */
+async function takeTurn(stepMs: number, queued: boolean): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   if (quiet()) return;
   const live = processState().get(LIVE);
   const now = Date.now();
-  live.freeAt = Math.max(now, live.freeAt) + waitFor(stepMs);
-  await waitUntil(live, live.freeAt);
-}
-
-const waitFor = (stepMs: number) => Math.min(MAX_YIELD_MS, Math.max(0, stepMs) * RATIO);
-
-/** Waits until `until`, or until nobody is served any more: then every wait handed out ends. */
-async function waitUntil(live: Live, until: number): Promise<void> {
-  for (let left = until - Date.now(); left > 0; left = until - Date.now()) {
+  const wait = Math.min(MAX_YIELD_MS, Math.max(0, stepMs) * RATIO);
+  const until = queued ? (live.freeAt = Math.max(now, live.freeAt) + wait) : now + wait;
+  for (let left = until - now; left > 0; left = until - Date.now()) {
     await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, QUIET_LOOK_MS)).unref());
     if (quiet()) {
       live.freeAt = Date.now();
@@ -131,13 +133,7 @@ async function waitUntil(live: Live, until: number): Promise<void> {
 export function backgroundPace(own = false): () => Promise<void> {
   let last = performance.now();
   return async () => {
-    const step = performance.now() - last;
-    if (own) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (!quiet()) await waitUntil(processState().get(LIVE), Date.now() + waitFor(step));
-    } else {
-      await yieldToLive(step);
-    }
+    await takeTurn(performance.now() - last, !own);
     last = performance.now();
   };
 }
