@@ -10,6 +10,13 @@ const intFrom = (fallback: number, min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max))
     .default(fallback);
 
+/** A switch: 1 or true on, 0 or false off. */
+const flag = (byDefault: "0" | "1") =>
+  z
+    .enum(["0", "1", "true", "false"])
+    .default(byDefault)
+    .transform((v) => v === "1" || v === "true");
+
 /** Comma-separated addresses or CIDR ranges, e.g. `127.0.0.1,10.0.0.0/8,fd00::/8`. */
 const proxyList = z
   .string()
@@ -78,23 +85,14 @@ const envSchema = z.object({
    * share the store and often the machine); 0: only while this one does (an instance on a machine
    * of its own that serves nobody, whose syncs need not slow down for the others' readers).
    */
-  YIELD_TO_OTHER_INSTANCES: z
-    .enum(["0", "1", "true", "false"])
-    .default("1")
-    .transform((v) => v === "1" || v === "true"),
+  YIELD_TO_OTHER_INSTANCES: flag("1"),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
   /** Alert channels may be on loopback, private or link-local addresses (a self-hosted ntfy). */
-  ALERT_ALLOW_PRIVATE: z
-    .enum(["0", "1", "true", "false"])
-    .default("0")
-    .transform((v) => v === "1" || v === "true"),
+  ALERT_ALLOW_PRIVATE: flag("0"),
   /** How many sites a workspace may add itself (its own sites, beside the registered ones); 0 turns that off. */
   WORKSPACE_SITES: intFrom(10, 0, 1000),
   /** Sites a workspace adds may be on loopback, private or link-local addresses (a gateway on the same network). */
-  WORKSPACE_SITES_ALLOW_PRIVATE: z
-    .enum(["0", "1", "true", "false"])
-    .default("0")
-    .transform((v) => v === "1" || v === "true"),
+  WORKSPACE_SITES_ALLOW_PRIVATE: flag("0"),
   /** How long one alert delivery may take (ms). */
   ALERT_TIMEOUT_MS: intFrom(5_000, 500, 60_000),
   /** The mail server of email alerts (smtp://user:pass@host:587, smtps://…); unset: no email channels. */
