@@ -59,6 +59,29 @@ describe.each([
     await Promise.all([a?.stop(), b?.stop()]);
     await big?.gateway.close();
   });
+  /** The log pages a site was asked for over the next `ms`. */
+  const logPages = async (of: FamilySite, ms: number) => {
+    const from = Date.now();
+    await sleep(ms);
+    return of.gateway.requests.filter((r) => r.path.includes("/log") && r.at >= from).length;
+  };
+  /** Requests to A one after another, 50 ms apart, while `during` runs. */
+  const asking = async <T>(path: string, during: () => Promise<T>): Promise<T> => {
+    let on = true;
+    const asker = (async () => {
+      while (on) {
+        await fetch(`${a.url}${path}`).then((r) => r.arrayBuffer());
+        await sleep(50);
+      }
+    })();
+    try {
+      await sleep(300);
+      return await during();
+    } finally {
+      on = false;
+      await asker;
+    }
+  };
 
   it("a key created on one is in the other's next list, which had the list before kept", async () => {
     const { token } = await signInOverHttp(a.url, { userId: site.user.id, accessToken: site.user.token, siteId });
@@ -96,28 +119,7 @@ describe.each([
     const bigId = (await siteRegistry(store.db).add({ name: `big-${kind}`, url: big.gateway.url })).id;
     // Signed in on B: B's sync reads the month's log page after page, nobody asking B anything.
     await signInOverHttp(b.url, { userId: big.user.id, accessToken: big.user.token, siteId: bigId });
-    const pages = async (ms: number) => {
-      const from = Date.now();
-      await sleep(ms);
-      return big.gateway.requests.filter((r) => r.path.includes("/log") && r.at >= from).length;
-    };
-    // Requests to A one after another, 50 ms apart, while `during` runs.
-    const asking = async <T>(path: string, during: () => Promise<T>): Promise<T> => {
-      let on = true;
-      const asker = (async () => {
-        while (on) {
-          await fetch(`${a.url}${path}`).then((r) => r.arrayBuffer());
-          await sleep(50);
-        }
-      })();
-      try {
-        await sleep(300);
-        return await during();
-      } finally {
-        on = false;
-        await asker;
-      }
-    };
+    const pages = (ms: number) => logPages(big, ms);
     await sleep(1_000);
     const quiet = await pages(3_000);
     // Probes of A are nobody waiting: B goes on at its pace.
@@ -146,25 +148,10 @@ describe.each([
       try {
         const siteId = (await siteRegistry(store.db).add({ name: "own-machine", url: own.gateway.url })).id;
         await signInOverHttp(c.url, { userId: own.user.id, accessToken: own.user.token, siteId });
-        const pages = async (ms: number) => {
-          const from = Date.now();
-          await sleep(ms);
-          return own.gateway.requests.filter((r) => r.path.includes("/log") && r.at >= from).length;
-        };
-        let on = true;
         await sleep(1_000);
-        const quiet = await pages(3_000);
+        const quiet = await logPages(own, 3_000);
         // A person on A, as above: C's backfill keeps its pace.
-        const asker = (async () => {
-          while (on) {
-            await fetch(`${a.url}/api/auth/me`).then((r) => r.arrayBuffer());
-            await sleep(50);
-          }
-        })();
-        await sleep(300);
-        const person = await pages(3_000);
-        on = false;
-        await asker;
+        const person = await asking("/api/auth/me", () => logPages(own, 3_000));
         expect(quiet).toBeGreaterThan(6);
         expect(person).toBeGreaterThan(quiet / 2);
       } finally {
