@@ -35,7 +35,7 @@ export type PriceRow = {
 const READS_AT_ONCE = 16;
 
 /** Background work's turn beside live requests before each read (core/live-load.ts); none: at once. */
-type Turn = (() => Promise<void>) | undefined;
+type Turn = () => Promise<void>;
 
 /**
  * Reads the lists of these accounts' sites, each through the first of its accounts the site
