@@ -120,7 +120,7 @@ export async function benchChargeCheck(kind: "sqlite" | "postgres"): Promise<Che
     const lists = listSource(db);
     const t = performance.now();
     for (let passes = 0; ; passes++) {
-      const looked = await verifyCharges(db, lists, 1000);
+      const looked = await verifyCharges(db, lists, { maxBatches: 1000 });
       if (looked === 0 && passes > 0) break;
     }
     const passMs = performance.now() - t;

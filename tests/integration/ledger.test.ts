@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { LedgerBusy, releaseHeldLedgerLeases, syncLedger } from "../../src/server/ledger/sync";
 import { ledgerStatus } from "../../src/server/ledger/sync-status";
 import { REFUSED } from "../../src/server/ledger/entries";
 import { accountOf } from "../../src/server/accounts/overview";
 import { freshProcessState } from "../../src/server/core/process-state";
+import { liveRequest } from "../../src/server/core/live-load";
 import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import type { StandInFamily, StandInLog } from "../../src/demo/gateway";
@@ -287,6 +288,33 @@ describe("the ledger's sync", () => {
       data: { leaseUntil: new Date(Date.now() - 1000) },
     });
     await expect(a.sync()).resolves.toMatchObject({ added: 0 });
+  });
+
+  it("takes in an answer that came while people are served only after them, and nothing is lost", async () => {
+    const a = await account();
+    const path = (req: IncomingMessage) => new URL(req.url ?? "/", "http://x").pathname;
+    let answered: (() => void) | null = null;
+    let logCalls = 0;
+    // Somebody starts being served while the sync's first log page is on its way back.
+    fault = (req) => {
+      if (path(req) === "/api/log/self" && logCalls++ === 0) answered = liveRequest();
+      return false;
+    };
+    try {
+      const done = a.sync();
+      await vi.waitFor(() => expect(answered).not.toBeNull());
+      await new Promise((r) => setTimeout(r, 700));
+      // The page came back, and waits: nothing stored from it, no further page asked.
+      expect((await ledger(a.acct)).count).toBe(0);
+      expect(logCalls).toBe(1);
+      answered!();
+      // Nobody served any more: the sync goes on and ends exact.
+      expect((await done).added).toBe(truth(a.logs).count);
+      expect(await ledger(a.acct)).toEqual(truth(a.logs));
+    } finally {
+      fault = null;
+      (answered as (() => void) | null)?.();
+    }
   });
 
   it("usage.sync starts a sync and usage.status shows where the ledger stands", async () => {

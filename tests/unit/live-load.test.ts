@@ -9,19 +9,57 @@ import {
 } from "../../src/server/core/live-load";
 import { freshProcessState } from "../../src/server/core/process-state";
 
-/** Background work's turn (core/live-load.ts): at once when nobody asks, slowed while live requests come. */
+// The first second of a stretch of live requests holds the background entirely (10 s by default).
+process.env.LIVE_FIRST_SECONDS = "1";
+
+/**
+ * Background work's turn (core/live-load.ts): at once when nobody asks, none in a stretch's first
+ * LIVE_FIRST_SECONDS, slowed after it while live requests keep coming.
+ */
 describe("background work beside live requests", () => {
   beforeEach(() => freshProcessState());
 
   const settles = (p: Promise<void>, ms: number) =>
     Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** A live request in flight past the stretch's first second: a steady load. */
+  const steadyLoad = async () => {
+    const answered = liveRequest();
+    await sleep(1_020);
+    return answered;
+  };
+
+  it("takes no turn in a stretch's first seconds, then its share; a person's own sync is not held", async () => {
+    const answered = liveRequest();
+    const t = performance.now();
+    const own = backgroundPace(true);
+    const runner = yieldToLive(50);
+    await sleep(50);
+    await own();
+    // The person's own sync: its step's share, counted from now (4 × 50 ms), not held for the second.
+    expect(performance.now() - t).toBeGreaterThanOrEqual(245);
+    expect(performance.now() - t).toBeLessThan(800);
+    await runner;
+    // The runner's: after the first second, and then its share.
+    expect(performance.now() - t).toBeGreaterThanOrEqual(1_195);
+    expect(performance.now() - t).toBeLessThan(1_700);
+    answered();
+    // Quiet for a second: the next live request begins a new stretch, held again.
+    await sleep(1_050);
+    const again = liveRequest();
+    const s = performance.now();
+    await yieldToLive(50);
+    expect(performance.now() - s).toBeGreaterThanOrEqual(1_195);
+    again();
+  });
 
   it("goes on at once while no live request came in the last second", async () => {
     expect(await settles(yieldToLive(50), 150)).toBe(true);
   });
 
   it("waits four times its last step while a live request is in flight or just answered, at most a second", async () => {
-    const answered = liveRequest();
+    const answered = await steadyLoad();
     let t = performance.now();
     await yieldToLive(50);
     expect(performance.now() - t).toBeGreaterThanOrEqual(195);
@@ -37,7 +75,7 @@ describe("background work beside live requests", () => {
   });
 
   it("hands out the waits of the process's background work one after another, however many ask", async () => {
-    const answered = liveRequest();
+    const answered = await steadyLoad();
     const t = performance.now();
     const ended: number[] = [];
     // Four syncs at once, each after a step of 50 ms: 200, 400, 600 and 800 ms, not all at 200.
@@ -65,7 +103,7 @@ describe("background work beside live requests", () => {
     expect(performance.now() - q).toBeLessThan(1_300);
     // backgroundPace measures its own steps: the time since its last turn.
     await new Promise((r) => setTimeout(r, 1_050));
-    const again = liveRequest();
+    const again = await steadyLoad();
     const pace = backgroundPace();
     await new Promise((r) => setTimeout(r, 60));
     const p = performance.now();
@@ -76,9 +114,15 @@ describe("background work beside live requests", () => {
 
   it("waits as well for another instance's live requests, said within the last second", async () => {
     liveElsewhere();
+    const word = setInterval(liveElsewhere, 300);
     const t = performance.now();
-    await yieldToLive(50);
-    expect(performance.now() - t).toBeGreaterThanOrEqual(195);
+    try {
+      await yieldToLive(50);
+    } finally {
+      clearInterval(word);
+    }
+    // The word began a stretch: held its first second, then the share.
+    expect(performance.now() - t).toBeGreaterThanOrEqual(1_195);
     await new Promise((r) => setTimeout(r, 1_050));
     expect(await settles(yieldToLive(50), 150)).toBe(true);
   });

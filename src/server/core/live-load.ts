@@ -1,18 +1,21 @@
 /**
  * Live requests come before background work (docs/design.md 18). The HTTP server counts the
- * requests it answers; background work (a ledger sync between its steps, the price reads before
- * each read) asks for its turn with what its last step cost, and while live requests come it
- * waits RATIO times that long. The waits of all the process's background work follow one another
- * (each starts where the ones before it end, however many are handed out), so together it takes
- * at most about a 1/(RATIO+1) share of the process beside live requests, however many syncs run at
- * once; with none in the last second it goes on at once, and every wait handed out ends then too.
- * In a process without the server (tests, scripts) nothing is counted and nothing waits.
+ * requests it answers; background work (a ledger sync between its steps, the runner's looks, the
+ * price reads before each read) asks for its turn with what its last step cost. For the first
+ * LIVE_FIRST_SECONDS of a stretch of live requests (a page and the ones a person opens after it)
+ * it takes no turn at all; past that, a steady load, each waits RATIO times its step. The waits of
+ * all the process's background work follow one another (each starts where the ones before it end,
+ * however many are handed out), so together it takes at most about a 1/(RATIO+1) share of the
+ * process beside a steady load, however many syncs run at once; with no live request in the last
+ * second it goes on at once, and every wait handed out ends then too. In a process without the
+ * server (tests, scripts) nothing is counted and nothing waits.
  *
  * The instances of a deployment share their store (and often their machine), so a live request on
  * one makes every one's background wait: an instance answering live requests says so to the others
  * (jobs/broadcast.ts, at most every TELL_EVERY_MS), and each treats the word as a live request of its
  * own. Probes (health, readiness, metrics) are nobody waiting: they count nowhere.
  */
+import { env } from "./env";
 import { processState, type StatePart } from "./process-state";
 
 /** While live requests come, background work waits this many times what its last step took. */
@@ -34,6 +37,8 @@ type Live = {
   lastAt: number;
   /** The last word from another instance that it answers live requests. */
   elsewhereAt: number;
+  /** When the present stretch of live requests (here or elsewhere, none a second apart) began. */
+  since: number;
   /** When the waits already handed out end. */
   freeAt: number;
   /** When the others were last told, and how (null: no other instance to tell). */
@@ -43,7 +48,7 @@ type Live = {
 
 const LIVE: StatePart<Live> = {
   name: "live-load",
-  create: () => ({ inFlight: 0, lastAt: 0, elsewhereAt: 0, freeAt: 0, toldAt: 0, tell: null }),
+  create: () => ({ inFlight: 0, lastAt: 0, elsewhereAt: 0, since: 0, freeAt: 0, toldAt: 0, tell: null }),
 };
 
 /** Whether a request to `url` (path and query) is a probe's: it does not count as live. */
@@ -64,6 +69,7 @@ function seen(live: Live): void {
 /** A live request has come in; the function returned says it was answered (once). */
 export function liveRequest(): () => void {
   const live = processState().get(LIVE);
+  begins(live);
   live.inFlight++;
   seen(live);
   let ended = false;
@@ -82,7 +88,14 @@ export function tellLiveWith(tell: (() => void) | null): void {
 
 /** Another instance said it answers live requests: background work here waits as for its own. */
 export function liveElsewhere(): void {
-  processState().get(LIVE).elsewhereAt = Date.now();
+  const live = processState().get(LIVE);
+  begins(live);
+  live.elsewhereAt = Date.now();
+}
+
+/** A live request here or elsewhere: after a quiet moment, a new stretch of them begins now. */
+function begins(live: Live): void {
+  if (isQuiet(live)) live.since = Date.now();
 }
 
 /**
@@ -90,34 +103,40 @@ export function liveElsewhere(): void {
  * can wait (the purge of ended sessions) takes more than its least only then.
  */
 export function quiet(): boolean {
-  const live = processState().get(LIVE);
+  return isQuiet(processState().get(LIVE));
+}
+
+function isQuiet(live: Live): boolean {
   return live.inFlight === 0 && Date.now() - Math.max(live.lastAt, live.elsewhereAt) > RECENT_MS;
 }
 
 /**
  * Background work's turn after a step that took `stepMs`: once the I/O already waiting has been
  * handled, and while live requests come, after RATIO × `stepMs` (at most MAX_YIELD_MS) counted from
- * the end of the waits already handed out. With many tasks at once the waits grow with their
- * number, so the share holds; the moment live requests stop, every wait ends.
+ * the end of the waits already handed out, and not within the stretch's first LIVE_FIRST_SECONDS.
+ * With many tasks at once the waits grow with their number, so the share holds; the moment live
+ * requests stop, every wait ends.
  */
 export function yieldToLive(stepMs: number): Promise<void> {
   return takeTurn(stepMs, true);
 }
 
 /**
- * The turn after a step of `stepMs`: queued behind the waits already handed out (`queued`), or
- * counted from now. Ends early, for every waiter, once nobody is served any more.
+ * The turn after a step of `stepMs`: queued behind the waits already handed out and after the
+ * stretch's first LIVE_FIRST_SECONDS (`queued`), or counted from now. Ends early, for every
+ * waiter, once nobody is served any more.
  */
 async function takeTurn(stepMs: number, queued: boolean): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
-  if (quiet()) return;
   const live = processState().get(LIVE);
+  if (isQuiet(live)) return;
   const now = Date.now();
   const wait = Math.min(MAX_YIELD_MS, Math.max(0, stepMs) * RATIO);
-  const until = queued ? (live.freeAt = Math.max(now, live.freeAt) + wait) : now + wait;
+  const first = live.since + env().LIVE_FIRST_SECONDS * 1000;
+  const until = queued ? (live.freeAt = Math.max(now, live.freeAt, first) + wait) : now + wait;
   for (let left = until - now; left > 0; left = until - Date.now()) {
     await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, QUIET_LOOK_MS)).unref());
-    if (quiet()) {
+    if (isQuiet(live)) {
       live.freeAt = Date.now();
       return;
     }
@@ -127,8 +146,8 @@ async function takeTurn(stepMs: number, queued: boolean): Promise<void> {
 /**
  * A task's turns, each after the time since its last one (its step), as yieldToLive. A sync that
  * a person started (`own`: a sign-in, an added account, an action, a refresh) waits RATIO × its
- * step from its own turn, not behind the runner's queue: what it reads is what that person is
- * about to look at.
+ * step from its own turn, neither held for the stretch's first seconds nor behind the runner's
+ * queue: what it reads is what that person is about to look at.
  */
 export function backgroundPace(own = false): () => Promise<void> {
   let last = performance.now();

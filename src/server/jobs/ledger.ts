@@ -17,6 +17,7 @@ import { sessionStore, type StoredSession } from "../session/store";
 import { siteRegistry } from "../sites/registry";
 import { env } from "../core/env";
 import { leaveForLater } from "../core/left-over";
+import { yieldToLive } from "../core/live-load";
 import { logEvent } from "../core/log";
 import { processState, type StatePart } from "../core/process-state";
 import { releaseLeftLeases, runLeased } from "./leases";
@@ -75,6 +76,8 @@ const RUNNER: StatePart<{
   behind: boolean;
   /** A look is claiming and choosing now. */
   looking: boolean;
+  /** How long the last look took to claim and choose: its step, for its turn beside live requests. */
+  lookMs: number;
 }> = {
   name: "ledger-runner",
   create: () => ({
@@ -83,6 +86,7 @@ const RUNNER: StatePart<{
     perSite: new Map(),
     behind: false,
     looking: false,
+    lookMs: 0,
   }),
 };
 
@@ -169,6 +173,7 @@ export async function syncDueLedgers(
   // One look at a time takes places: the next counts what this one started.
   if (runner.looking) return 0;
   runner.looking = true;
+  const lookStarted = performance.now();
   let start: Started[];
   try {
     // The accounts this process syncs now stay held: no other instance takes them meanwhile.
@@ -195,6 +200,7 @@ export async function syncDueLedgers(
     runner.behind = taken.length === places && sentBack < taken.length / 2;
   } finally {
     runner.looking = false;
+    runner.lookMs = performance.now() - lookStarted;
   }
   const siteLimit = (siteId: number) => {
     let l = runner.perSite.get(siteId);
@@ -300,11 +306,17 @@ export async function lookWhileBehind(
 ): Promise<void> {
   const runner = processState().get(RUNNER);
   const until = Date.now() + tickMs - AGAIN_MS;
-  trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
+  // A look claims and chooses (a few queries per account): beside live requests it takes its turn
+  // as a sync's step does, after what the last one took.
+  const look = async () => {
+    await yieldToLive(runner.lookMs);
+    if (!signal.aborted) trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
+  };
+  await look();
   while (Date.now() < until && !signal.aborted) {
     await new Promise((resolve) => setTimeout(resolve, AGAIN_MS).unref());
     if (!runner.behind) return;
-    if (runner.inFlight.size <= QUEUED / 2) trackJobWork("ledger.syncs", syncDueLedgers(db, opts, Date.now(), signal));
+    if (runner.inFlight.size <= QUEUED / 2) await look();
   }
 }
 

@@ -6,7 +6,7 @@
  * ledger's syncs.
  */
 import { env } from "../core/env";
-import { backgroundPace } from "../core/live-load";
+import { backgroundPace, yieldToLive } from "../core/live-load";
 import { logEvent } from "../core/log";
 import { backgroundDb, type Db } from "../db/client";
 import { readSiteLists, refreshPrices } from "../prices/compare";
@@ -36,7 +36,9 @@ const HOLD_MS = 10 * 60_000;
  */
 export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: number; accounts: number }> {
   const e = env();
-  const deps = { db, timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE, background: true };
+  // Each answer is taken in on its turn beside live requests, as each read is sent on one.
+  const turn = () => yieldToLive(0);
+  const deps = { db, timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE, background: true, turn };
   const read = { sites: 0, accounts: 0 };
   const started = performance.now();
   const pace = backgroundPace();
@@ -92,7 +94,8 @@ export function startChargeCheckJob(): void {
 /** One pass, under the deployment's lease (false: another instance is running one). */
 export function verifyChargesLeased(db: Db): Promise<boolean> {
   return runLeased(db, "ledger.check", { leaseMs: 10 * 60_000 }, async () => {
-    const looked = await verifyCharges(db, listSource(db));
+    // Up to 50 batches of 2,000 entries a pass: each batch takes its turn beside live requests.
+    const looked = await verifyCharges(db, listSource(db), { turn: backgroundPace() });
     if (looked > 0) logEvent("ledger.checked", { entries: looked });
   });
 }

@@ -325,14 +325,26 @@ async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: P
 /**
  * Verifies what is new, at most `maxBatches` batches: first the second verdict of sites whose list
  * has been read since their entries were checked, then the entries after the pass's cursor.
- * Returns how many entries were looked at.
+ * `turn` is awaited before each batch (background work's turn beside live requests). Returns how
+ * many entries were looked at.
  */
-export async function verifyCharges(db: Db, lists: ListSource, maxBatches = 50): Promise<number> {
+export async function verifyCharges(
+  db: Db,
+  lists: ListSource,
+  { maxBatches = 50, turn }: { maxBatches?: number; turn?: () => Promise<void> } = {},
+): Promise<number> {
   let looked = 0;
   let batches = 0;
   let progress = await progressOf(db);
-  const read = (where: object) =>
-    db.ledgerEntry.findMany({ where, orderBy: { id: "asc" }, take: BATCH, select: entrySelect }) as Promise<Row[]>;
+  const read = async (where: object) => {
+    await turn?.();
+    return (await db.ledgerEntry.findMany({
+      where,
+      orderBy: { id: "asc" },
+      take: BATCH,
+      select: entrySelect,
+    })) as Row[];
+  };
   // The sites waiting for their list: the ones read by now get their second verdict.
   const waiting = Object.keys(progress.pending).map(Number);
   const readNow = waiting.length ? await lists.sites(waiting) : new Map<number, SiteList>();

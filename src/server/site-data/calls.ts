@@ -67,6 +67,12 @@ export type SiteDataDeps = {
   refresh?: boolean;
   /** Work nobody waits for (the ledger's sync): live views go first (gate.ts). */
   background?: boolean;
+  /**
+   * Background work's turn beside live requests (core/live-load.ts), taken after each answer and
+   * before it is taken in (parsed, stored): a call whose budget slot came while people are served
+   * leaves its work for after them.
+   */
+  turn?: () => Promise<void>;
   /** Live calls one account may send its site per minute (default ACCOUNT_READS_PER_MINUTE). */
   accountPerMinute?: number;
 };
@@ -142,6 +148,7 @@ async function exchange(
       sent = true;
       return callSite(call);
     });
+    await deps.turn?.();
     if (answer.status === 429) throw new SiteDataError(BUSY.site(pauseSite(site.id, answer.retryAfter)), "busy");
     if (answer.status === 404 && missingOk) return null;
     if (answer.status === 401) throw await refusal(ctx, request);
