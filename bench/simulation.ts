@@ -48,6 +48,10 @@ export type SimulationFigures = {
   /** `me` p99, each minute, on an instance with no ledger runner while both runners work. */
   controlP99: number[];
   busyP99: number[];
+  /** `me` answered a second: idle, and each minute on A and on the control. */
+  idleRps: number[];
+  busyRps: number[];
+  controlRps: number[];
   /** Each process's CPU over each minute, % of one core. */
   cpu: Array<{ minute: number; a: number; b: number; control: number; sites: number; postgres: number }>;
   /** The same over the seconds `me` was asked of A each minute: what the others leave it. */
@@ -218,7 +222,12 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     const auth = { authorization: `Bearer ${person.token}` };
     await load(me(idle), auth);
     const idleP99: number[] = [];
-    for (let i = 0; i < 3; i++) idleP99.push((await load(me(idle), auth)).p99);
+    const idleRps: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const run = await load(me(idle), auth);
+      idleP99.push(run.p99);
+      idleRps.push(run.rps);
+    }
 
     // Two instances with the runner; the one of the idle rounds stays, with no ledger runner, as
     // the control: its `me` in the same minutes is what the machine (the other processes on its
@@ -233,6 +242,8 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     const cpu: SimulationFigures["cpu"] = [];
     const busyP99: number[] = [];
     const controlP99: number[] = [];
+    const busyRps: number[] = [];
+    const controlRps: number[] = [];
     const cpuWhileAsked: SimulationFigures["cpuWhileAsked"] = [];
     const seconds = () => ({
       a: cpuSeconds([a.pid]),
@@ -265,9 +276,13 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     };
     for (let minute = 1; minute <= MINUTES; minute++) {
       const asked = seconds();
-      busyP99.push((await load(me(a), auth)).p99);
+      const busy = await load(me(a), auth);
+      busyP99.push(busy.p99);
+      busyRps.push(busy.rps);
       cpuWhileAsked.push(shares(asked, seconds(), minute));
-      controlP99.push((await load(me(idle), auth)).p99);
+      const control = await load(me(idle), auth);
+      controlP99.push(control.p99);
+      controlRps.push(control.rps);
       await new Promise((r) => setTimeout(r, Math.max(0, t + minute * 60_000 - Date.now())));
       const now = await synced(store);
       syncedPerMinute.push(now - before);
@@ -284,7 +299,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       rss.push({ minute, a: rssMb(a.pid), b: rssMb(b.pid) });
       live.push({ minute, a: await liveHeapMb(a), b: await liveHeapMb(b) });
       console.error(
-        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${listsPerMinute.at(-1)} lists (${listsBehind.at(-1)} due) and ${sidesPerMinute.at(-1)} sides (${sidesBehind.at(-1)} due) read, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms, CPU % ${JSON.stringify(cpu.at(-1))}, while A is asked ${JSON.stringify(cpuWhileAsked.at(-1))}`,
+        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${listsPerMinute.at(-1)} lists (${listsBehind.at(-1)} due) and ${sidesPerMinute.at(-1)} sides (${sidesBehind.at(-1)} due) read, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} ms (${busyRps.at(-1)} / ${controlRps.at(-1)} a second), CPU % ${JSON.stringify(cpu.at(-1))}, while A is asked ${JSON.stringify(cpuWhileAsked.at(-1))}`,
       );
     }
     const { busiest, sitesAsked } = await gen.report();
@@ -304,6 +319,9 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       idleP99,
       controlP99,
       busyP99,
+      idleRps,
+      busyRps,
+      controlRps,
       cpu,
       cpuWhileAsked,
       busiest,
@@ -351,6 +369,7 @@ export function simulationLines(r: SimulationFigures): string[] {
     `| heap left in use by a full collection, each instance: minute ${firstLive?.minute} → last | flat | ${ok(!!firstLive && !!lastLive && lastLive.a - firstLive.a < 15 && lastLive.b - firstLive.b < 15)} ${firstLive?.a} → ${lastLive?.a} MB, ${firstLive?.b} → ${lastLive?.b} MB (minute by minute: ${r.live.map((l) => `${l.a}/${l.b}`).join(" ")}) |`,
     `| \`me\` p99 while they work ÷ the store with no runner | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${median(r.busyP99)} / ${median(r.idleP99)} ms) |`,
     `| \`me\` p99 while they work ÷ the same minutes on an instance with no ledger runner | ≤ 1.2 | ${ok(own <= 1.2)} ${own.toFixed(2)} (${median(r.busyP99)} / ${median(r.controlP99)} ms) |`,
+    `| \`me\` answered a second on A while they work ÷ the store with no runner (the thread's share left to it) | report | ${(median(r.busyRps) / Math.max(1, median(r.idleRps))).toFixed(2)} (${Math.round(median(r.busyRps))} / ${Math.round(median(r.idleRps))}; the control in the same minutes: ${Math.round(median(r.controlRps))}) |`,
     `| CPU, % of one core (median minute after the first two): A, B, no-runner instance, sites, PostgreSQL | report | ${cpuOf("a")}, ${cpuOf("b")}, ${cpuOf("control")}, ${cpuOf("sites")}, ${cpuOf("postgres")} |`,
     `| the same over the seconds \`me\` is asked of A | report | ${(["a", "b", "control", "sites", "postgres"] as const).map((k) => cpuOf(k, r.cpuWhileAsked)).join(", ")} |`,
     `| busiest 60 s at any site (budget ${BUDGET}) | ≤ ${BUDGET} | ${ok(r.busiest <= BUDGET)} ${r.busiest} (${r.sitesAsked.toLocaleString("en-US")} sites asked) |`,
