@@ -8,7 +8,8 @@
  * how long one round of every account takes at that pace, each instance's RSS over the run, the
  * p99 of `me` while they work against the same store before any runner and, in the same minutes,
  * on a third instance with no ledger runner (the machine's share told apart from the instance's
- * own syncs), each process's share of the CPU, and every site's busiest 60 s against its budget.
+ * own syncs), how many `me` each answers a second, each process's share of the CPU, and every
+ * site's busiest 60 s against its budget.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
