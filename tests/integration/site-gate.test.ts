@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { SiteBusy, gatesKept, nextSlot, pauseSite, throughGate } from "../../src/server/gateway/gate";
+import { SiteBusy, gatesKept, nextSlot, pauseSite, throughGate, useSharedBudget } from "../../src/server/gateway/gate";
+import { liveRequest } from "../../src/server/core/live-load";
+import { postgresBudget } from "../../src/server/db/site-budget";
 import { metrics } from "../../src/server/core/metrics";
 import { freshProcessState } from "../../src/server/core/process-state";
 import { siteRegistry } from "../../src/server/sites/registry";
@@ -133,6 +135,30 @@ describe("the site's budget", () => {
     await expect(throughGate(991, { perMinute: 100, background: true }, () => Promise.resolve("went"))).resolves.toBe(
       "went",
     );
+  });
+
+  it("holds a background call that yields while people begin to be served, not a person's own; it goes after them", async () => {
+    // On PostgreSQL through the deployment's shared budget, on SQLite in this process.
+    const shared = process.env.TEST_STORE === "postgres";
+    if (shared) await useSharedBudget(postgresBudget(store.db));
+    const sent: string[] = [];
+    const answered = liveRequest();
+    try {
+      const runner = throughGate(992, { perMinute: 100, background: true, yields: true }, () =>
+        Promise.resolve(sent.push("runner")),
+      );
+      const own = throughGate(992, { perMinute: 100, background: true }, () => Promise.resolve(sent.push("own")));
+      await own;
+      await new Promise((r) => setTimeout(r, 600));
+      expect(sent).toEqual(["own"]);
+      answered();
+      // Nobody served a second later: the held call goes.
+      await runner;
+      expect(sent).toEqual(["own", "runner"]);
+    } finally {
+      answered();
+      if (shared) await useSharedBudget(null);
+    }
   });
 
   it("shares one call among identical requests in flight", async () => {

@@ -111,6 +111,18 @@ function isQuiet(live: Live): boolean {
 }
 
 /**
+ * How much longer background work that yields is held, ms: the rest of the present stretch's first
+ * LIVE_FIRST_SECONDS while live requests come; 0 when it may go. The sites' gates ask it before
+ * letting such a call go (gateway/gate.ts), so a budget slot that comes while people are served
+ * sends nothing.
+ */
+export function heldFor(): number {
+  const live = processState().get(LIVE);
+  if (isQuiet(live)) return 0;
+  return Math.max(0, live.since + env().LIVE_FIRST_SECONDS * 1000 - Date.now());
+}
+
+/**
  * Background work's turn after a step that took `stepMs`: once the I/O already waiting has been
  * handled, and while live requests come, after RATIO × `stepMs` (at most MAX_YIELD_MS) counted from
  * the end of the waits already handed out, and not within the stretch's first LIVE_FIRST_SECONDS.

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { brand } from "../core/errors";
+import { heldFor } from "../core/live-load";
 import { metrics, siteLabel } from "../core/metrics";
 import { processState, type StatePart } from "../core/process-state";
 import type { SharedBudget, SharedTake } from "../core/shared-budget";
@@ -38,6 +39,8 @@ const MAX_PROJECTED = 1_000;
 const DEFAULT_BACKOFF_MS = 10_000;
 /** A call's place in flight in the shared store lapses after this (its instance died mid-call). */
 const SHARED_BUSY_MS = 120_000;
+/** While background calls that yield are held, the line looks again this often (the stretch may end sooner). */
+const HELD_LOOK_MS = 250;
 
 const SITE_BUSY = brand("SiteBusy");
 
@@ -66,6 +69,8 @@ export type Budget = {
   perMinute: number;
   maxWaitMs?: number;
   background?: boolean;
+  /** Background work that yields to live requests: not let go in a stretch's first seconds of them. */
+  yields?: boolean;
   signIn?: boolean;
   account?: string;
 };
@@ -238,6 +243,7 @@ async function pumpOnce(state: SiteState, siteId: number): Promise<void> {
       remove(state, w);
     } else wake = Math.min(wake, w.deadline);
   }
+  wake = Math.min(wake, heldWake(state, now));
   if (wake !== Infinity && waiters(state).length > 0) {
     state.timer = setTimeout(() => pump(state, siteId), Math.max(0, wake - now));
     state.timer.unref();
@@ -290,10 +296,18 @@ function dispatch(state: SiteState): void {
       remove(state, w);
     } else wake = Math.min(wake, w.deadline);
   }
+  wake = Math.min(wake, heldWake(state, now));
   if (wake !== Infinity) {
     state.timer = setTimeout(() => dispatch(state), Math.max(0, wake - now));
     state.timer.unref();
   }
+}
+
+/** When the line looks again for background calls held while people are served (Infinity: none is). */
+function heldWake(state: SiteState, now: number): number {
+  if (!state.background.some((w) => w.yields)) return Infinity;
+  const held = heldFor();
+  return held > 0 ? now + Math.min(held, HELD_LOOK_MS) : Infinity;
 }
 
 /**
@@ -336,6 +350,7 @@ export async function throughGate<T>(siteId: number, budget: Budget, call: () =>
     perMinute: budget.perMinute,
     deadline,
     background,
+    yields: background && budget.yields === true,
     go: () => undefined,
     fail: () => undefined,
   };

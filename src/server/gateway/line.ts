@@ -2,6 +2,7 @@
  * A site's line in this process (gateway/gate.ts): the calls waiting for their turn, sign-ins
  * first, then the accounts in turn, background work last, and what the site has in flight.
  */
+import { heldFor } from "../core/live-load";
 
 /** A call waiting for its turn: an in-flight place and a slot of the budget, both free now. */
 export type Waiter = {
@@ -12,6 +13,8 @@ export type Waiter = {
   /** Past it, a call still waiting for a slot is refused (background work: for anything). */
   deadline: number;
   background: boolean;
+  /** Background work that yields to live requests: held in a stretch's first seconds (core/live-load.ts). */
+  yields: boolean;
   go: () => void;
   fail: (error: Error) => void;
   /** The call's name in the shared store (its place in flight), once it goes. */
@@ -45,7 +48,12 @@ export function head(state: SiteState): Waiter | undefined {
   const first = state.live.values().next();
   if (!first.done) return first.value[0];
   // Background work only while nobody else waits and none of it is under way.
-  return state.backgroundRunning === 0 ? state.background[0] : undefined;
+  return state.backgroundRunning === 0 ? backgroundHead(state) : undefined;
+}
+
+/** The first background call that may go: while people are served, none that yields to them. */
+function backgroundHead(state: SiteState): Waiter | undefined {
+  return heldFor() > 0 ? state.background.find((w) => !w.yields) : state.background[0];
 }
 
 /** Takes the head from its line; a live account goes to the back of the turn. */
@@ -59,7 +67,8 @@ export function take(state: SiteState): void {
     if (queue.length > 0) state.live.set(account, queue);
     return;
   }
-  state.background.shift();
+  const next = backgroundHead(state);
+  if (next) state.background.splice(state.background.indexOf(next), 1);
 }
 
 export function waiters(state: SiteState): Waiter[] {

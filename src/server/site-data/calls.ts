@@ -143,7 +143,8 @@ async function exchange(
   let data: unknown;
   try {
     // The operator may have set this site's own budget (docs/design.md 15).
-    const budget = { ...deps, perMinute, account: accountKey(account) };
+    // Work that takes its turns beside live requests is not let go while they begin either.
+    const budget = { ...deps, perMinute, account: accountKey(account), yields: deps.turn !== undefined };
     const answer = await throughGate(site.id, budget, () => {
       sent = true;
       return callSite(call);
