@@ -134,6 +134,14 @@ export function yieldToLive(stepMs: number): Promise<void> {
 }
 
 /**
+ * The turn of an answer come back to background work, before it is taken in (parsed, stored):
+ * nothing in a stretch's first seconds, and behind the waits already handed out, adding none.
+ */
+export function answerTurn(): Promise<void> {
+  return takeTurn(0, true);
+}
+
+/**
  * The turn after a step of `stepMs`: queued behind the waits already handed out and after the
  * stretch's first LIVE_FIRST_SECONDS (`queued`), or counted from now. Ends early, for every
  * waiter, once nobody is served any more.

@@ -6,7 +6,7 @@
  * ledger's syncs.
  */
 import { env } from "../core/env";
-import { backgroundPace, yieldToLive } from "../core/live-load";
+import { answerTurn, backgroundPace } from "../core/live-load";
 import { logEvent } from "../core/log";
 import { backgroundDb, type Db } from "../db/client";
 import { readSiteLists, refreshPrices } from "../prices/compare";
@@ -37,8 +37,13 @@ const HOLD_MS = 10 * 60_000;
 export async function readDuePrices(db: Db, now = new Date()): Promise<{ sites: number; accounts: number }> {
   const e = env();
   // Each answer is taken in on its turn beside live requests, as each read is sent on one.
-  const turn = () => yieldToLive(0);
-  const deps = { db, timeoutMs: e.SITE_TIMEOUT_MS, perMinute: e.SITE_REQUESTS_PER_MINUTE, background: true, turn };
+  const deps = {
+    db,
+    timeoutMs: e.SITE_TIMEOUT_MS,
+    perMinute: e.SITE_REQUESTS_PER_MINUTE,
+    background: true,
+    turn: answerTurn,
+  };
   const read = { sites: 0, accounts: 0 };
   const started = performance.now();
   const pace = backgroundPace();

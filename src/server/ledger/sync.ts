@@ -13,7 +13,7 @@
  * renewed while the sync runs and checked in every commit; a holder that dies loses it when it
  * expires, and a process that stops ends its syncs at the next slice and lets go of their leases.
  */
-import { backgroundPace, yieldToLive } from "../core/live-load";
+import { answerTurn, backgroundPace } from "../core/live-load";
 import { noteCommit } from "../db/store-writes";
 import { randomUUID } from "node:crypto";
 import { env } from "../core/env";
@@ -291,7 +291,7 @@ export async function syncLedger(
   heartbeat.unref();
   try {
     // The runner's calls take in their answers on their turn too (a person's own sync is not held).
-    const turn = opts.byPerson === true ? undefined : () => yieldToLive(0);
+    const turn = opts.byPerson === true ? undefined : answerTurn;
     const reader = await ledgerReader(account, { ...deps, background: true, turn });
     const now = opts.now ?? Math.floor(Date.now() / 1000);
     const balance = await reader.balance();
