@@ -48,6 +48,7 @@ export default defineConfig({
                   "tests/integration/ledger.test.ts",
                   "tests/integration/usage-analytics.test.ts",
                   "tests/integration/charge-verdicts.test.ts",
+                  "tests/integration/charge-pass.test.ts",
                   "tests/integration/income.test.ts",
                   "tests/integration/plans.test.ts",
                   "tests/integration/trends.test.ts",

@@ -99,7 +99,7 @@ export function startChargeCheckJob(): void {
 /** One pass, under the deployment's lease (false: another instance is running one). */
 export function verifyChargesLeased(db: Db): Promise<boolean> {
   return runLeased(db, "ledger.check", { leaseMs: 10 * 60_000 }, async () => {
-    // Up to 50 batches of 2,000 entries a pass: each batch takes its turn beside live requests.
+    // Up to 200 batches of 500 entries a pass: each batch takes its turns beside live requests.
     const looked = await verifyCharges(db, listSource(db), { turn: backgroundPace() });
     if (looked > 0) logEvent("ledger.checked", { entries: looked });
   });

@@ -38,7 +38,10 @@ export type ListSource = {
   groups(owners: Owner[]): Promise<Map<string, string>>;
 };
 
-const BATCH = 2000;
+/** Entries verified in one step (a read, its verdicts, one transaction): tens of milliseconds. */
+const BATCH = 500;
+/** The most ids a batch looks through (see verifyCharges). */
+const MAX_STRETCH = 64 * BATCH;
 
 type Progress = { after: number; horizon: number; pending: Record<string, { from: number; to: number }> };
 
@@ -325,25 +328,38 @@ async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: P
 /**
  * Verifies what is new, at most `maxBatches` batches: first the second verdict of sites whose list
  * has been read since their entries were checked, then the entries after the pass's cursor.
- * `turn` is awaited before each batch (background work's turn beside live requests). Returns how
- * many entries were looked at.
+ * `turn` is awaited before each batch's read and before its transaction (background work's turns
+ * beside live requests). Returns how many entries were looked at.
  */
 export async function verifyCharges(
   db: Db,
   lists: ListSource,
-  { maxBatches = 50, turn }: { maxBatches?: number; turn?: () => Promise<void> } = {},
+  { maxBatches = 200, turn }: { maxBatches?: number; turn?: () => Promise<void> } = {},
 ): Promise<number> {
   let looked = 0;
   let batches = 0;
   let progress = await progressOf(db);
-  const read = async (where: object) => {
-    await turn?.();
-    return (await db.ledgerEntry.findMany({
-      where,
-      orderBy: { id: "asc" },
-      take: BATCH,
-      select: entrySelect,
-    })) as Row[];
+  // A batch reads the entries of a bounded stretch of ids. Asked for the first BATCH of all the ids
+  // left, PostgreSQL (its estimates behind a table that grows) read every one of them and sorted
+  // them: a batch cost more the more the pass had left. A stretch that held fewer than a batch
+  // (ids taken by other types, other sites, entries a site sent twice) makes the next one twice
+  // as long, up to MAX_STRETCH.
+  const reader = (where: object, to: number) => {
+    let stretch = BATCH;
+    return async (from: number) => {
+      await turn?.();
+      const until = Math.min(to, from + stretch - 1);
+      const rows = (await db.ledgerEntry.findMany({
+        where: { ...where, id: { gte: from, lte: until } },
+        orderBy: { id: "asc" },
+        take: BATCH,
+        select: entrySelect,
+      })) as Row[];
+      const last = rows[rows.length - 1];
+      if (rows.length < BATCH) stretch = Math.min(2 * stretch, MAX_STRETCH);
+      // The batch ends after its last entry, or with its stretch when that held fewer.
+      return { rows, upTo: rows.length === BATCH && last ? last.id : until };
+    };
   };
   // The sites waiting for their list: the ones read by now get their second verdict.
   const waiting = Object.keys(progress.pending).map(Number);
@@ -351,28 +367,36 @@ export async function verifyCharges(
   for (const siteId of readNow.keys()) {
     const key = String(siteId);
     let range = progress.pending[key];
-    while (range && batches < maxBatches) {
-      const rows = await read({ siteId, type: "consume", id: { gte: range.from, lte: range.to } });
+    const read = range && reader({ siteId, type: "consume" }, range.to);
+    while (range && read && batches < maxBatches) {
+      const { rows, upTo } = await read(range.from);
       batches++;
       looked += rows.length;
-      const last = rows[rows.length - 1];
       const pending = { ...progress.pending };
-      if (!last || rows.length < BATCH) delete pending[key];
-      else pending[key] = { from: last.id + 1, to: range.to };
+      if (upTo >= range.to) delete pending[key];
+      else pending[key] = { from: upTo + 1, to: range.to };
       progress = { ...progress, pending };
-      await save(db, await verdicts(db, rows, lists, true), progress, true);
+      const v = await verdicts(db, rows, lists, true);
+      await turn?.();
+      await save(db, v, progress, true);
       range = pending[key];
     }
   }
   // New entries up to the horizon, then the horizon moves to where the table ends now.
   const end = (await db.ledgerEntry.aggregate({ _max: { id: true } }))._max.id ?? 0;
-  const upTo = driverOf(db).kind === "postgres" ? progress.horizon : end;
-  while (batches < maxBatches && progress.after < upTo) {
-    const rows = await read({ id: { gt: progress.after, lte: upTo }, type: "consume", siteId: { gt: 0 } });
+  const horizon = driverOf(db).kind === "postgres" ? progress.horizon : end;
+  const read = reader({ type: "consume", siteId: { gt: 0 } }, horizon);
+  let unsaved = false;
+  while (batches < maxBatches && progress.after < horizon) {
+    const { rows, upTo: after } = await read(progress.after + 1);
     batches++;
     looked += rows.length;
-    const last = rows[rows.length - 1];
-    const after = rows.length < BATCH || !last ? upTo : last.id;
+    if (rows.length === 0) {
+      // Nothing to verify in the stretch: the cursor moves on, kept with the next batch or at the end.
+      progress = { ...progress, after };
+      unsaved = true;
+      continue;
+    }
     const v = await verdicts(db, rows, lists, false);
     const pending = { ...progress.pending };
     for (const siteId of v.waiting) {
@@ -381,9 +405,11 @@ export async function verifyCharges(
       pending[String(siteId)] = { from: had ? Math.min(had.from, first) : first, to: after };
     }
     progress = { ...progress, after, pending };
+    await turn?.();
     await save(db, v, progress, false);
+    unsaved = false;
   }
-  if (progress.horizon !== end) {
+  if (progress.horizon !== end || unsaved) {
     progress = { ...progress, horizon: end };
     await keep(db, progress);
   }
