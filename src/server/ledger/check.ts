@@ -328,8 +328,8 @@ async function save(db: Db, v: Awaited<ReturnType<typeof verdicts>>, progress: P
 /**
  * Verifies what is new, at most `maxBatches` batches: first the second verdict of sites whose list
  * has been read since their entries were checked, then the entries after the pass's cursor.
- * `turn` is awaited before each batch's read and before its transaction (background work's turns
- * beside live requests). Returns how many entries were looked at.
+ * `turn` is awaited before each batch's read, after it and before its transaction (background
+ * work's turns beside live requests). Returns how many entries were looked at.
  */
 export async function verifyCharges(
   db: Db,
@@ -339,13 +339,14 @@ export async function verifyCharges(
   let looked = 0;
   let batches = 0;
   let progress = await progressOf(db);
-  // A batch reads the entries of a bounded stretch of ids. Asked for the first BATCH of all the ids
+  // A batch of new entries reads a bounded stretch of ids. Asked for the first BATCH of all the ids
   // left, PostgreSQL (its estimates behind a table that grows) read every one of them and sorted
   // them: a batch cost more the more the pass had left. A stretch that held fewer than a batch
-  // (ids taken by other types, other sites, entries a site sent twice) makes the next one twice
-  // as long, up to MAX_STRETCH.
-  const reader = (where: object, to: number) => {
-    let stretch = BATCH;
+  // (ids taken by other types, entries a site sent twice) makes the next one twice as long, up to
+  // MAX_STRETCH. A site's waiting entries are read by its site (an index leads with it), however
+  // far apart their ids lie among other sites'.
+  const reader = (where: object, to: number, stretched: boolean) => {
+    let stretch = stretched ? BATCH : Infinity;
     return async (from: number) => {
       await turn?.();
       const until = Math.min(to, from + stretch - 1);
@@ -356,8 +357,10 @@ export async function verifyCharges(
         select: entrySelect,
       })) as Row[];
       const last = rows[rows.length - 1];
-      if (rows.length < BATCH) stretch = Math.min(2 * stretch, MAX_STRETCH);
-      // The batch ends after its last entry, or with its stretch when that held fewer.
+      if (rows.length < BATCH && stretched) stretch = Math.min(2 * stretch, MAX_STRETCH);
+      // The batch ends after its last entry, or with its stretch when that held fewer. What it read
+      // is taken in on its turn.
+      await turn?.();
       return { rows, upTo: rows.length === BATCH && last ? last.id : until };
     };
   };
@@ -367,7 +370,7 @@ export async function verifyCharges(
   for (const siteId of readNow.keys()) {
     const key = String(siteId);
     let range = progress.pending[key];
-    const read = range && reader({ siteId, type: "consume" }, range.to);
+    const read = range && reader({ siteId, type: "consume" }, range.to, false);
     while (range && read && batches < maxBatches) {
       const { rows, upTo } = await read(range.from);
       batches++;
@@ -385,7 +388,7 @@ export async function verifyCharges(
   // New entries up to the horizon, then the horizon moves to where the table ends now.
   const end = (await db.ledgerEntry.aggregate({ _max: { id: true } }))._max.id ?? 0;
   const horizon = driverOf(db).kind === "postgres" ? progress.horizon : end;
-  const read = reader({ type: "consume", siteId: { gt: 0 } }, horizon);
+  const read = reader({ type: "consume", siteId: { gt: 0 } }, horizon, true);
   let unsaved = false;
   while (batches < maxBatches && progress.after < horizon) {
     const { rows, upTo: after } = await read(progress.after + 1);
@@ -419,10 +422,13 @@ export async function verifyCharges(
 /** Whether entries stored since the pass last ran wait for their verdicts. */
 export async function progressBehind(db: Db): Promise<boolean> {
   const { after } = await progressOf(db);
-  const next = await db.ledgerEntry.findFirst({
-    where: { id: { gt: after }, type: "consume", siteId: { gt: 0 } },
-    orderBy: { id: "asc" },
-    select: { id: true },
-  });
-  return next !== null;
+  const waiting = (to?: number) =>
+    db.ledgerEntry.findFirst({
+      where: { id: { gt: after, ...(to === undefined ? {} : { lte: to }) }, type: "consume", siteId: { gt: 0 } },
+      orderBy: { id: "asc" },
+      select: { id: true },
+    });
+  // The stretch after the cursor first: asked of every id left, PostgreSQL may read them all (see
+  // verifyCharges), and a page asks this while the pass is far behind.
+  return (await waiting(after + MAX_STRETCH)) !== null || (await waiting()) !== null;
 }
