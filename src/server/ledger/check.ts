@@ -343,7 +343,7 @@ export async function verifyCharges(
   // left, PostgreSQL (its estimates behind a table that grows) read every one of them and sorted
   // them: a batch cost more the more the pass had left. A stretch that held fewer than a batch
   // (ids taken by other types, entries a site sent twice) makes the next one twice as long, up to
-  // MAX_STRETCH. A site's waiting entries are read by its site (an index leads with it), however
+  // MAX_STRETCH; a full one, half as long, down to a batch. A site's waiting entries are read by its site (an index leads with it), however
   // far apart their ids lie among other sites'.
   const reader = (where: object, to: number, stretched: boolean) => {
     let stretch = stretched ? BATCH : Infinity;
@@ -357,7 +357,7 @@ export async function verifyCharges(
         select: entrySelect,
       })) as Row[];
       const last = rows[rows.length - 1];
-      if (rows.length < BATCH && stretched) stretch = Math.min(2 * stretch, MAX_STRETCH);
+      if (stretched) stretch = rows.length < BATCH ? Math.min(2 * stretch, MAX_STRETCH) : Math.max(BATCH, stretch / 2);
       // The batch ends after its last entry, or with its stretch when that held fewer. What it read
       // is taken in on its turn.
       await turn?.();
