@@ -226,7 +226,7 @@ async function pumpOnce(state: SiteState, siteId: number): Promise<void> {
     }
     // While the store was asked, the call may have left the line (its wait ran out: its place in
     // flight is given back, its slot stays counted) or another come before it (a sign-in).
-    if (head(state) === next) take(state);
+    if (head(state) === next) take(state, next);
     else if (waiters(state).includes(next)) remove(state, next);
     else {
       void backend.done(siteId, token).catch(() => undefined);
@@ -284,7 +284,7 @@ function dispatch(state: SiteState): void {
       wake = at;
       break;
     }
-    take(state);
+    take(state, next);
     send(state, next, now);
   }
   // Whoever could not get a slot within its wait is told now (waiting for a place in flight is

@@ -56,19 +56,25 @@ function backgroundHead(state: SiteState): Waiter | undefined {
   return heldFor() > 0 ? state.background.find((w) => !w.yields) : state.background[0];
 }
 
-/** Takes the head from its line; a live account goes to the back of the turn. */
-export function take(state: SiteState): void {
-  if (state.signIns.shift()) return;
+/**
+ * Takes `w`, the head head() gave, from its line; a live account goes to the back of the turn. The
+ * waiter is named, not found again: whether background calls are held may have changed since.
+ */
+export function take(state: SiteState, w: Waiter): void {
+  if (state.signIns[0] === w) {
+    state.signIns.shift();
+    return;
+  }
   const first = state.live.entries().next();
-  if (!first.done) {
+  if (!first.done && first.value[1][0] === w) {
     const [account, queue] = first.value;
     queue.shift();
     state.live.delete(account);
     if (queue.length > 0) state.live.set(account, queue);
     return;
   }
-  const next = backgroundHead(state);
-  if (next) state.background.splice(state.background.indexOf(next), 1);
+  const at = state.background.indexOf(w);
+  if (at >= 0) state.background.splice(at, 1);
 }
 
 export function waiters(state: SiteState): Waiter[] {
