@@ -343,8 +343,8 @@ export async function verifyCharges(
   // left, PostgreSQL (its estimates behind a table that grows) read every one of them and sorted
   // them: a batch cost more the more the pass had left. A stretch that held fewer than a batch
   // (ids taken by other types, entries a site sent twice) makes the next one twice as long, up to
-  // MAX_STRETCH; a full one, half as long, down to a batch. A site's waiting entries are read by its site (an index leads with it), however
-  // far apart their ids lie among other sites'.
+  // MAX_STRETCH; a full one, half as long, down to a batch. A site's waiting entries are read by
+  // its site (an index leads with it), however far apart their ids lie among other sites'.
   const reader = (where: object, to: number, stretched: boolean) => {
     let stretch = stretched ? BATCH : Infinity;
     return async (from: number) => {
