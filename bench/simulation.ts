@@ -16,7 +16,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { load, median, rssMb, withPostgres } from "./common";
+import { load, median, rssMb, withPostgres, type Run } from "./common";
 import { tempPostgres, type TempDb } from "../tests/support/db";
 import { signInOverHttp } from "../tests/support/http";
 import { startApp, type RunningApp } from "../tests/support/server";
@@ -46,18 +46,14 @@ export type SimulationFigures = {
   rss: Array<{ minute: number; a: number; b: number }>;
   /** What each instance's last full garbage collection left in use, MB (its /api/ready). */
   live: Array<{ minute: number; a: number; b: number }>;
-  /** `me` p99 on the store with no runner, three rounds before the runners start. */
-  idleP99: number[];
-  /** `me` p99 idle each minute: the no-runner instance with both runners stopped (SIGSTOP) meanwhile. */
-  stillP99: number[];
-  /** `me` p99, each minute, on an instance with no ledger runner while both runners work. */
-  controlP99: number[];
-  busyP99: number[];
-  /** `me` answered a second: idle, and each minute on A, on the control and idle in the minute. */
-  idleRps: number[];
-  stillRps: number[];
-  busyRps: number[];
-  controlRps: number[];
+  /** `me` (p99, answered a second) on the store with no runner, three rounds before the runners start. */
+  idle: Run[];
+  /** `me` idle each minute: the no-runner instance with both runners stopped (SIGSTOP) meanwhile. */
+  still: Run[];
+  /** `me`, each minute, on an instance with no ledger runner while both runners work. */
+  control: Run[];
+  /** `me`, each minute, on instance A while both runners work. */
+  busy: Run[];
   /** Each process's CPU over each minute, % of one core. */
   cpu: Array<{ minute: number; a: number; b: number; control: number; sites: number; postgres: number }>;
   /** The same over the seconds `me` was asked of A each minute: what the others leave it. */
@@ -227,13 +223,8 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     const me = (app: RunningApp) => `${app.url}/api/auth/me`;
     const auth = { authorization: `Bearer ${person.token}` };
     await load(me(idle), auth);
-    const idleP99: number[] = [];
-    const idleRps: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const run = await load(me(idle), auth);
-      idleP99.push(run.p99);
-      idleRps.push(run.rps);
-    }
+    const idleRuns: Run[] = [];
+    for (let i = 0; i < 3; i++) idleRuns.push(await load(me(idle), auth));
 
     // Two instances with the runner; the one of the idle rounds stays, with no ledger runner, as
     // the control: its `me` in the same minutes is what the machine (the other processes on its
@@ -246,12 +237,9 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     const rss: SimulationFigures["rss"] = [];
     const live: SimulationFigures["live"] = [];
     const cpu: SimulationFigures["cpu"] = [];
-    const busyP99: number[] = [];
-    const controlP99: number[] = [];
-    const busyRps: number[] = [];
-    const controlRps: number[] = [];
-    const stillP99: number[] = [];
-    const stillRps: number[] = [];
+    const busy: Run[] = [];
+    const control: Run[] = [];
+    const still: Run[] = [];
     const cpuWhileAsked: SimulationFigures["cpuWhileAsked"] = [];
     const seconds = () => ({
       a: cpuSeconds([a.pid]),
@@ -284,22 +272,16 @@ export async function benchSimulation(): Promise<SimulationFigures> {
     };
     for (let minute = 1; minute <= MINUTES; minute++) {
       const asked = seconds();
-      const busy = await load(me(a), auth);
-      busyP99.push(busy.p99);
-      busyRps.push(busy.rps);
+      busy.push(await load(me(a), auth));
       cpuWhileAsked.push(shares(asked, seconds(), minute));
-      const control = await load(me(idle), auth);
-      controlP99.push(control.p99);
-      controlRps.push(control.rps);
+      control.push(await load(me(idle), auth));
       // Idle in this minute: the same instance with the two runners stopped (SIGSTOP) for it, on
       // the machine and the store as they are now. Idle read once before the runners started
       // moved by half between runs (the machine's other tenants, the store's growth).
       for (const pid of [a.pid, b.pid]) process.kill(pid, "SIGSTOP");
       try {
         await new Promise((r) => setTimeout(r, 1000));
-        const still = await load(me(idle), auth);
-        stillP99.push(still.p99);
-        stillRps.push(still.rps);
+        still.push(await load(me(idle), auth));
       } finally {
         for (const pid of [a.pid, b.pid]) process.kill(pid, "SIGCONT");
       }
@@ -319,7 +301,7 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       rss.push({ minute, a: rssMb(a.pid), b: rssMb(b.pid) });
       live.push({ minute, a: await liveHeapMb(a), b: await liveHeapMb(b) });
       console.error(
-        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${listsPerMinute.at(-1)} lists (${listsBehind.at(-1)} due) and ${sidesPerMinute.at(-1)} sides (${sidesBehind.at(-1)} due) read, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busyP99.at(-1)} / control ${controlP99.at(-1)} / idle ${stillP99.at(-1)} ms (${busyRps.at(-1)} / ${controlRps.at(-1)} / ${stillRps.at(-1)} a second), CPU % ${JSON.stringify(cpu.at(-1))}, while A is asked ${JSON.stringify(cpuWhileAsked.at(-1))}`,
+        `[simulation] minute ${minute}: ${syncedPerMinute.at(-1)} synced, ${listsPerMinute.at(-1)} lists (${listsBehind.at(-1)} due) and ${sidesPerMinute.at(-1)} sides (${sidesBehind.at(-1)} due) read, RSS ${rssMb(a.pid)} / ${rssMb(b.pid)} MB, live heap ${live.at(-1)?.a} / ${live.at(-1)?.b} MB, me p99 ${busy.at(-1)?.p99} / control ${control.at(-1)?.p99} / idle ${still.at(-1)?.p99} ms (${busy.at(-1)?.rps} / ${control.at(-1)?.rps} / ${still.at(-1)?.rps} a second), CPU % ${JSON.stringify(cpu.at(-1))}, while A is asked ${JSON.stringify(cpuWhileAsked.at(-1))}`,
       );
     }
     const { busiest, sitesAsked } = await gen.report();
@@ -336,14 +318,10 @@ export async function benchSimulation(): Promise<SimulationFigures> {
       sidesBehind,
       rss,
       live,
-      idleP99,
-      stillP99,
-      controlP99,
-      busyP99,
-      idleRps,
-      stillRps,
-      busyRps,
-      controlRps,
+      idle: idleRuns,
+      still,
+      control,
+      busy,
       cpu,
       cpuWhileAsked,
       busiest,
@@ -369,9 +347,12 @@ export function simulationLines(r: SimulationFigures): string[] {
   // The first minutes fill the runner's line; the pace is that of the rest.
   const steady = r.syncedPerMinute.slice(Math.min(2, r.syncedPerMinute.length - 1));
   const perMinute = median(steady);
-  const ratio = median(r.busyP99) / Math.max(1, median(r.stillP99));
-  const before = median(r.busyP99) / Math.max(1, median(r.idleP99));
-  const own = median(r.busyP99) / Math.max(1, median(r.controlP99));
+  const p99 = (runs: Run[]) => median(runs.map((x) => x.p99));
+  const rps = (runs: Run[]) => median(runs.map((x) => x.rps));
+  const busy = p99(r.busy);
+  const ratio = busy / Math.max(1, p99(r.still));
+  const before = busy / Math.max(1, p99(r.idle));
+  const own = busy / Math.max(1, p99(r.control));
   const cpuOf = (k: "a" | "b" | "control" | "sites" | "postgres", of = r.cpu) =>
     median(of.slice(Math.min(2, of.length - 1)).map((c) => c[k]));
   const first = r.rss[Math.min(2, r.rss.length - 1)];
@@ -390,10 +371,10 @@ export function simulationLines(r: SimulationFigures): string[] {
     `| accounts' sides of prices read a minute (median after the first two minutes; daily for every account needs ${Math.round(r.accounts / 1440).toLocaleString("en-US")}) | report | ${median(r.sidesPerMinute.slice(Math.min(2, r.sidesPerMinute.length - 1)))} (due and not taken at each minute's end: ${r.sidesBehind.join(", ")}) |`,
     `| RSS of each instance: minute ${first?.minute} → last | flat | ${ok(!!first && !!last && last.a - first.a < 30 && last.b - first.b < 30)} ${first?.a} → ${last?.a} MB, ${first?.b} → ${last?.b} MB |`,
     `| heap left in use by a full collection, each instance: minute ${firstLive?.minute} → last | flat | ${ok(!!firstLive && !!lastLive && lastLive.a - firstLive.a < 15 && lastLive.b - firstLive.b < 15)} ${firstLive?.a} → ${lastLive?.a} MB, ${firstLive?.b} → ${lastLive?.b} MB (minute by minute: ${r.live.map((l) => `${l.a}/${l.b}`).join(" ")}) |`,
-    `| \`me\` p99 while they work ÷ idle in the same minutes (the no-runner instance, both runners stopped meanwhile) | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${median(r.busyP99)} / ${median(r.stillP99)} ms; idle minute by minute: ${r.stillP99.join(", ")}) |`,
-    `| \`me\` p99 while they work ÷ the store with no runner, read before they started | report | ${before.toFixed(2)} (${median(r.busyP99)} / ${median(r.idleP99)} ms) |`,
-    `| \`me\` p99 while they work ÷ the same minutes on an instance with no ledger runner | report | ${own.toFixed(2)} (${median(r.busyP99)} / ${median(r.controlP99)} ms) |`,
-    `| \`me\` answered a second on A while they work ÷ idle in the same minutes (the thread's share left to it) | report | ${(median(r.busyRps) / Math.max(1, median(r.stillRps))).toFixed(2)} (${Math.round(median(r.busyRps))} / ${Math.round(median(r.stillRps))}; the control in the same minutes: ${Math.round(median(r.controlRps))}; idle before they started: ${Math.round(median(r.idleRps))}) |`,
+    `| \`me\` p99 while they work ÷ idle in the same minutes (the no-runner instance, both runners stopped meanwhile) | ≤ 1.2 | ${ok(ratio <= 1.2)} ${ratio.toFixed(2)} (${busy} / ${p99(r.still)} ms; idle minute by minute: ${r.still.map((x) => x.p99).join(", ")}) |`,
+    `| \`me\` p99 while they work ÷ the store with no runner, read before they started | report | ${before.toFixed(2)} (${busy} / ${p99(r.idle)} ms) |`,
+    `| \`me\` p99 while they work ÷ the same minutes on an instance with no ledger runner | report | ${own.toFixed(2)} (${busy} / ${p99(r.control)} ms) |`,
+    `| \`me\` answered a second on A while they work ÷ idle in the same minutes (the thread's share left to it) | report | ${(rps(r.busy) / Math.max(1, rps(r.still))).toFixed(2)} (${Math.round(rps(r.busy))} / ${Math.round(rps(r.still))}; the control in the same minutes: ${Math.round(rps(r.control))}; idle before they started: ${Math.round(rps(r.idle))}) |`,
     `| CPU, % of one core (median minute after the first two): A, B, no-runner instance, sites, PostgreSQL | report | ${cpuOf("a")}, ${cpuOf("b")}, ${cpuOf("control")}, ${cpuOf("sites")}, ${cpuOf("postgres")} |`,
     `| the same over the seconds \`me\` is asked of A | report | ${(["a", "b", "control", "sites", "postgres"] as const).map((k) => cpuOf(k, r.cpuWhileAsked)).join(", ")} |`,
     `| busiest 60 s at any site (budget ${BUDGET}) | ≤ ${BUDGET} | ${ok(r.busiest <= BUDGET)} ${r.busiest} (${r.sitesAsked.toLocaleString("en-US")} sites asked) |`,
