@@ -476,6 +476,8 @@ test("holds several accounts: add one, switch, see the totals, sign one out, rel
   await expect(overview.getByLabel("排序")).toHaveValue("today");
   await overview.getByLabel("排序").selectOption({ label: "按余额" });
   await expect(page).not.toHaveURL(/sort=/);
+  // The address changes at once, the rows move in the render after it: a click lands where they settled.
+  await expect(rows.first()).toContainText(richer);
 
   // Switch by opening the other account's row: its pages follow.
   await overview.getByRole("button", { name: /^打开账户：\s*new-api 用户/ }).click();
