@@ -123,6 +123,17 @@ export function heldFor(): number {
 }
 
 /**
+ * Resolves once background work that yields may go (heldFor is 0): at once when it may, else when
+ * the stretch's first seconds are over or live requests stop coming, whichever is first. The
+ * background's pool waits on it before each statement (db/client.ts).
+ */
+export async function unheld(): Promise<void> {
+  for (let left = heldFor(); left > 0; left = heldFor()) {
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, QUIET_LOOK_MS)).unref());
+  }
+}
+
+/**
  * Background work's turn after a step that took `stepMs`: once the I/O already waiting has been
  * handled, and while live requests come, after RATIO × `stepMs` (at most MAX_YIELD_MS) counted from
  * the end of the waits already handed out, and not within the stretch's first LIVE_FIRST_SECONDS.

@@ -4,6 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../../generated/prisma/client";
 import { PrismaClient as PgPrismaClient } from "../../generated/prisma-pg/client";
 import { env } from "../core/env";
+import { unheld } from "../core/live-load";
 import { logError } from "../core/log";
 import { watchPool } from "../core/metrics";
 import { driverOf, postgresPool, sqliteDriver, withDriver, type Db } from "./driver";
@@ -73,8 +74,30 @@ export function db(): Db {
 export function backgroundDb(): Db {
   const { DATABASE_URL, DB_BACKGROUND_POOL_SIZE } = env();
   if (!isPostgresUrl(DATABASE_URL)) return db();
-  globalForDb.gdBackgroundDb ??= watched(createDb(DATABASE_URL, DB_BACKGROUND_POOL_SIZE), "background");
+  globalForDb.gdBackgroundDb ??= watched(createBackgroundDb(DATABASE_URL, DB_BACKGROUND_POOL_SIZE), "background");
   return globalForDb.gdBackgroundDb;
+}
+
+/**
+ * A client for background work. On PostgreSQL its pool sends nothing new in a stretch's first
+ * seconds of live requests (core/live-load.ts heldFor): a step of a sync that was under way when
+ * people came stops at its next statement, instead of running its chain of queries beside them.
+ * A statement already sent finishes, and so does a transaction already begun (it may hold locks):
+ * only a statement of its own, or a transaction's start, waits.
+ */
+export function createBackgroundDb(url: string, poolSize: number): Db {
+  const client = createDb(url, poolSize);
+  const driver = driverOf(client);
+  if (driver.kind !== "postgres") return client;
+  const { pool } = driver;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) =>
+    typeof args.at(-1) === "function" ? query(...args) : unheld().then(() => query(...args))) as never;
+  // A transaction waits before Prisma's own wait for its connection begins (maxWait, 2 s), which
+  // a held start would exceed: the pool's connect is left as it is.
+  const transaction = client.$transaction.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  client.$transaction = ((...args: unknown[]) => unheld().then(() => transaction(...args))) as never;
+  return client;
 }
 
 /** Closes the process's clients (the server's last step). */
