@@ -5,6 +5,7 @@ import {
   liveElsewhere,
   liveRequest,
   tellLiveWith,
+  unheld,
   yieldToLive,
 } from "../../src/server/core/live-load";
 import { freshProcessState } from "../../src/server/core/process-state";
@@ -125,6 +126,25 @@ describe("background work beside live requests", () => {
     expect(performance.now() - t).toBeGreaterThanOrEqual(1_195);
     await new Promise((r) => setTimeout(r, 1_050));
     expect(await settles(yieldToLive(50), 150)).toBe(true);
+  });
+
+  it("says when held work may go: the stretch's first second over, or a bound reached first", async () => {
+    expect(await settles(unheld(), 50)).toBe(true);
+    const answered = liveRequest();
+    try {
+      let t = performance.now();
+      await unheld(200);
+      expect(performance.now() - t).toBeGreaterThanOrEqual(195);
+      expect(performance.now() - t).toBeLessThan(600);
+      await unheld();
+      expect(performance.now() - t).toBeGreaterThanOrEqual(995);
+      // Past the first second, nothing is held.
+      t = performance.now();
+      await unheld();
+      expect(performance.now() - t).toBeLessThan(50);
+    } finally {
+      answered();
+    }
   });
 
   it("tells the other instances while live requests come, at most every 400 ms", async () => {

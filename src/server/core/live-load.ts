@@ -124,12 +124,15 @@ export function heldFor(): number {
 
 /**
  * Resolves once background work that yields may go (heldFor is 0): at once when it may, else when
- * the stretch's first seconds are over or live requests stop coming, whichever is first. The
- * background's pool waits on it before each statement (db/client.ts).
+ * the stretch's first seconds are over or live requests stop coming, whichever is first, and after
+ * `atMostMs` at the latest. The background's pool waits on it before each statement (db/client.ts).
  */
-export async function unheld(): Promise<void> {
+export async function unheld(atMostMs = Infinity): Promise<void> {
+  const until = Date.now() + atMostMs;
   for (let left = heldFor(); left > 0; left = heldFor()) {
-    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, QUIET_LOOK_MS)).unref());
+    const wait = Math.min(left, QUIET_LOOK_MS, until - Date.now());
+    if (wait <= 0) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
   }
 }
 
