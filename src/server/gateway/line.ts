@@ -61,10 +61,6 @@ function backgroundHead(state: SiteState): Waiter | undefined {
  * waiter is named, not found again: whether background calls are held may have changed since.
  */
 export function take(state: SiteState, w: Waiter): void {
-  if (state.signIns[0] === w) {
-    state.signIns.shift();
-    return;
-  }
   const first = state.live.entries().next();
   if (!first.done && first.value[1][0] === w) {
     const [account, queue] = first.value;
@@ -73,8 +69,7 @@ export function take(state: SiteState, w: Waiter): void {
     if (queue.length > 0) state.live.set(account, queue);
     return;
   }
-  const at = state.background.indexOf(w);
-  if (at >= 0) state.background.splice(at, 1);
+  remove(state, w);
 }
 
 export function waiters(state: SiteState): Waiter[] {
