@@ -122,6 +122,9 @@ export function heldFor(): number {
   return Math.max(0, live.since + env().LIVE_FIRST_SECONDS * 1000 - Date.now());
 }
 
+/** A wait that keeps no process alive. */
+const nap = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /**
  * Resolves once background work that yields may go (heldFor is 0): at once when it may, else when
  * the stretch's first seconds are over or live requests stop coming, whichever is first, and after
@@ -132,7 +135,7 @@ export async function unheld(atMostMs = Infinity): Promise<void> {
   for (let left = heldFor(); left > 0; left = heldFor()) {
     const wait = Math.min(left, QUIET_LOOK_MS, until - Date.now());
     if (wait <= 0) return;
-    await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
+    await nap(wait);
   }
 }
 
@@ -169,7 +172,7 @@ async function takeTurn(stepMs: number, queued: boolean): Promise<void> {
   const first = live.since + env().LIVE_FIRST_SECONDS * 1000;
   const until = queued ? (live.freeAt = Math.max(now, live.freeAt, first) + wait) : now + wait;
   for (let left = until - now; left > 0; left = until - Date.now()) {
-    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, QUIET_LOOK_MS)).unref());
+    await nap(Math.min(left, QUIET_LOOK_MS));
     if (isQuiet(live)) {
       live.freeAt = Date.now();
       return;
