@@ -93,8 +93,7 @@ export function createBackgroundDb(url: string, poolSize: number): Db {
   // A statement waits a third of a lease at most: a held renewal (sent every third) still comes in time.
   const held = () => unheld((env().JOB_LEASE_SECONDS * 1000) / 3);
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  pool.query = ((...args: unknown[]) =>
-    typeof args.at(-1) === "function" ? query(...args) : held().then(() => query(...args))) as never;
+  pool.query = ((...args: unknown[]) => held().then(() => query(...args))) as never;
   // A transaction waits before Prisma's own wait for its connection begins (maxWait, 2 s), which
   // a held start would exceed: the pool's connect is left as it is.
   const transaction = client.$transaction.bind(client) as (...args: unknown[]) => Promise<unknown>;
