@@ -345,24 +345,23 @@ export async function verifyCharges(
   // (ids taken by other types, entries a site sent twice) makes the next one twice as long, up to
   // MAX_STRETCH; a full one, half as long, down to a batch. A site's waiting entries are read by
   // its site (an index leads with it), however far apart their ids lie among other sites'.
-  const reader = (where: object, to: number, stretched: boolean) => {
-    let stretch = stretched ? BATCH : Infinity;
-    return async (from: number) => {
-      await turn?.();
-      const until = Math.min(to, from + stretch - 1);
-      const rows = (await db.ledgerEntry.findMany({
-        where: { ...where, id: { gte: from, lte: until } },
-        orderBy: { id: "asc" },
-        take: BATCH,
-        select: entrySelect,
-      })) as Row[];
-      const last = rows[rows.length - 1];
-      if (stretched) stretch = rows.length < BATCH ? Math.min(2 * stretch, MAX_STRETCH) : Math.max(BATCH, stretch / 2);
-      // The batch ends after its last entry, or with its stretch when that held fewer. What it read
-      // is taken in on its turn.
-      await turn?.();
-      return { rows, upTo: rows.length === BATCH && last ? last.id : until };
-    };
+  // `stretch` is the first stretch's length; Infinity reads the whole range, a batch at a time.
+  const reader = (where: object, to: number, stretch: number) => async (from: number) => {
+    await turn?.();
+    const until = Math.min(to, from + stretch - 1);
+    const rows = (await db.ledgerEntry.findMany({
+      where: { ...where, id: { gte: from, lte: until } },
+      orderBy: { id: "asc" },
+      take: BATCH,
+      select: entrySelect,
+    })) as Row[];
+    const last = rows[rows.length - 1];
+    if (stretch !== Infinity)
+      stretch = rows.length < BATCH ? Math.min(2 * stretch, MAX_STRETCH) : Math.max(BATCH, stretch / 2);
+    // The batch ends after its last entry, or with its stretch when that held fewer. What it read
+    // is taken in on its turn.
+    await turn?.();
+    return { rows, upTo: rows.length === BATCH && last ? last.id : until };
   };
   // The sites waiting for their list: the ones read by now get their second verdict.
   const waiting = Object.keys(progress.pending).map(Number);
@@ -370,7 +369,7 @@ export async function verifyCharges(
   for (const siteId of readNow.keys()) {
     const key = String(siteId);
     let range = progress.pending[key];
-    const read = range && reader({ siteId, type: "consume" }, range.to, false);
+    const read = range && reader({ siteId, type: "consume" }, range.to, Infinity);
     while (range && read && batches < maxBatches) {
       const { rows, upTo } = await read(range.from);
       batches++;
@@ -388,7 +387,7 @@ export async function verifyCharges(
   // New entries up to the horizon, then the horizon moves to where the table ends now.
   const end = (await db.ledgerEntry.aggregate({ _max: { id: true } }))._max.id ?? 0;
   const horizon = driverOf(db).kind === "postgres" ? progress.horizon : end;
-  const read = reader({ type: "consume", siteId: { gt: 0 } }, horizon, true);
+  const read = reader({ type: "consume", siteId: { gt: 0 } }, horizon, BATCH);
   let unsaved = false;
   while (batches < maxBatches && progress.after < horizon) {
     const { rows, upTo: after } = await read(progress.after + 1);
