@@ -65,12 +65,15 @@ function CopyLine({ label, value }: { label: string; value: string }) {
  * deletions do here, the passphrase of its encrypted files, and what its last writes did.
  */
 export function HubSync() {
-  const ids = { deletes: useId(), passphrase: useId() };
+  const ids = { deletes: useId(), passphrase: useId(), password: useId() };
   const utils = trpc.useUtils();
   const status = trpc.workspace.hubSync.useQuery();
   const update = trpc.workspace.updateHubSync.useMutation();
   const create = trpc.workspace.createApiToken.useMutation();
   const [credential, setCredential] = useState<string | null>(null);
+  // The sync file carries every account's token: the credential is made with the workspace password.
+  const [asking, setAsking] = useState(false);
+  const [password, setPassword] = useState("");
   const [passphrase, setPassphrase] = useState("");
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
 
@@ -89,14 +92,18 @@ export function HubSync() {
     }
   }
 
-  async function onCredential() {
+  async function onCredential(event: FormEvent) {
+    event.preventDefault();
     setNote(null);
     try {
       const made = await create.mutateAsync({
         name: `All API Hub ${new Date().toLocaleDateString("zh-CN")}`,
         access: "sync",
+        password,
       });
       setCredential(made.data.token);
+      setAsking(false);
+      setPassword("");
       await utils.workspace.apiTokens.invalidate();
     } catch (e) {
       setNote({ ok: false, text: errorMessage(e) });
@@ -131,9 +138,39 @@ export function HubSync() {
             </button>
           </div>
         </div>
+      ) : asking ? (
+        <form className="form" onSubmit={(e) => void onCredential(e)} aria-label="创建同步凭据">
+          <p className="muted">同步文件含全部账户的访问令牌，请输入工作区密码确认（错 5 次本设备退出登录）。</p>
+          <div className="field">
+            <label htmlFor={ids.password}>工作区密码</label>
+            <input
+              id={ids.password}
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </div>
+          <div className="form-actions">
+            <button type="submit" className="secondary" disabled={create.isPending || password === ""}>
+              创建
+            </button>
+            <button
+              type="button"
+              className="ghost"
+              onClick={() => {
+                setAsking(false);
+                setPassword("");
+              }}
+            >
+              取消
+            </button>
+          </div>
+        </form>
       ) : (
         <div className="form-actions">
-          <button type="button" className="secondary" disabled={create.isPending} onClick={() => void onCredential()}>
+          <button type="button" className="secondary" onClick={() => setAsking(true)}>
             创建同步凭据
           </button>
         </div>

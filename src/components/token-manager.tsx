@@ -44,7 +44,9 @@ export function TokenForm({
   const [name, setName] = useState(token?.name ?? "");
   const [unlimited, setUnlimited] = useState(token ? token.unlimited : true);
   const [amount, setAmount] = useState(
-    token && !token.unlimited ? String(Number(amountOfQuota(token.remainQuota, rules.money).toFixed(6))) : "",
+    token && !token.unlimited && token.remainQuota !== null
+      ? String(Number(amountOfQuota(token.remainQuota, rules.money).toFixed(6)))
+      : "",
   );
   const [never, setNever] = useState(token ? token.expiresAt === null : true);
   const [expires, setExpires] = useState(token?.expiresAt ? localInput(token.expiresAt) : "");

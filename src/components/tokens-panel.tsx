@@ -201,10 +201,10 @@ export function TokensPanel() {
                       <span className={`tag tag-${t.status}`}>{STATUS[t.status] ?? t.status}</span>
                     </td>
                     <td className="num" data-label="剩余额度">
-                      {t.unlimited ? "无限" : moneyOf(t.remainQuota)}
+                      {t.unlimited ? "无限" : t.remainQuota === null ? "未知" : moneyOf(t.remainQuota)}
                     </td>
                     <td className="num" data-label="已用额度">
-                      {moneyOf(t.usedQuota)}
+                      {t.usedQuota === null ? "未知" : moneyOf(t.usedQuota)}
                     </td>
                     {/* A time may break between its day and its hour: the keys and actions keep their room. */}
                     <td className="token-time" data-label="过期时间">

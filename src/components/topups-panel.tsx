@@ -63,11 +63,13 @@ export function TopupsPanel() {
                   <tr key={t.tradeNo || `${t.createdAt}`}>
                     <td className="nowrap">{formatLocal(t.createdAt)}</td>
                     <td className="nowrap">{formatLocal(t.completedAt)}</td>
-                    <td className="num">{formatUsd(t.amountUsd)}</td>
+                    <td className="num">{t.amountUsd === null ? "未知" : formatUsd(t.amountUsd)}</td>
                     <td className="num">
-                      {PAID_IN[t.method] !== undefined
-                        ? formatAmount(t.money, PAID_IN[t.method] ?? "")
-                        : t.money.toLocaleString("zh-CN", { minimumFractionDigits: 2 })}
+                      {t.money === null
+                        ? "未知"
+                        : PAID_IN[t.method] !== undefined
+                          ? formatAmount(t.money, PAID_IN[t.method] ?? "")
+                          : t.money.toLocaleString("zh-CN", { minimumFractionDigits: 2 })}
                     </td>
                     <td>{METHOD[t.method] ?? (t.method || "—")}</td>
                     <td>

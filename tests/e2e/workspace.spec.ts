@@ -349,6 +349,8 @@ test("a workspace adds a site the service lacks, signs in to it, and the operato
   await expect(hub).toContainText("扩展还没有同步过");
   await expect(hub.locator("code").first()).toHaveText(`${URL_}/dav/`);
   await hub.getByRole("button", { name: "创建同步凭据" }).click();
+  await hub.getByLabel("工作区密码").fill("e2e workspace password");
+  await hub.getByRole("button", { name: "创建", exact: true }).click();
   const credential = (await hub.locator("pre.code").textContent()) ?? "";
   expect(credential).toMatch(/^\S{40,}$/);
   await hub.getByRole("button", { name: "我已保存" }).click();

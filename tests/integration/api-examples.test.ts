@@ -67,7 +67,7 @@ beforeAll(async () => {
   expect(saved.status).toBe(200);
   const sync = await request(app.url, "/api/workspace/tokens", {
     headers: { authorization: `Bearer ${workspaceToken}` },
-    body: { name: "扩展", access: "sync" },
+    body: { name: "扩展", access: "sync", password: "demo-workspace-password" },
   });
   syncToken = (sync.body.data as { token: string }).token;
   work = mkdtempSync(path.join(tmpdir(), "gd-examples-"));

@@ -6,6 +6,7 @@ import { siteRegistry } from "../../src/server/sites/registry";
 import { bearer, callerFor } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
 import { decryptLikeHub } from "../support/hub-client";
+import { sealEnvelope } from "../../src/server/hub/envelope";
 
 /**
  * A whole workspace in an encrypted file (docs/design.md 26): made on one server with the
@@ -136,5 +137,37 @@ describe("a workspace's backup", () => {
     const channels = (await fresh.alerts.channels()).data.channels;
     expect(channels.map((c) => [c.type, c.name])).toEqual([["ntfy", "手机"]]);
     expect((await fresh.alerts.digests()).data.digests.map((d) => [d.cadence, d.time])).toEqual([["daily", "08:30"]]);
+  });
+
+  it("checks a restored channel exactly as a created one: a file's bot token never chooses a path", async () => {
+    freshProcessState();
+    const { id: siteId } = (await here.db.site.findFirst({ where: { name: "备份站" }, select: { id: true } }))!;
+    const api = await workspace(here, "备份丙");
+    await api.workspace.addAccount({ siteId, userId: 901, accessToken: IDA.accessToken });
+    const made = await api.workspace.backup({ password: "correct horse battery", passphrase: "backup passphrase" });
+    const envelope = JSON.parse(new TextDecoder().decode(made.data.body as Uint8Array)) as Record<string, unknown>;
+    const inside = JSON.parse(await decryptLikeHub(envelope, "backup passphrase")) as {
+      gatewayDashboard: { alerts: { channels: unknown[] } };
+    };
+    const channel = (id: number, type: string, settings: Record<string, unknown>) => ({
+      ...{ id, type, name: `渠道 ${id}`, target: "看起来无害" },
+      settings: { type, ...settings },
+    });
+    inside.gatewayDashboard.alerts.channels = [
+      // A token that walks the path and a query of the attacker's choosing.
+      channel(1, "telegram", { botToken: "1/../../attacker/path?x=", chatId: "42" }),
+      channel(2, "webhook", { url: "file:///etc/passwd", secret: "0123456789abcdef0123" }),
+      channel(3, "wecom", { key: "k/../../x" }),
+      channel(4, "email", { to: "not an address" }),
+      channel(5, "webhook", { url: "http://127.0.0.1:9/hook", secret: "short" }),
+      channel(6, "telegram", { botToken: `123456:${"A".repeat(30)}`, chatId: "@my_channel" }),
+    ];
+    const file = await sealEnvelope(JSON.stringify(inside), "backup passphrase");
+    const fresh = await workspace(there, "恢复丁");
+    const restored = await fresh.workspace.restore({ file, passphrase: "backup passphrase" });
+    // Only the sound one: its target written here, not the file's.
+    expect(restored.data.alerts.channels).toBe(1);
+    const channels = (await fresh.alerts.channels()).data.channels;
+    expect(channels.map((c) => [c.type, c.target])).toEqual([["telegram", "Telegram @my_channel"]]);
   });
 });

@@ -129,4 +129,52 @@ describe("核对's pass in batches", () => {
     expect(claude).toBeGreaterThan(500);
     expect(after._sum.listDiffers).toBe(claude);
   });
+
+  it("goes on past entries whose figures cannot be checked: another site's entries get both verdicts", async () => {
+    const db = store.db;
+    const hostile = await siteRegistry(db).add({ name: "敌意站", url: "http://127.0.0.1:21997" });
+    const honest = await siteRegistry(db).add({ name: "正常站", url: "http://127.0.0.1:21996" });
+    for (const s of [hostile, honest]) {
+      await db.ledgerSync.create({
+        data: { siteId: s.id, siteUserId: 7003n, holder: "test", leaseUntil: new Date(END * 1000 + 3_600_000) },
+      });
+      const prices: ModelPrice[] = [
+        { model: "gpt-4o-mini", inputPerMillionUsd: 0.15, outputPerMillionUsd: 0.6, perCallUsd: null, groups: null },
+      ];
+      await priceStore(db).recordSite(
+        s.id,
+        { prices, published: true, groupRatios: { default: 1, vip: 1e308 } },
+        new Date((END - 10 * 86_400) * 1000),
+      );
+    }
+    // A ratio of 1e308 (Infinity once multiplied), a cache of 1e300 tokens, a group the list rates at 1e308.
+    const bad = [
+      { model_ratio: 1e308, group_ratio: 1, completion_ratio: 4 },
+      { model_ratio: 0.075, group_ratio: 1, completion_ratio: 4, cache_tokens: 1e300, cache_ratio: 0.1 },
+      { group: "vip", model_ratio: 0.075, group_ratio: 1, completion_ratio: 4 },
+    ].map((detail, j) => ({
+      ...entries(1)[0]!,
+      fingerprint: `bad${j}`,
+      at: END - 600 + j,
+      detail: JSON.stringify(detail),
+    }));
+    await ledgerStore(db).commit({ siteId: hostile.id, siteUserId: 7003 }, bad, "test", END);
+    await ledgerStore(db).commit({ siteId: honest.id, siteUserId: 7003 }, entries(8), "test", END);
+    const consume = await db.ledgerEntry.count({ where: { type: "consume" } });
+
+    const { looked } = await passInRuns(true);
+    expect(looked).toBe(consume);
+    const bySite = await db.ledgerCheckHour.groupBy({
+      by: ["siteId"],
+      _sum: { entries: true, checked: true, listChecked: true },
+      orderBy: { siteId: "asc" },
+    });
+    const honestConsume = entries(8).filter((e) => e.type === "consume");
+    const listed = honestConsume.filter((e) => e.model === "gpt-4o-mini").length;
+    expect(bySite.map((r) => [r.siteId, r._sum.entries, r._sum.checked, r._sum.listChecked])).toEqual([
+      // The hostile site's three are counted; only the one whose own figures hold is judged, and not on the list.
+      [hostile.id, 3, 1, 0],
+      [honest.id, honestConsume.length, honestConsume.length, listed],
+    ]);
+  });
 });

@@ -136,19 +136,28 @@ describe("核对", () => {
       const victimRow = rows.find((r) => r[7] === String(victim.quota))!;
       expect(Math.abs(Number(victimRow[9]) - fair)).toBeLessThanOrEqual(slack ? 1 : 0);
 
-      // The month's statement has the section: the counts, and Claude's row with its flagged entries.
-      const pdf = await api.export.statement({ month: today.slice(0, 7), tz: "UTC" });
+      // A month's statement has the section: the month's counts, and Claude's row with its flagged
+      // entries. The month that holds a day of the two days of entries, whatever day of it today is.
+      const month = new Date((NOW - 86_400) * 1000).toISOString().slice(0, 7);
+      const monthEnd = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0));
+      const inMonth = (
+        await api.usage.check({ from: `${month}-01`, to: monthEnd.toISOString().slice(0, 10), tz: "UTC" })
+      ).data;
+      const monthClaude = inMonth.rows.find((r) => r.model === "claude-sonnet-4")!;
+      const pdf = await api.export.statement({ month, tz: "UTC" });
       const dir = mkdtempSync(path.join(tmpdir(), "gd-check-"));
       try {
         const file = path.join(dir, "s.pdf");
         writeFileSync(file, await streamBytes(pdf.data.body as ReadableStream<Uint8Array>));
         const text = execFileSync("pdftotext", ["-layout", file, "-"]).toString();
         expect(text).toContain("核对（扣费与日志倍率、站点价目表）");
-        expect(text).toContain(`与日志倍率不符 1 条，与价目表不符 ${second.totals.listDiffers} 条`);
+        expect(text).toContain(
+          `与日志倍率不符 ${inMonth.totals.differs} 条，与价目表不符 ${inMonth.totals.listDiffers} 条`,
+        );
         const line = text
           .split("\n")
           .find((l) => l.trimStart().startsWith("claude-sonnet-4") && /\d\s*\/\s*\d/.test(l))!;
-        expect(line).toMatch(new RegExp(`\\s${claudeRow.differs}\\s*/\\s*${claudeRow.listDiffers}\\s`));
+        expect(line).toMatch(new RegExp(`\\s${monthClaude.differs}\\s*/\\s*${monthClaude.listDiffers}\\s`));
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

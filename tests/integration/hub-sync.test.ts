@@ -4,7 +4,7 @@ import { siteRegistry } from "../../src/server/sites/registry";
 import { tempStore, type TempDb } from "../support/db";
 import { HubClient, HubSyncError, decryptLikeHub, hubAccount, type HubAccount } from "../support/hub-client";
 import { startApp, type RunningApp } from "../support/server";
-import { apiTokenOverHttp, workspaceOverHttp } from "../support/http";
+import { WORKSPACE_PASSWORD, apiTokenOverHttp, workspaceOverHttp } from "../support/http";
 
 /**
  * Live sync with the All API Hub extension (docs/design.md 26), end to end: the production server,
@@ -124,6 +124,35 @@ describe("the WebDAV folder", () => {
     const credential = listed.find((t) => t.access === "sync")!;
     await api("DELETE", `/api/workspace/tokens/${credential.id}`, token);
     await expect(client(sync).testConnection()).rejects.toThrow("authFailed");
+  });
+
+  it("mints a sync credential only with the workspace password, counted as every password check is", async () => {
+    const token = await workspaceOverHttp(app.url, `凭据${Math.random().toString(36).slice(2, 8)}`);
+    const without = await api("POST", "/api/workspace/tokens", token, { name: "扩展", access: "sync" });
+    // A missing parameter is answered in words, as every bad input is (docs/api.md).
+    expect([without.status, without.body.success]).toEqual([200, false]);
+    expect(without.body.message).toBe("创建同步凭据需要输入工作区密码");
+    const wrong = await api("POST", "/api/workspace/tokens", token, { name: "扩展", access: "sync", password: "nope" });
+    expect(wrong.body).toEqual({ success: false, message: "当前密码错误（再错 4 次此设备将退出登录）" });
+    const listed = (await api("GET", "/api/workspace/tokens", token)).body.data.tokens as unknown[];
+    expect(listed).toHaveLength(0);
+    // A read or write token still asks for none; a program's token mints nothing.
+    const write = await api("POST", "/api/workspace/tokens", token, { name: "脚本", access: "write" });
+    expect(write.status).toBe(200);
+    const byProgram = await api("POST", "/api/workspace/tokens", write.body.data.token as string, {
+      ...{ name: "扩展", access: "sync", password: WORKSPACE_PASSWORD },
+    });
+    expect(byProgram.status).toBe(403);
+    const made = await api("POST", "/api/workspace/tokens", token, {
+      ...{ name: "扩展", access: "sync", password: WORKSPACE_PASSWORD },
+    });
+    expect(made.status).toBe(200);
+    await client(made.body.data.token as string).testConnection();
+    // Wrong passwords end the device as the backup's do.
+    for (let i = 0; i < 5; i++) {
+      await api("POST", "/api/workspace/tokens", token, { name: "扩展", access: "sync", password: `guess ${i}` });
+    }
+    expect((await api("GET", "/api/workspace/tokens", token)).status).toBe(401);
   });
 
   it("answers an empty workspace's file as missing, and takes the extension's first upload", async () => {

@@ -93,4 +93,38 @@ describe("income", () => {
       }
     },
   );
+
+  it("answers income and the balance whole when a site's figures are hostile: a 400-digit top-up, a quota_per_unit of 1e-300", async () => {
+    const site = await startFamilySite("new-api", 0, {}, { days: 5, now: NOW - 120, callsPerDay: 4 });
+    open.push(site);
+    const { id } = await siteRegistry(store.db).add({ name: "敌意站点", url: site.gateway.url });
+    const { token } = await signInAndSync(store.db, id, site.user, NOW - 60);
+    const api = callerFor(store.db, bearer(token)).api;
+    const before = (await api.usage.income({ ...range, to: day(NOW + 86_400) })).data.totals;
+    // Entries kept before the bounds, and a money setting stored before them.
+    const hostile = (fingerprint: string, content: string) => ({
+      ...{ siteId: id, siteUserId: BigInt(site.user.id), at: NOW - 30, fingerprint, ordinal: 0, type: "topup" },
+      ...{ model: "", tokenName: "", quota: 0n, promptTokens: 0n, completionTokens: 0n, stream: false, content },
+    });
+    await store.db.ledgerEntry.createMany({
+      data: [
+        hostile("h1", `通过兑换码充值 ＄${"9".repeat(400)} 额度`),
+        hostile("h2", `使用在线充值成功，充值金额: ${"9".repeat(400)} 点额度`),
+      ],
+    });
+    const income = await api.usage.income({ ...range, to: day(NOW + 86_400) });
+    expect(income.success).toBe(true);
+    // The hostile amounts are unknown: nothing of them is added.
+    expect(income.data.totals.redeemedUsd).toBe(before.redeemedUsd);
+    expect(income.data.totals.topupsUsd).toBe(before.topupsUsd);
+    expect(Number.isFinite(income.data.totals.netUsd)).toBe(true);
+
+    await store.db.site.update({ where: { id }, data: { quotaPerUnit: 1e-300 } });
+    const balance = await api.usage.balance({ ...range, to: day(NOW + 86_400) });
+    expect(balance.success).toBe(true);
+    expect(JSON.stringify(balance.data)).not.toMatch(/null,"daysLeft":Infinity|Infinity/);
+    const again = await api.usage.income({ ...range, to: day(NOW + 86_400) });
+    expect(again.success).toBe(true);
+    expect(again.data.totals.topupsUsd).toBeCloseTo(before.topupsUsd, 6);
+  });
 });

@@ -78,4 +78,20 @@ describe("tokens.exportKeys", () => {
       "一次最多导出 50 个密钥，这次选了 51 个",
     );
   });
+
+  it("refuses a key holding a line break and a variable, and gives the others; names never start a line", async () => {
+    const { api, sites, keys } = await workspaceWithTwo();
+    const [honest, hostile] = sites[0]!.history.tokens;
+    // The site's "key": a line break, then a variable pointing the honest key's client elsewhere.
+    hostile!.key = `abc\nOPENAI_BASE_URL=https://attacker.example/v1`;
+    hostile!.name = "名字\nOPENAI_API_KEY=evil";
+    const answer = await api.tokens.exportKeys({ keys: [{ account: keys[0]!, ids: [honest!.id, hostile!.id] }] });
+    expect(answer.data.keys.map((k) => k.tokenId)).toEqual([honest!.id]);
+    expect(answer.data.failed).toEqual([
+      expect.objectContaining({ tokenId: hostile!.id, message: expect.stringContaining("密钥以外的字符") }),
+    ]);
+    expect(answer.data.env).not.toContain("attacker.example");
+    // Each line of the .env is a comment, a blank or one NAME=value.
+    for (const line of answer.data.env.split("\n")) expect(line).toMatch(/^(#.*|[A-Z0-9_]+=\S*|)$/);
+  });
 });

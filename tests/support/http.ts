@@ -51,10 +51,13 @@ let workspaces = 0;
  * A new workspace made over HTTP, from an address of its own (the server must trust 127.0.0.1 as
  * a proxy: three creations an hour per address); its device token.
  */
+/** The password of every workspace workspaceOverHttp makes. */
+export const WORKSPACE_PASSWORD = "correct horse battery";
+
 export async function workspaceOverHttp(baseUrl: string, name: string): Promise<string> {
   const n = ++workspaces;
   const res = await request(baseUrl, "/api/workspace/register", {
-    body: { name, password: "correct horse battery" },
+    body: { name, password: WORKSPACE_PASSWORD },
     headers: { "x-forwarded-for": `198.51.${100 + Math.floor(n / 250)}.${(n % 250) + 1}` },
   });
   const data = res.body.data as { token?: string } | undefined;
@@ -62,10 +65,14 @@ export async function workspaceOverHttp(baseUrl: string, name: string): Promise<
   return data.token;
 }
 
-/** A workspace API token made over HTTP: read, write or sync. */
+/** A workspace API token made over HTTP: read, write or sync (with workspaceOverHttp's password). */
 export async function apiTokenOverHttp(baseUrl: string, workspaceToken: string, access: string): Promise<string> {
   const res = await request(baseUrl, "/api/workspace/tokens", {
-    body: { name: `${access} ${Math.random().toString(36).slice(2, 8)}`, access },
+    body: {
+      name: `${access} ${Math.random().toString(36).slice(2, 8)}`,
+      access,
+      ...(access === "sync" ? { password: WORKSPACE_PASSWORD } : {}),
+    },
     headers: { authorization: `Bearer ${workspaceToken}` },
   });
   const data = res.body.data as { token?: string } | undefined;

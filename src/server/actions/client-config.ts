@@ -11,6 +11,23 @@ type Source = { siteName: string; baseUrl: string; key: string; model: string | 
 
 const root = (url: string) => url.replace(/\/+$/, "");
 
+/** A value a `.env` reader takes as one word, unquoted; anything else is quoted and escaped. */
+const PLAIN_VALUE = /^[A-Za-z0-9._~+/=:@%?&-]*$/;
+
+/**
+ * One `NAME=value` line of a `.env` file: a value outside plain characters is written in double
+ * quotes with `\`, `"`, `$`, `` ` `` and line breaks escaped, so no value ends its line or starts
+ * another variable.
+ */
+export function envLine(name: string, value: string): string {
+  if (PLAIN_VALUE.test(value)) return `${name}=${value}`;
+  const escaped = value.replace(/[\\"$`]/g, "\\$&").replace(/\r\n|\r|\n/g, "\\n");
+  return `${name}="${escaped}"`;
+}
+
+/** A text as one comment line: its line breaks and other control characters as spaces. */
+export const commentText = (text: string) => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, " ");
+
 /** A provider id a client keeps: letters, digits and dashes of the site's host. */
 function providerId(baseUrl: string): string {
   let host = baseUrl;
@@ -49,7 +66,7 @@ export function clientConfigs(s: Source): ClientConfigs {
     apiKey: s.key,
   };
   return {
-    env: `OPENAI_BASE_URL=${root(s.baseUrl)}/v1\nOPENAI_API_KEY=${s.key}\n`,
+    env: `${envLine("OPENAI_BASE_URL", `${root(s.baseUrl)}/v1`)}\n${envLine("OPENAI_API_KEY", s.key)}\n`,
     cherryStudio: { link: cherryLink(cherry), json: JSON.stringify(cherry, null, 2) },
     ccSwitch: { claude: ccSwitchLink("claude", s), codex: ccSwitchLink("codex", s) },
   };

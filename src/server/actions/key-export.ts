@@ -12,6 +12,7 @@ import type { Account, SiteDataDeps } from "../site-data/calls";
 import { tokens } from "../site-data/site-data";
 import type { Actor } from "./records";
 import { revealToken } from "./tokens";
+import { commentText, envLine } from "./client-config";
 
 /** One account's part of an export: its key (`siteId:siteUserId`), name, and the token ids (or all enabled). */
 export type KeyTarget = { key: string; name: string; account: Account; actor: Actor; ids: number[] | "all" };
@@ -100,12 +101,12 @@ export async function exportKeys(
 /** The keys as a `.env` file: a named pair per key, the first also as the OpenAI SDKs' own names. */
 export function keysEnv(keys: ExportedKey[]): string {
   const lines = keys.flatMap((k, i) => [
-    `# ${k.accountName} · ${k.tokenName.replace(/[\r\n]/g, " ")}`,
-    `KEY_${i + 1}_BASE_URL=${v1(k.baseUrl)}`,
-    `KEY_${i + 1}_API_KEY=${k.key}`,
+    `# ${commentText(`${k.accountName} · ${k.tokenName}`)}`,
+    envLine(`KEY_${i + 1}_BASE_URL`, v1(k.baseUrl)),
+    envLine(`KEY_${i + 1}_API_KEY`, k.key),
   ]);
   const first = keys[0];
-  const head = first ? [`OPENAI_BASE_URL=${v1(first.baseUrl)}`, `OPENAI_API_KEY=${first.key}`, ""] : [];
+  const head = first ? [envLine("OPENAI_BASE_URL", v1(first.baseUrl)), envLine("OPENAI_API_KEY", first.key), ""] : [];
   return `${[...head, ...lines].join("\n")}\n`;
 }
 

@@ -14,6 +14,7 @@ import {
   draftOf,
   draftProblem,
   fullKey,
+  isKeyShaped,
   revealRequest,
   tokenRequest,
   tokenRules,
@@ -242,6 +243,10 @@ export async function revealToken(
   if (key === null) {
     await recorder(db, actor)(false, `${what}：站点没有给出完整密钥`);
     throw new ActionRefused("站点没有给出完整密钥");
+  }
+  if (!isKeyShaped(key)) {
+    await recorder(db, actor)(false, `${what}：站点给出的密钥含有密钥以外的字符，已拒绝`);
+    throw new ActionRefused("站点给出的密钥含有密钥以外的字符（如换行、引号或空格），已拒绝");
   }
   await recorder(db, actor)(true, `${what}：成功`);
   const draft = draftOf(stored);

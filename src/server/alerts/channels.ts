@@ -138,6 +138,34 @@ function settingsOf(input: ChannelInput): { settings: ChannelSettings; target: s
   }
 }
 
+/** A backup's channel as the input that made it (the settings settingsOf wrote, read back); null when it is none. */
+function restoredInput(channel: { type: string; name: string; settings: unknown }): ChannelInput | null {
+  const s = channel.settings;
+  if (!CHANNEL_TYPES.includes(channel.type as ChannelType) || typeof s !== "object" || s === null) return null;
+  const field = (k: string) => {
+    const v = (s as Record<string, unknown>)[k];
+    return typeof v === "string" ? v : undefined;
+  };
+  if (field("type") !== channel.type || typeof channel.name !== "string") return null;
+  const base = { type: channel.type as ChannelType, name: channel.name.slice(0, 40) };
+  switch (base.type) {
+    case "webhook":
+      return { ...base, url: field("url"), secret: field("secret") };
+    case "email":
+      return { ...base, to: field("to") };
+    case "telegram":
+      return { ...base, botToken: field("botToken"), chatId: field("chatId") };
+    case "ntfy":
+      return { ...base, url: field("url"), token: field("token") };
+    case "wecom":
+      return { ...base, token: field("key") };
+    case "dingtalk":
+      return { ...base, token: field("accessToken"), secret: field("secret") };
+    case "feishu":
+      return { ...base, token: field("hookId"), secret: field("secret") };
+  }
+}
+
 const channelSelect = { id: true, type: true, name: true, target: true, createdAt: true } as const;
 
 const view = (c: { id: number; type: string; name: string; target: string; createdAt: Date }): AlertChannelView => ({
@@ -221,27 +249,24 @@ export function alertChannels(db: Db) {
       });
     },
 
-    /** A channel of a backup, as it was (its settings sealed for this workspace); its new id. */
+    /**
+     * A channel of a backup, checked exactly as a created one (a file is anyone's words: its
+     * addresses, tokens and ids pass the same rules), its settings sealed for this workspace; its
+     * new id, or null when it does not pass.
+     */
     async restored(
       workspaceId: number,
-      channel: { type: string; name: string; target: string; settings: unknown },
+      channel: { type: string; name: string; settings: unknown },
       now = new Date(),
     ): Promise<number | null> {
-      const settings = channel.settings as { type?: unknown } | null;
-      if (!CHANNEL_TYPES.includes(channel.type as ChannelType) || settings?.type !== channel.type) return null;
-      if ((await db.alertChannel.count({ where: { workspaceId } })) >= MAX_CHANNELS) return null;
-      const row = await db.alertChannel.create({
-        data: {
-          workspaceId,
-          type: channel.type,
-          name: channel.name.slice(0, 40),
-          settings: vaultSeal(JSON.stringify(settings), sealContext(workspaceId)),
-          target: channel.target.slice(0, 300),
-          createdAt: now,
-        },
-        select: { id: true },
-      });
-      return row.id;
+      const input = restoredInput(channel);
+      if (input === null) return null;
+      try {
+        return (await this.create(workspaceId, input, now)).channel.id;
+      } catch (error) {
+        if (error instanceof AlertRefused) return null;
+        throw error;
+      }
     },
 
     /** The channels of the workspace among `ids` (others' ids are dropped). */

@@ -115,7 +115,9 @@ export async function sendWith(
       return;
     }
     case "telegram": {
-      const url = `${base(env().TELEGRAM_API_URL)}/bot${settings.botToken}/sendMessage`;
+      // A path part is encoded (":" is a path character): a token never chooses the path.
+      const bot = encodeURIComponent(settings.botToken).replace(/%3A/g, ":");
+      const url = `${base(env().TELEGRAM_API_URL)}/bot${bot}/sendMessage`;
       const answer = await post(
         url,
         JSON.stringify({

@@ -13,6 +13,7 @@
  * - one-api logs none: its entries have input only.
  */
 import { num, tokens, type CheckedEntry } from "./charge-check";
+import { saneEntryFigure } from "../../shared/bounds";
 
 export type CacheFigures = { input: number; read: number; write: number; saved: number; cost: number };
 
@@ -66,9 +67,13 @@ function newApi(e: CheckedEntry): CacheFigures {
   };
 }
 
-/** The entry's cache figures (quota units rounded to whole units); null for an entry that is not a charge. */
+/**
+ * The entry's cache figures (quota units rounded to whole units); null for an entry that is not a
+ * charge, or whose figures are outside the bounds (docs/design.md 29): unknown, not counted.
+ */
 export function cacheFigures(e: CheckedEntry): CacheFigures | null {
   if (e.type !== "consume") return null;
   const raw = "price_type" in e.detail || "input_ratio" in e.detail ? hub(e) : newApi(e);
-  return { ...raw, saved: Math.round(raw.saved), cost: Math.round(raw.cost) };
+  const out = { ...raw, saved: Math.round(raw.saved), cost: Math.round(raw.cost) };
+  return Object.values(out).every(saneEntryFigure) ? out : null;
 }

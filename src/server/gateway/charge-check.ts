@@ -10,6 +10,7 @@
  *   adjustments truncated per key, the total rounded up (`relay_util/quota.go`).
  */
 import { add, dec, max0, mul, roundHalfAway, sign, sub, type Dec } from "../../shared/decimal";
+import { BOUNDS, saneEntryFigure } from "../../shared/bounds";
 
 export type ChargeCheck = { expected: number; ok: boolean } | { expected: null; reason: string };
 
@@ -45,7 +46,28 @@ const UNKNOWN = {
   otherRatios: "按次计费的生成数量等倍率未记录在日志中，无法核对",
   audio: "音频计费，日志不足以复算",
   cut: "日志附带的字段过多，无法完整核对",
+  range: "日志中的倍率、价格或 tokens 超出合理范围，无法核对",
 } as const;
+
+const RATIO_KEY = /ratio|price/;
+const TOKENS_KEY = /tokens|token_count|image_output/;
+
+/**
+ * Whether a figure the arithmetic reads is outside its bounds (docs/design.md 29): a ratio or price
+ * past BOUNDS.ratio, a token count past BOUNDS.tokens. Such an entry cannot be checked; its
+ * arithmetic is never taken (a ratio of 1e308 is no decimal any sum can hold).
+ */
+function outOfRange(e: CheckedEntry): boolean {
+  if (!(Math.abs(e.promptTokens) <= BOUNDS.tokens && Math.abs(e.completionTokens) <= BOUNDS.tokens)) return true;
+  if (!(Math.abs(e.quota) <= BOUNDS.entryQuota)) return true;
+  for (const k of Object.keys(e.detail)) {
+    const n = num(e.detail, k);
+    if (n === null) continue;
+    if (RATIO_KEY.test(k) && Math.abs(n) > BOUNDS.ratio) return true;
+    if (TOKENS_KEY.test(k) && Math.abs(n) > BOUNDS.tokens) return true;
+  }
+  return false;
+}
 
 function newApi(e: CheckedEntry, qpu: number): ChargeCheck {
   const d = e.detail;
@@ -183,8 +205,14 @@ function oneHub(e: CheckedEntry): ChargeCheck {
 export function checkCharge(e: CheckedEntry, quotaPerUnit: number): ChargeCheck | null {
   if (e.type !== "consume") return null;
   if (Object.keys(e.detail).length >= CHECK_DETAIL_MAX) return { expected: null, reason: UNKNOWN.cut };
-  if ("price_type" in e.detail || "input_ratio" in e.detail) return oneHub(e);
-  if ("model_ratio" in e.detail || "model_price" in e.detail || "group_ratio" in e.detail)
-    return newApi(e, quotaPerUnit);
-  return { expected: null, reason: UNKNOWN.ratios };
+  if (outOfRange(e)) return { expected: null, reason: UNKNOWN.range };
+  let checked: ChargeCheck;
+  if ("price_type" in e.detail || "input_ratio" in e.detail) checked = oneHub(e);
+  else if ("model_ratio" in e.detail || "model_price" in e.detail || "group_ratio" in e.detail)
+    checked = newApi(e, quotaPerUnit);
+  else return { expected: null, reason: UNKNOWN.ratios };
+  // Bounded inputs can still multiply past what a sum holds (a million times a trillion tokens).
+  return checked.expected !== null && !saneEntryFigure(checked.expected)
+    ? { expected: null, reason: UNKNOWN.range }
+    : checked;
 }

@@ -3,6 +3,7 @@
  * (gateway-user-api.md §8 for the detection heuristics, §3.2 for the money display recipe).
  */
 import { z } from "zod";
+import { BOUNDS, within } from "../../shared/bounds";
 
 export const FAMILIES = ["new-api", "new-api-legacy", "veloera", "one-api", "one-hub", "done-hub", "unknown"] as const;
 export type Family = (typeof FAMILIES)[number];
@@ -41,20 +42,27 @@ export function detectFamily(data: Record<string, unknown>): Family {
   return "unknown";
 }
 
-const positive = (v: unknown, fallback: number) =>
-  typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fallback;
+/** A setting in its range (docs/design.md 29), else the family's default: outside it is no setting a site runs with. */
+const setting = (v: unknown, range: { min: number; max: number }, fallback: number) =>
+  typeof v === "number" ? (within(v, range.min, range.max) ?? fallback) : fallback;
 const text = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim().slice(0, 200) : null);
 
 export function moneyFrom(data: Record<string, unknown>): Money {
-  const quotaPerUnit = positive(data.quota_per_unit, DEFAULT_QUOTA_PER_UNIT);
+  const quotaPerUnit = setting(data.quota_per_unit, BOUNDS.quotaPerUnit, DEFAULT_QUOTA_PER_UNIT);
   const type = data.quota_display_type;
-  if (type === "CNY") return { quotaPerUnit, display: "CNY", symbol: "¥", rate: positive(data.usd_exchange_rate, 7.3) };
+  if (type === "CNY")
+    return {
+      quotaPerUnit,
+      display: "CNY",
+      symbol: "¥",
+      rate: setting(data.usd_exchange_rate, BOUNDS.exchangeRate, 7.3),
+    };
   if (type === "CUSTOM") {
     return {
       quotaPerUnit,
       display: "CUSTOM",
       symbol: (text(data.custom_currency_symbol) ?? "¤").slice(0, 8),
-      rate: positive(data.custom_currency_exchange_rate, 1),
+      rate: setting(data.custom_currency_exchange_rate, BOUNDS.exchangeRate, 1),
     };
   }
   if (type === "TOKENS" || (type === undefined && data.display_in_currency === false)) {

@@ -9,6 +9,7 @@
  */
 import { isRow, type LogDetail, type SiteRequest } from "./reads";
 import type { Family } from "./families";
+import { BOUNDS, quotaOf, within } from "../../shared/bounds";
 
 export const PLAN_PREFERENCES = ["subscription_first", "wallet_first", "subscription_only", "wallet_only"] as const;
 export type PlanPreference = (typeof PLAN_PREFERENCES)[number];
@@ -66,11 +67,12 @@ export function planCatalog(data: unknown): Map<number, Pick<Plan, "title" | "re
   const out = new Map<number, Pick<Plan, "title" | "resetPeriod" | "resetSeconds">>();
   for (const p of unwrap(data, "plan")) {
     const period = RESET_PERIODS.find((r) => r === p.quota_reset_period) ?? null;
-    const custom = int(p.quota_reset_custom_seconds);
+    // A window outside an hour to ten years is no period a runway can step through: unknown (docs/design.md 29).
+    const custom = within(p.quota_reset_custom_seconds, BOUNDS.periodSeconds.min, BOUNDS.periodSeconds.max);
     out.set(int(p.id), {
       title: text(p.title) || null,
-      resetPeriod: period,
-      resetSeconds: period === "custom" && custom > 0 ? custom : null,
+      resetPeriod: period === "custom" && custom === null ? null : period,
+      resetSeconds: period === "custom" && custom !== null ? Math.trunc(custom) : null,
     });
   }
   return out;
@@ -91,6 +93,8 @@ export function plansOf(self: unknown, catalog: ReturnType<typeof planCatalog>):
     "subscription",
   );
   const plans = rows
+    // A plan whose quota figures are outside the bounds is not one that can be read (docs/design.md 29).
+    .filter((s) => [s.amount_total, s.amount_used].every((v) => typeof v !== "number" || quotaOf(v) !== null))
     .map((s): Plan => {
       const known = catalog.get(int(s.plan_id));
       const status = s.status === "active" || s.status === "cancelled" ? s.status : "expired";
@@ -140,26 +144,45 @@ export function planWindow(p: Plan, now: number): { used: number; left: number |
 /** Whether a plan paid for the logged request (new-api's `other.billing_source`). */
 export const paidByPlan = (detail: LogDetail) => detail.billing_source === "subscription";
 
-/** The reset after `at` for a plan's period (the site's own clock is not known: UTC for months). */
-function resetAfter(p: Pick<Plan, "resetPeriod" | "resetSeconds">, at: number): number | null {
+/** A fixed period's length in seconds; null for months (and for none). */
+function fixedLength(p: Pick<Plan, "resetPeriod" | "resetSeconds">): number | null {
   switch (p.resetPeriod) {
     case "daily":
-      return at + 86_400;
+      return 86_400;
     case "weekly":
-      return at + 7 * 86_400;
-    case "monthly": {
-      const d = new Date(at * 1000);
-      return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours()) / 1000);
-    }
+      return 7 * 86_400;
     case "custom":
-      return p.resetSeconds ? at + p.resetSeconds : null;
+      return p.resetSeconds !== null && p.resetSeconds >= BOUNDS.periodSeconds.min ? p.resetSeconds : null;
     default:
       return null;
   }
 }
 
+/**
+ * The first reset after `t` of a plan whose reset `at` is due (`at` ≤ `t`), for its period (the
+ * site's own clock is not known: UTC for months); null when it resets no more. Fixed periods in
+ * closed form, months stepped (a month is at least 28 days: a bounded count from any second).
+ */
+function resetAfter(p: Pick<Plan, "resetPeriod" | "resetSeconds">, at: number, t: number): number | null {
+  const length = fixedLength(p);
+  if (length !== null) return at + (Math.floor((t - at) / length) + 1) * length;
+  if (p.resetPeriod !== "monthly") return null;
+  let next = at;
+  while (next <= t) {
+    const d = new Date(next * 1000);
+    next = Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours()) / 1000);
+  }
+  return next;
+}
+
 /** How far ahead the runway looks (days); longer is reported as this. */
 export const RUNWAY_MAX_DAYS = 3650;
+/**
+ * Events (a reset, an end, a source running dry) a runway steps through exactly; past them the
+ * rest is taken at the pace the wallet was drawn so far. Hourly resets over ten years would be
+ * 87,600 steps an account; most accounts need a few dozen.
+ */
+const RUNWAY_MAX_STEPS = 2000;
 
 /**
  * Days until the account can no longer pay for requests at `perDay` quota a day: plans and wallet
@@ -176,15 +199,20 @@ export function runway(wallet: number, perDay: number, read: PlansRead | null, n
     .sort((a, b) => a.end - b.end || a.id - b.id);
   const rate = perDay / 86_400;
   const horizon = now + RUNWAY_MAX_DAYS * 86_400;
-  let left = Math.max(wallet, 0);
+  const start = Math.max(wallet, 0);
+  let left = start;
   let t = now;
+  let steps = 0;
   while (t < horizon) {
+    if (++steps > RUNWAY_MAX_STEPS) {
+      return extrapolated({ start, left, rate, now, t, horizon }, plans, preference !== "subscription_only");
+    }
     const live = plans.filter((p) => p.end > t);
     for (const p of live) {
       // Resets that fell due (a reset the site has not applied yet is applied at once, as its next request would).
-      while (p.next > 0 && p.next <= t) {
+      if (p.next > 0 && p.next <= t) {
         p.left = p.total > 0 ? p.total : null;
-        const after = resetAfter(p, p.next);
+        const after = resetAfter(p, p.next, t);
         p.next = after !== null && after < p.end ? after : 0;
       }
     }
@@ -212,4 +240,21 @@ export function runway(wallet: number, perDay: number, read: PlansRead | null, n
     t += step;
   }
   return (Math.min(t, horizon) - now) / 86_400;
+}
+
+/**
+ * The rest of a runway past RUNWAY_MAX_STEPS, at `t`: the wallet drawn on at the pace it was drawn
+ * since `now`; where the plans paid everything so far, they pay until the last of them ends and
+ * the wallet then at the whole pace. An estimate, bounded by the horizon.
+ */
+function extrapolated(
+  at: { start: number; left: number; rate: number; now: number; t: number; horizon: number },
+  plans: Array<Pick<Plan, "end">>,
+  walletUsable: boolean,
+): number {
+  const { start, left, rate, now, t, horizon } = at;
+  const drawn = (start - left) / (t - now);
+  const lastEnd = Math.max(t, ...plans.map((p) => p.end));
+  const end = drawn > 0 ? t + left / drawn : walletUsable ? lastEnd + left / rate : lastEnd;
+  return (Math.min(end, horizon) - now) / 86_400;
 }

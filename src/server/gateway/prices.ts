@@ -6,10 +6,11 @@
  * token (`GET /api/prices`: input × 1e6 ÷ quota_per_unit; a "times" model 1000 × input ÷
  * quota_per_unit a call); one-api publishes none (its prices come from the account's log). A
  * hostile site's lists are cut: at most MAX_MODELS models, names at most NAME_MAX characters, and
- * a ratio that is not a finite number ≥ 0 drops its model.
+ * a ratio outside its bounds (a finite number from 0 to a million) drops its model.
  */
 import type { Family } from "./families";
 import { isRow, type SiteRequest } from "./reads";
+import { ratioOf } from "../../shared/bounds";
 
 const MAX_MODELS = 2000;
 const NAME_MAX = 200;
@@ -47,11 +48,8 @@ export function groupsRequest(family: Family): SiteRequest | null {
 }
 
 const round9 = (n: number) => Math.round(n * 1e9) / 1e9;
-/** A finite number ≥ 0 (a number, or a numeric string); null otherwise. */
-function ratio(v: unknown): number | null {
-  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-  return Number.isFinite(n) && n >= 0 ? n : null;
-}
+/** A ratio or price within its bounds (a number, or a numeric string; docs/design.md 29); null otherwise. */
+const ratio = ratioOf;
 const name = (v: unknown) => (typeof v === "string" ? v.trim().slice(0, NAME_MAX) : "");
 const names = (v: unknown): string[] | null =>
   Array.isArray(v) ? v.map(name).filter(Boolean).slice(0, GROUPS_MAX) : null;

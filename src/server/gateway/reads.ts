@@ -9,6 +9,7 @@ import type { Family, Money } from "./families";
 import { draftOf } from "./token-writes";
 import { LOG_TYPES, type LogType } from "../../shared/log-types";
 import { usdOfQuota } from "../../shared/money";
+import { BOUNDS, moneyOf, quotaOf } from "../../shared/bounds";
 
 export { LOG_TYPES, type LogType };
 const TOKEN_STATUSES = ["enabled", "disabled", "expired", "exhausted"] as const;
@@ -69,11 +70,11 @@ export const tokenItemSchema = z
     name: z.string(),
     key: z.string().describe("总是打码：前 4 位 + **** + 后 4 位；完整密钥从不经过本服务"),
     status: z.enum(TOKEN_STATUSES),
-    remainQuota: z.number(),
-    remainUsd: z.number(),
+    remainQuota: z.number().nullable().describe("站点给出的数值超出合理范围时为 null（未知）"),
+    remainUsd: z.number().nullable(),
     unlimited: z.boolean(),
-    usedQuota: z.number(),
-    usedUsd: z.number(),
+    usedQuota: z.number().nullable().describe("站点给出的数值超出合理范围时为 null（未知）"),
+    usedUsd: z.number().nullable(),
     expiresAt: isoTime.nullable().describe("永不过期时为 null"),
     createdAt: isoTime.nullable(),
     lastUsedAt: isoTime.nullable(),
@@ -88,8 +89,8 @@ export const topupItemSchema = z
   .object({
     createdAt: isoTime.nullable(),
     completedAt: isoTime.nullable(),
-    amountUsd: z.number().describe("充值的美元额度"),
-    money: z.number().describe("实付金额（站点货币）"),
+    amountUsd: z.number().nullable().describe("充值的美元额度；站点给出的数值超出合理范围时为 null（未知）"),
+    money: z.number().nullable().describe("实付金额（站点货币）；超出合理范围时为 null"),
     method: z.string(),
     status: z.string().describe("pending | success | failed | expired"),
     tradeNo: z.string(),
@@ -99,9 +100,10 @@ export type TopupItem = z.infer<typeof topupItemSchema>;
 
 export type SelfInfo = {
   user: { id: number; username: string; displayName: string; group: string };
-  quota: number;
-  usedQuota: number;
-  requestCount: number;
+  /** Null: the site's figure is outside the bounds (docs/design.md 29), unknown. */
+  quota: number | null;
+  usedQuota: number | null;
+  requestCount: number | null;
 };
 
 export type LogQuery = {
@@ -325,6 +327,23 @@ export function logItem(family: Family, row: Row, money: Money): LogItem {
 }
 
 /**
+ * Whether an entry's figures are within their bounds (docs/design.md 29): its quota and tokens
+ * whole numbers the ledger can hold and sum, its duration a time. One outside is unknown: left out
+ * of a live page, refused and counted by the ledger.
+ */
+export function logItemInBounds(item: Pick<LogItem, "quota" | "promptTokens" | "completionTokens" | "durationMs">) {
+  const whole = (n: number, max: number) => Number.isSafeInteger(n) && Math.abs(n) <= max;
+  return (
+    whole(item.quota, BOUNDS.entryQuota) &&
+    whole(item.promptTokens, BOUNDS.tokens) &&
+    whole(item.completionTokens, BOUNDS.tokens) &&
+    (item.durationMs === null || (item.durationMs >= 0 && item.durationMs <= DURATION_MAX_MS))
+  );
+}
+/** The longest a request may take (24.8 days: what a 32-bit millisecond count holds). */
+const DURATION_MAX_MS = 2_147_483_647;
+
+/**
  * Fields of a site's answers that are credentials (older gateways put the access token, an empty
  * password and the verification code in `GET /api/user/self`): never kept, never passed on.
  */
@@ -376,18 +395,19 @@ const LIST_MAX = 200;
 
 export function tokenItem(row: Row, money: Money): TokenItem {
   const limits = draftOf(row);
-  const remain = num(row.remain_quota);
-  const used = num(row.used_quota);
+  const remain = bounded(row.remain_quota, quotaOf);
+  const used = bounded(row.used_quota, quotaOf);
+  const usd = (q: number | null) => (q === null ? null : usdOf(q, money));
   return {
     id: num(row.id),
     name: str(row.name),
     key: maskKey(str(row.key)),
     status: TOKEN_STATUS[num(row.status)] ?? "disabled",
     remainQuota: remain,
-    remainUsd: usdOf(remain, money),
+    remainUsd: usd(remain),
     unlimited: row.unlimited_quota === true,
     usedQuota: used,
-    usedUsd: usdOf(used, money),
+    usedUsd: usd(used),
     expiresAt: row.expired_time === -1 ? null : iso(row.expired_time),
     createdAt: iso(row.created_time),
     lastUsedAt: iso(row.accessed_time),
@@ -402,8 +422,8 @@ export function topupItem(row: Row): TopupItem {
   return {
     createdAt: iso(row.create_time),
     completedAt: iso(row.complete_time),
-    amountUsd: num(row.amount),
-    money: num(row.money),
+    amountUsd: bounded(row.amount, moneyOf),
+    money: bounded(row.money, moneyOf),
     method: str(row.payment_method),
     status: str(row.status),
     tradeNo: str(row.trade_no),
@@ -418,8 +438,16 @@ export function selfInfo(data: Row): SelfInfo {
       displayName: str(data.display_name),
       group: str(data.group),
     },
-    quota: num(data.quota),
-    usedQuota: num(data.used_quota),
-    requestCount: num(data.request_count),
+    quota: bounded(data.quota, quotaOf),
+    usedQuota: bounded(data.used_quota, quotaOf),
+    requestCount: bounded(data.request_count, countOf),
   };
 }
+
+/** A figure the site sent through its bound (null: outside it); one it did not send is 0, as before. */
+const bounded = (v: unknown, parse: (v: unknown) => number | null): number | null =>
+  typeof v === "number" ? parse(v) : 0;
+const countOf = (v: unknown) => {
+  const n = quotaOf(v);
+  return n !== null && n >= 0 ? n : null;
+};

@@ -232,6 +232,14 @@ export function fullKey(data: unknown): string | null {
   return k.startsWith("sk-") ? k : `sk-${k}`;
 }
 
+/**
+ * The characters an API key is made of (every family's keys: letters, digits and `-_.~+/=:`). A
+ * "key" with anything else (a line break and another variable after it, a quote) is no key: it is
+ * refused before it reaches any export (docs/design.md 29).
+ */
+const KEY_SHAPE = /^[A-Za-z0-9._~+/=:-]{1,512}$/;
+export const isKeyShaped = (key: string) => KEY_SHAPE.test(key);
+
 /** The id a create answered with (one-api's whole token, done-hub's `{id, key}`); null when it sent none. */
 export function createdId(data: unknown): number | null {
   return isRow(data) && isNumber(data.id) && data.id > 0 ? data.id : null;

@@ -22,6 +22,7 @@ import { detailOf } from "./log-view";
 import type { Db } from "../db/client";
 import { driverOf } from "../db/driver";
 import type { Owner } from "./owner";
+import { BOUNDS, within } from "../../shared/bounds";
 
 /** A site's list as known: its group ratios and each model's figures at a time (Unix seconds). */
 export type SiteList = {
@@ -155,11 +156,23 @@ type Flag = {
   hourKey: string;
 };
 
+const CANNOT_CHECK = { expected: null, reason: "无法核对这条记录" } as const;
+/** A verdict, or "cannot be checked" where its arithmetic throws (no entry stops the pass). */
+function unlessThrown<T>(verdict: () => T): T | typeof CANNOT_CHECK {
+  try {
+    return verdict();
+  } catch {
+    return CANNOT_CHECK;
+  }
+}
+
 /** The verdicts of a batch, summed and flagged; `listOnly` adds the second verdict to entries that have the first. */
 async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolean) {
   const siteIds = [...new Set(rows.map((r) => r.siteId))];
   const sites = await db.site.findMany({ where: { id: { in: siteIds } }, select: { id: true, quotaPerUnit: true } });
-  const qpu = new Map(sites.map((s) => [s.id, s.quotaPerUnit ?? 500_000]));
+  const qpu = new Map(
+    sites.map((s) => [s.id, within(s.quotaPerUnit, BOUNDS.quotaPerUnit.min, BOUNDS.quotaPerUnit.max) ?? 500_000]),
+  );
   const known = await lists.sites(siteIds);
   const owners = [...new Map(rows.map((r) => [`${r.siteId}:${r.siteUserId}`, r])).values()];
   const groups = await lists.groups(owners.map((r) => ({ siteId: r.siteId, siteUserId: Number(r.siteUserId) })));
@@ -180,14 +193,15 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
     const q = qpu.get(r.siteId) ?? 500_000;
     const list = known.get(r.siteId);
     if (!list) waiting.add(r.siteId);
-    const checked = checkCharge(e, q);
+    // An entry whose arithmetic fails is one that cannot be checked; the pass goes on (docs/design.md 29).
+    const checked = unlessThrown(() => checkCharge(e, q));
     const own = listOnly ? null : checked;
     let againstList: ReturnType<typeof listCharge> = null;
     if (list) {
       const name = loggedGroup(e.detail) ?? groups.get(`${r.siteId}:${r.siteUserId}`) ?? null;
       const ratio = name !== null ? (list.groupRatios[name] ?? null) : null;
       againstList = list.published
-        ? listCharge(e, q, list.priceAt(r.model, r.at), { name, ratio }, checked)
+        ? unlessThrown(() => listCharge(e, q, list.priceAt(r.model, r.at), { name, ratio }, checked))
         : { expected: null, reason: LIST_UNKNOWN.noList };
     }
     const hour = Math.floor(r.at / 3600) * 3600;
@@ -201,7 +215,7 @@ async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolea
     };
     hours.set(key, h);
     const cache = listOnly ? null : cacheFigures(e);
-    if (cache) {
+    if (!listOnly && e.type === "consume") {
       if (r.durationMs !== null && r.durationMs > 0) count(r, "total", r.durationMs);
       const first = firstTokenMs(e.detail);
       if (first !== null) count(r, "first", first);

@@ -4,20 +4,18 @@
  */
 import { createHash } from "node:crypto";
 import type { EntryRow } from "./store";
-import type { LogItem } from "../gateway/reads";
+import { logItemInBounds, type LogItem } from "../gateway/reads";
 
 export type Entry = Omit<EntryRow, "ordinal">;
 
 /**
- * What a site may send before the sync refuses it. Quotas and token counts beyond
- * MAX_ENTRY_NUMBER are no real request (and would overflow an hour's sums); a second with more
+ * What a site may send before the sync refuses it. Quotas and token counts outside their bounds
+ * (docs/design.md 29) are no real request (and would overflow an hour's sums); a second with more
  * than MAX_SECOND_ENTRIES entries of one account is no real traffic, and holding it would take
  * the server's memory; a run reads at most MAX_RUN_PAGES pages and MAX_RUN_BYTES, then goes on at
  * the next sync from where it stopped; after MAX_RUN_REFUSED_SECONDS refused seconds the run stops.
  */
 export const LEDGER_LIMITS = {
-  MAX_ENTRY_NUMBER: 1e13,
-  MAX_DURATION_MS: 2_147_483_647,
   MAX_SECOND_ENTRIES: 2000,
   MAX_RUN_PAGES: 10_000,
   MAX_RUN_BYTES: 512 * 2 ** 20,
@@ -37,16 +35,11 @@ export const REFUSED = {
 export const entryBytes = (e: Entry) =>
   2 * (e.model.length + e.tokenName.length + e.content.length + e.detail.length) + 160;
 
-const sane = (n: number) => Number.isSafeInteger(n) && Math.abs(n) <= LEDGER_LIMITS.MAX_ENTRY_NUMBER;
-
 /** The entry as the ledger keeps it, or why it is refused. */
 export function entryOf(item: LogItem): Entry | { refused: string } {
   if (item.createdAt === null) return { refused: REFUSED.time };
-  if (!sane(item.quota) || !sane(item.promptTokens) || !sane(item.completionTokens)) return { refused: REFUSED.number };
   const durationMs = item.durationMs === null ? null : Math.round(item.durationMs);
-  if (durationMs !== null && !(durationMs >= 0 && durationMs <= LEDGER_LIMITS.MAX_DURATION_MS)) {
-    return { refused: REFUSED.number };
-  }
+  if (!logItemInBounds({ ...item, durationMs })) return { refused: REFUSED.number };
   const at = Math.floor(Date.parse(item.createdAt) / 1000);
   const fingerprint = createHash("sha256")
     .update(

@@ -245,7 +245,7 @@ export type SyncResult = { added: number; from: number; to: number; complete: bo
 
 /** The balance as a snapshot row, or null when the site reports numbers no account has. */
 function snapshotOf(balance: Pick<SelfInfo, "quota" | "usedQuota" | "requestCount">) {
-  const ok = (n: number) => Number.isSafeInteger(n);
+  const ok = (n: number | null): n is number => n !== null && Number.isSafeInteger(n);
   if (!ok(balance.quota) || !ok(balance.usedQuota) || !ok(balance.requestCount)) return null;
   return {
     quota: BigInt(balance.quota),

@@ -33,7 +33,7 @@ export async function noteTopupHistory(
     throw error;
   }
   for (const t of items ?? []) {
-    if (t.status !== "success" || !t.completedAt || !t.tradeNo) continue;
+    if (t.status !== "success" || !t.completedAt || !t.tradeNo || t.amountUsd === null) continue;
     const at = Math.floor(Date.parse(t.completedAt) / 1000);
     const quota = BigInt(Math.round(t.amountUsd * reader.quotaPerUnit));
     await db.ledgerTopup.upsert({

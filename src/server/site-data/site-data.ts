@@ -11,6 +11,7 @@ import {
   familyHasTopups,
   isRow,
   logItem,
+  logItemInBounds,
   logsRequest,
   pageOf,
   paging,
@@ -41,6 +42,7 @@ export type { OverviewRow, Summary, TokensPage, TopupsPage } from "./schemas";
 export { SiteDataError, type Account, type SiteDataDeps } from "./calls";
 import { SiteDataError, contextOf, openSite, read, unexpected, type Account, type SiteDataDeps } from "./calls";
 import { localMidnight } from "../core/time";
+import { quotaOf } from "../../shared/bounds";
 import { cached, tokenPageBases } from "./live-state";
 
 /** A page of the site's answer, whatever its shape; an unknown shape is the operation's failure. */
@@ -95,7 +97,11 @@ export async function summary(account: Account, tz: string, deps: SiteDataDeps):
     ]);
     if (!isRow(self) || !isRow(stat)) throw unexpected();
     const info = selfInfo(self);
-    const todayQuota = typeof stat.quota === "number" ? stat.quota : 0;
+    const todayQuota = typeof stat.quota === "number" ? quotaOf(stat.quota) : 0;
+    // A figure outside its bounds is unknown: the account reads as a site that answered nonsense (docs/design.md 29).
+    if (info.quota === null || info.usedQuota === null || info.requestCount === null || todayQuota === null) {
+      throw unexpected();
+    }
     const { money } = site;
     return {
       site: { id: site.id, name: site.name, url: site.url, family: site.family },
@@ -129,7 +135,7 @@ export async function logs(account: Account, query: LogQuery, deps: SiteDataDeps
     );
     return {
       ...paging(query.page, pageSize, page.rows.length, page.total),
-      items: page.rows.map((row) => logItem(site.family, row, site.money)),
+      items: page.rows.map((row) => logItem(site.family, row, site.money)).filter(logItemInBounds),
       fetchedAt,
     };
   });

@@ -10,6 +10,7 @@ import {
 } from "../gateway/families";
 import { Refusal } from "../core/errors";
 import { unguardSite } from "../net/site-guard";
+import { BOUNDS, within } from "../../shared/bounds";
 
 export const siteSchema = z
   .object({ id: z.number().int().positive(), name: z.string(), url: z.url() })
@@ -65,10 +66,12 @@ function fromProfileRow(row: ProfileRow): ProfiledSite {
     version: row.version,
     systemName: row.systemName,
     money: {
-      quotaPerUnit: row.quotaPerUnit ?? UNPROBED.money.quotaPerUnit,
+      // A row kept before the settings were bounded is read as moneyFrom would read it now.
+      quotaPerUnit:
+        within(row.quotaPerUnit, BOUNDS.quotaPerUnit.min, BOUNDS.quotaPerUnit.max) ?? UNPROBED.money.quotaPerUnit,
       display,
       symbol: row.currencySymbol ?? (display === "TOKENS" ? "" : UNPROBED.money.symbol),
-      rate: row.currencyRate ?? UNPROBED.money.rate,
+      rate: within(row.currencyRate, BOUNDS.exchangeRate.min, BOUNDS.exchangeRate.max) ?? UNPROBED.money.rate,
     },
     probedAt: row.probedAt,
     requestsPerMinute: row.requestsPerMinute,

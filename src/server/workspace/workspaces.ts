@@ -33,6 +33,7 @@ export const WS_MSG = {
   tooManyCreations: "此地址创建工作区过于频繁，请一小时后再试",
   sessionNotFound: "该设备不存在或已退出",
   tokenNotFound: "该 API 令牌不存在或已撤销",
+  syncNeedsPassword: "创建同步凭据需要输入工作区密码",
   tokenNameInvalid: "令牌名称需为 1 到 40 个字符",
   tooManyTokens: `API 令牌最多 ${API_TOKENS_MAX} 个，请先撤销不用的令牌`,
   readOnly: "该 API 令牌只读，不能修改工作区",

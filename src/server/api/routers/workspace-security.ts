@@ -201,7 +201,8 @@ export const workspaceSecurityRouter = router({
         summary: "创建 API 令牌",
         description:
           "令牌只在这次答复中出现一次；作为 Bearer 使用，可读取工作区的全部账户（只读令牌不能做任何修改）。" +
-          "access 为 sync 时是 All API Hub 的同步凭据：只能作为 /dav/ 的 WebDAV 密码使用。只能在登录的设备上进行。",
+          "access 为 sync 时是 All API Hub 的同步凭据：只能作为 /dav/ 的 WebDAV 密码使用；同步文件含全部账户的访问令牌，" +
+          "所以要输入工作区密码（password），错 5 次本设备退出登录。只能在登录的设备上进行。",
         auth: "workspace",
       }),
     )
@@ -210,7 +211,14 @@ export const workspaceSecurityRouter = router({
     .output(apiTokenCreatedSchema)
     .mutation(async ({ ctx, input }) => {
       deviceOnly(ctx.workspace.kind);
-      const created = await workspaceStore(ctx.db).createApiToken(ctx.workspace.workspaceId, input.name, input.access);
+      const store = workspaceStore(ctx.db);
+      // The sync file holds every saved token in a form its reader opens: asked as the backup is.
+      if (input.access === "sync") {
+        const password = input.password;
+        if (!password) throw new Refusal(WS_MSG.syncNeedsPassword, "BAD_REQUEST");
+        await guessing(ctx, () => store.confirmPassword(ctx.workspace.workspaceId, password));
+      }
+      const created = await store.createApiToken(ctx.workspace.workspaceId, input.name, input.access);
       return {
         success: true as const,
         data: { token: created.token, id: created.id, name: created.name, access: created.access },

@@ -70,6 +70,11 @@ export const createApiTokenInput = z.object({
   access: z
     .enum(["read", "write", "sync"])
     .describe("read：只读；write：读写；sync：只用于 All API Hub 的 WebDAV 同步"),
+  password: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe("工作区密码：access 为 sync 时必填（同步文件含全部账户的访问令牌）"),
 });
 
 export const totpEnableInput = z.object({
