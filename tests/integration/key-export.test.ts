@@ -87,9 +87,8 @@ describe("tokens.exportKeys", () => {
     hostile!.name = "名字\nOPENAI_API_KEY=evil";
     const answer = await api.tokens.exportKeys({ keys: [{ account: keys[0]!, ids: [honest!.id, hostile!.id] }] });
     expect(answer.data.keys.map((k) => k.tokenId)).toEqual([honest!.id]);
-    expect(answer.data.failed).toEqual([
-      expect.objectContaining({ tokenId: hostile!.id, message: expect.stringContaining("密钥以外的字符") }),
-    ]);
+    expect(answer.data.failed.map((f) => f.tokenId)).toEqual([hostile!.id]);
+    expect(answer.data.failed[0]?.message).toContain("密钥以外的字符");
     expect(answer.data.env).not.toContain("attacker.example");
     // Each line of the .env is a comment, a blank or one NAME=value.
     for (const line of answer.data.env.split("\n")) expect(line).toMatch(/^(#.*|[A-Z0-9_]+=\S*|)$/);

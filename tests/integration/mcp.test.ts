@@ -63,6 +63,8 @@ let read = "";
 let write = "";
 let sync = "";
 let otherAccount = 0;
+let dearAccount = 0;
+let cheapAccount = 0;
 
 async function saveAccount(token: string, siteId: number, user: GatewayUser): Promise<number> {
   const saved = await request(app.url, "/api/workspace/accounts", {
@@ -133,7 +135,8 @@ beforeAll(async () => {
   });
   const token = await workspaceOverHttp(app.url, "智能体工作区");
   const dear = await saveAccount(token, dearSite, DEAR);
-  await saveAccount(token, cheapSite, CHEAP);
+  dearAccount = dear;
+  cheapAccount = await saveAccount(token, cheapSite, CHEAP);
   // The dear account's usage in the ledger (its first sync), for what it would cost elsewhere.
   await request(app.url, `/api/usage/sync?account=${dear}`, {
     method: "POST",
@@ -220,7 +223,7 @@ describe("/api/mcp", () => {
 
   it("checks in only with a read-write token, and never finds another workspace's account", async () => {
     const reader = await connect(read);
-    const refused = await reader.callTool({ name: "checkin", arguments: {} });
+    const refused = await reader.callTool({ name: "checkin", arguments: { account: dearAccount } });
     expect(refused).toMatchObject({
       isError: true,
       content: [{ type: "text", text: "该 API 令牌只读，不能修改工作区" }],
@@ -229,9 +232,25 @@ describe("/api/mcp", () => {
     expect(foreign).toMatchObject({ isError: true, content: [{ type: "text", text: "工作区中没有这个账户" }] });
     await reader.close();
     const writer = await connect(write);
-    const done = await writer.callTool({ name: "checkin", arguments: {} });
+    // A write names its account, and acts on exactly that one or refuses.
+    const unnamed = await writer.callTool({ name: "checkin", arguments: {} });
+    expect(unnamed.isError).toBe(true);
+    expect(JSON.stringify(unnamed.content)).toContain("请填写 account");
+    for (const account of [otherAccount, 999_999]) {
+      expect(await writer.callTool({ name: "checkin", arguments: { account } })).toMatchObject({
+        isError: true,
+        content: [{ type: "text", text: "工作区中没有这个账户" }],
+      });
+    }
+    expect(await writer.callTool({ name: "checkin", arguments: { account: "1" } })).toMatchObject({ isError: true });
+    // The cheap account's site has no check-in: said so for it, not done on the first account.
+    const cheap = await writer.callTool({ name: "checkin", arguments: { account: cheapAccount } });
+    expect(JSON.stringify(cheap)).not.toContain('"state":"done"');
+    const done = await writer.callTool({ name: "checkin", arguments: { account: dearAccount } });
     expect(done.isError).toBeFalsy();
     expect((done.structuredContent as { data: { state: string } }).data.state).toBe("done");
+    const records = await writer.callTool({ name: "recent_logs", arguments: { account: cheapAccount } });
+    expect(records.isError).toBeFalsy();
     await writer.close();
   });
 

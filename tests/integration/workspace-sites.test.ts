@@ -138,6 +138,24 @@ describe("a workspace's own sites", () => {
     });
   });
 
+  it("keep one workspace's probes to itself: a budget per address, 30 probes a minute", async () => {
+    const small = (token: string) =>
+      callerFor(store.db, bearer(token), { timeoutMs: 2000, siteRequestsPerMinute: 20, clientAddress: "203.0.113.77" })
+        .api;
+    const register = async (name: string) =>
+      small((await caller().api.workspace.register({ name, password: "correct horse battery" })).data.token);
+    const flood = await register("探测甲");
+    const quiet = await register("探测乙");
+    const answers = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) => flood.workspace.probeSite({ url: `${own.url}/?n=${i}` })),
+    );
+    const limited = answers.filter((a) => a.status === "rejected" && /探测站点过于频繁/.test(String(a.reason)));
+    expect(limited).toHaveLength(10);
+    // Another workspace's probe of another address is answered, not 站点繁忙.
+    const found = await quiet.workspace.probeSite({ url: other.url });
+    expect(found.success).toBe(true);
+  });
+
   it("are listed, blocked and adopted by the operator", async () => {
     const admin = await operator();
     const a = await workspace("运营甲");

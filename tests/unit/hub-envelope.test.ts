@@ -27,8 +27,8 @@ describe("the sync file's envelope", () => {
   });
 
   it("seals with a fresh salt and IV each time, compact, and opens again", async () => {
-    const a = await sealEnvelope("{}", "pass", 1000);
-    const b = await sealEnvelope("{}", "pass", 1000);
+    const a = await sealEnvelope("{}", "pass", { iter: 1000 });
+    const b = await sealEnvelope("{}", "pass", { iter: 1000, holder: "workspace 1" });
     expect(a).not.toBe(b);
     expect(a).not.toContain("\n");
     expect(JSON.parse(a)).toMatchObject({ type: "all-api-hub-webdav-backup-encrypted", v: 1, iter: 1000 });
@@ -38,7 +38,23 @@ describe("the sync file's envelope", () => {
     const ct = Buffer.from(e.ct, "base64");
     ct[0] = (ct[0] as number) ^ 1;
     expect(await openEnvelope({ ...e, ct: ct.toString("base64") }, "pass")).toBeNull();
-    // An iteration count no passphrase needs is refused before any work.
+    // An iteration count past the extension's own is refused before any work.
     expect(await openEnvelope({ ...e, iter: 50_000_000 }, "pass")).toBeNull();
+    expect(await openEnvelope({ ...e, iter: 250_001 }, "pass")).toBeNull();
+  });
+
+  it("derives one key at a time per holder, and two at most in the process", async () => {
+    const sealed = envelopeOf(await sealEnvelope("{}", "pass", { iter: 20_000 }))!;
+    const order: string[] = [];
+    const one = (holder: string, name: string) =>
+      openEnvelope(sealed, "pass", holder).then((text) => {
+        order.push(name);
+        return text;
+      });
+    // The first holder's three queue one after another; another holder's goes beside them.
+    const all = await Promise.all([one("a", "a1"), one("a", "a2"), one("a", "a3"), one("b", "b1")]);
+    expect(all).toEqual(["{}", "{}", "{}", "{}"]);
+    expect(order.filter((n) => n.startsWith("a"))).toEqual(["a1", "a2", "a3"]);
+    expect(order.indexOf("b1")).toBeLessThan(order.indexOf("a3"));
   });
 });

@@ -26,7 +26,11 @@ export function envLine(name: string, value: string): string {
 }
 
 /** A text as one comment line: its line breaks and other control characters as spaces. */
-export const commentText = (text: string) => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, " ");
+export const commentText = (text: string) =>
+  Array.from(text, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 || code === 0x7f || code === 0x2028 || code === 0x2029 ? " " : c;
+  }).join("");
 
 /** A provider id a client keeps: letters, digits and dashes of the site's host. */
 function providerId(baseUrl: string): string {

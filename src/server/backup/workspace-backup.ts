@@ -168,7 +168,7 @@ export async function restoreBackup(
   let plain = body;
   const envelope = envelopeOf(body);
   if (envelope) {
-    const opened = await openEnvelope(envelope, passphrase);
+    const opened = await openEnvelope(envelope, passphrase, `workspace:${workspaceId}`);
     if (opened === null) throw new Refusal(BACKUP_MSG.wrongPassphrase, "BAD_REQUEST");
     plain = opened;
   }

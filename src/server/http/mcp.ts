@@ -22,7 +22,10 @@ type ToolDef = {
   name: string;
   procedure: string;
   description: string;
-  /** The procedure reads one saved account: the tool takes `account`. */
+  /**
+   * The procedure is about one saved account: the tool takes `account` and acts on exactly that
+   * account or refuses (a tool that writes requires it; one that reads defaults to the first).
+   */
   account?: boolean;
   readOnly: boolean;
 };
@@ -133,7 +136,7 @@ function objectSchema(schema: z.ZodType): Json {
 const ACCOUNT = {
   type: "integer",
   minimum: 1,
-  description: "工作区账户 id（list_accounts 答复中的 id）；不填为第一个账户",
+  description: "工作区账户 id（list_accounts 答复中的 id）；读取时不填为第一个账户，签到等修改必须填写",
 };
 
 let listing: Json[] | undefined;
@@ -144,13 +147,14 @@ function toolList(): Json[] {
     const def = procedures[tool.procedure]?._def;
     if (!def?.output) throw new Error(`MCP tool ${tool.name}: no procedure ${tool.procedure}`);
     const input = inputObject(def.inputs) ?? { properties: {}, required: [] };
+    const required = [...input.required, ...(tool.account && !tool.readOnly ? ["account"] : [])];
     return {
       name: tool.name,
       description: tool.description,
       inputSchema: {
         type: "object",
         properties: { ...input.properties, ...(tool.account ? { account: ACCOUNT } : {}) },
-        ...(input.required.length > 0 ? { required: input.required } : {}),
+        ...(required.length > 0 ? { required } : {}),
       },
       outputSchema: objectSchema(successOf(def.output)),
       annotations: { readOnlyHint: tool.readOnly, openWorldHint: true },
@@ -160,6 +164,7 @@ function toolList(): Json[] {
 }
 
 type Caller = ReturnType<typeof createCaller>;
+type RequestContext = ReturnType<typeof createRequestContext>;
 
 /** The procedure at a dotted path of the caller. */
 function procedureOf(caller: Caller, path: string): (input?: unknown) => Promise<unknown> {
@@ -170,12 +175,36 @@ function procedureOf(caller: Caller, path: string): (input?: unknown) => Promise
 
 const failed = (message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: message }] });
 
-async function callTool(caller: Caller, name: string, args: Json): Promise<CallToolResult> {
+const MCP_MSG = {
+  accountNeeded: "请填写 account（list_accounts 中的账户 id）：修改只针对指定的账户",
+  accountInvalid: "account 应为 list_accounts 中的账户 id（正整数）",
+} as const;
+
+/**
+ * The caller a tool's call goes through: for a tool about one account, a context that names it as
+ * `?account=` does for REST (procedures without input read it from there), so the call acts on
+ * exactly that account or is refused; a string on failure.
+ */
+function callerOf(ctx: RequestContext, tool: ToolDef, args: Json): Caller | string {
+  if (!tool.account) return createCaller(ctx);
+  const account = args.account;
+  if (account === undefined || account === null) {
+    return tool.readOnly ? createCaller(ctx) : MCP_MSG.accountNeeded;
+  }
+  if (typeof account !== "number" || !Number.isSafeInteger(account) || account < 1) return MCP_MSG.accountInvalid;
+  return createCaller({ ...ctx, accountParam: String(account) });
+}
+
+async function callTool(ctx: RequestContext, name: string, args: Json): Promise<CallToolResult> {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return failed(`没有这个工具：${name}`);
   const def = procedures[tool.procedure]?._def;
+  const caller = callerOf(ctx, tool, args);
+  if (typeof caller === "string") return failed(caller);
+  // The account is the context's (callerOf): the procedure's own input is the rest.
+  const input = tool.account ? Object.fromEntries(Object.entries(args).filter(([k]) => k !== "account")) : args;
   try {
-    const answer = (await procedureOf(caller, tool.procedure)(def?.inputs.length ? args : undefined)) as Json;
+    const answer = (await procedureOf(caller, tool.procedure)(def?.inputs.length ? input : undefined)) as Json;
     if (answer.success === false) return failed(typeof answer.message === "string" ? answer.message : "操作未完成");
     return { content: [{ type: "text", text: JSON.stringify(answer) }], structuredContent: answer };
   } catch (error) {
@@ -196,9 +225,9 @@ export async function mcpHandler(req: Request): Promise<Response> {
   // The credential is the Bearer alone: a browser's cookies never reach a tool.
   const headers = new Headers(req.headers);
   headers.delete("cookie");
-  const caller = createCaller(createRequestContext(new Request(req.url, { headers }), new Headers()));
+  const ctx = createRequestContext(new Request(req.url, { headers }), new Headers());
   try {
-    await caller.workspace.me();
+    await createCaller(ctx).workspace.me();
   } catch (error) {
     if (error instanceof TRPCError && error.code === "UNAUTHORIZED")
       return plain(401, "需要工作区的 API 令牌（Authorization: Bearer gdk_…）", { "WWW-Authenticate": "Bearer" });
@@ -210,7 +239,7 @@ export async function mcpHandler(req: Request): Promise<Response> {
   const server = new Server({ name: "gateway-dashboard", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, (request) =>
-    callTool(caller, request.params.name, (request.params.arguments ?? {}) as Json),
+    callTool(ctx, request.params.name, (request.params.arguments ?? {}) as Json),
   );
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -184,7 +184,9 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
       out = JSON.stringify(data, null, 2);
     }
     const encrypt = file ? file.encrypted : settings.hasPassphrase;
-    return encrypt && settings.passphrase ? sealEnvelope(out, settings.passphrase) : out;
+    return encrypt && settings.passphrase
+      ? sealEnvelope(out, settings.passphrase, { holder: `workspace:${workspaceId}` })
+      : out;
   }
 
   /** Merges a write of the extension's file; why it was refused, else what became of each account. */
@@ -217,7 +219,7 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
     const envelope = envelopeOf(body);
     if (envelope) {
       if (!settings.passphrase) return { ok: false, message: HUB_MSG.noPassphrase };
-      const opened = await openEnvelope(envelope, settings.passphrase);
+      const opened = await openEnvelope(envelope, settings.passphrase, `workspace:${workspaceId}`);
       if (opened === null) return { ok: false, message: HUB_MSG.wrongPassphrase };
       plain = opened;
     }

@@ -2,6 +2,7 @@
  * Probing a site: its unauthenticated `GET /api/status` tells the gateway family, version, system
  * name and money settings (gateway-user-api.md §3.2, §8), stored with the site for an hour.
  */
+import { createHash } from "node:crypto";
 import type { Db } from "../db/client";
 import { GatewayError, callSite, parseAnswer } from "../gateway/client";
 import { profileFrom, type SiteProfile } from "../gateway/families";
@@ -32,11 +33,14 @@ export type ProbeOptions = {
 
 export type ProbeResult = { ok: true; ms: number; profile: SiteProfile } | { ok: false; ms: number; error: string };
 
-/** Sites not saved yet share this gate key (their probes go through one budget too). */
-const UNSAVED = 0;
+/**
+ * The gate key of an address not saved as a site: a budget of its own (a negative number, which
+ * no site id is), so the probes of one address never hold back another's.
+ */
+const unsavedKey = (url: string): number => -(createHash("sha256").update(url).digest().readUInt32BE(0) + 1);
 
 /** Asks a gateway at this address for its `/api/status`: what it is, or why it cannot be read. */
-export async function probeUrl(url: string, opts: ProbeOptions, gateKey = UNSAVED): Promise<ProbeResult> {
+export async function probeUrl(url: string, opts: ProbeOptions, gateKey = unsavedKey(url)): Promise<ProbeResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   let data: unknown;

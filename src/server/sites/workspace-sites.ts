@@ -9,7 +9,8 @@
 import type { Db } from "../db/client";
 import { env } from "../core/env";
 import { Refusal } from "../core/errors";
-import { guardSite, guardSites } from "../net/site-guard";
+import { PRIVATE_REFUSAL, guardSite, guardSites } from "../net/site-guard";
+import { checkOutboundUrl } from "../net/outbound";
 import type { SiteProfile } from "../gateway/families";
 import { probeUrl, type ProbeOptions } from "./probe";
 import { SiteError, normalizeSiteUrl, siteRegistry, type Site } from "./registry";
@@ -26,6 +27,14 @@ export function workspaceSites(db: Db) {
   /** Refuses when the feature is off, the address is blocked, or the registered sites already have it. */
   async function refuseAddress(url: string): Promise<void> {
     if (env().WORKSPACE_SITES === 0) throw new SiteError("本服务未开放自行添加站点，请联系管理员登记");
+    // A literal internal address is refused before any budget is spent on it (a name, as it connects).
+    if (!env().WORKSPACE_SITES_ALLOW_PRIVATE) {
+      try {
+        checkOutboundUrl(url, false);
+      } catch {
+        throw new SiteError(`无法读取这个站点（${PRIVATE_REFUSAL}），请检查地址`);
+      }
+    }
     if (await db.blockedSite.findUnique({ where: { url }, select: { url: true } })) {
       throw new SiteError("管理员已禁止添加这个站点地址");
     }
@@ -99,7 +108,9 @@ export function workspaceSites(db: Db) {
         });
         if (mine) throw new SiteError("这个站点已在本工作区的站点中");
       }
-      const result = await probeUrl(url, probeOptions(opts), shared?.id ?? 0);
+      const result = shared
+        ? await probeUrl(url, probeOptions(opts), shared.id)
+        : await probeUrl(url, probeOptions(opts));
       if (!result.ok) throw new SiteError(`无法读取这个站点（${result.error}），请检查地址`);
       const siteId =
         shared?.id ??
