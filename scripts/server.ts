@@ -45,6 +45,22 @@ export function pinClientAddress(req: IncomingMessage, proxies: BlockList): stri
   return address;
 }
 
+/**
+ * A response that starts before its request's body came whole (a refusal of a body it did not
+ * read: 413, 401, 503) says `Connection: close` and closes the connection after it: a client
+ * stops sending at the early answer, and a kept-alive connection would wait on the rest for ever.
+ */
+function endsUnreadBodies(req: IncomingMessage, res: ServerResponse): void {
+  const length = req.headers["content-length"];
+  const hasBody = (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
+  if (!hasBody) return;
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = (...args: unknown[]) => {
+    if (!req.complete) res.shouldKeepAlive = false;
+    return writeHead(...args);
+  };
+}
+
 /** The REST endpoints' paths as route patterns (`/api/workspace/accounts/[id]`, `/api/site/[...path]`). */
 function restRoutePatterns(): string[] {
   return restEndpoints().map((e) => e.route.path.replace(/\{(\w+)\.\.\.\}/g, "[...$1]").replace(/\{(\w+)\}/g, "[$1]"));
@@ -92,6 +108,7 @@ export async function startServer(): Promise<void> {
       inFlight--;
       answered();
     });
+    endsUnreadBodies(req, res);
     const client = pinClientAddress(req, proxies);
     // One id per request: in its log lines (site calls included) and its answer's X-Request-Id.
     const id = requestIdOf(req.headers["x-request-id"]);

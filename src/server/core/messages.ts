@@ -10,6 +10,7 @@ export const MSG = {
   unauthenticated: "未登录或登录已过期",
   bodyNotObject: "请求体必须是 JSON 对象",
   bodyTooLarge: "请求体过大",
+  bodiesBusy: "同时上传的文件过多，请稍后再试",
   noSuchRoute: "没有这个接口",
   methodNotAllowedPrefix: "这个接口不支持该请求方法，可用: ",
   badOrigin: "非法的请求来源",

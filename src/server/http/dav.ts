@@ -10,7 +10,8 @@ import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { createRequestContext } from "../api/context";
 import { createCaller } from "../api/root";
 import { logError } from "../core/log";
-import { BodyTooLarge, IMPORT_MAX_BYTES, readRequestBody } from "../net/body";
+import { BodiesBusy, BodyTooLarge, IMPORT_MAX_BYTES, readRequestBody } from "../net/body";
+import { MSG } from "../core/messages";
 
 const DAV_ROOT = "/dav";
 const COLLECTION = "all-api-hub-backup";
@@ -207,6 +208,7 @@ export async function davHandler(req: Request): Promise<Response> {
     return await handle(req, caller, target);
   } catch (error) {
     if (error instanceof BodyTooLarge) return text(413, "文件过大（最多 4 MiB）");
+    if (error instanceof BodiesBusy) return text(503, MSG.bodiesBusy, { "Retry-After": "5" });
     if (error instanceof TRPCError && error.code === "UNAUTHORIZED") return unauthorized();
     if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR")
       return text(getHTTPStatusCodeFromError(error), error.message);

@@ -116,6 +116,8 @@ export async function dispatch(req: Request): Promise<Response> {
   const { route, procedure } = hit.endpoint;
   const source = route.input ?? (req.method === "GET" || req.method === "DELETE" ? "query" : "body");
   return answerWith(req, route.answer ?? "json", async (caller: Caller) => {
+    // A file is read only for a workspace that is signed in: the credential before the body.
+    if (source === "body" && route.maxBody !== undefined && route.auth === "workspace") await caller.workspace.me();
     const body = source === "body" ? await readJsonBody(req, route.maxBody) : undefined;
     const parts: RestParts = {
       method: route.method,

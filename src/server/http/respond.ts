@@ -8,3 +8,8 @@ export function json(body: unknown, status: number, headers = new Headers()): Re
 export function tooLarge(): Response {
   return json(failure(MSG.bodyTooLarge), 413);
 }
+
+/** Too many files read at once: a moment later (net/body.ts). */
+export function bodiesBusy(): Response {
+  return json(failure(MSG.bodiesBusy), 503, new Headers({ "Retry-After": "5" }));
+}

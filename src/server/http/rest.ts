@@ -9,8 +9,8 @@ import { createCaller } from "../api/root";
 import type { RestAnswer } from "../api/rest-routes";
 import { logError } from "../core/log";
 import { MSG, failure } from "../core/messages";
-import { BodyTooLarge, readRequestBody } from "../net/body";
-import { json, tooLarge } from "./respond";
+import { BodiesBusy, BodyTooLarge, readRequestBody } from "../net/body";
+import { bodiesBusy, json, tooLarge } from "./respond";
 
 export type Caller = ReturnType<typeof createCaller>;
 
@@ -35,6 +35,7 @@ async function callWith(
     return { ok: true, value: await call(caller) };
   } catch (error) {
     if (error instanceof BodyTooLarge) return { ok: false, response: tooLarge() };
+    if (error instanceof BodiesBusy) return { ok: false, response: bodiesBusy() };
     if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") {
       // A bad parameter is an outcome of the route, answered like the others (docs/api.md).
       const status = error.code === "BAD_REQUEST" ? 200 : getHTTPStatusCodeFromError(error);

@@ -35,5 +35,29 @@ export const IMPORT_MAX_BYTES = 4 * 1024 * 1024;
 
 /** A request's body within `max` (MAX_BODY_BYTES unless the route says more); throws BodyTooLarge past it. */
 export function readRequestBody(req: Request, max = MAX_BODY_BYTES): Promise<Buffer> {
+  if (max > MAX_BODY_BYTES) return readLargeBody(req, max);
   return readCapped(req, max, () => new BodyTooLarge());
+}
+
+/** More bodies past MAX_BODY_BYTES being read at once than the process reads side by side. */
+export class BodiesBusy extends Error {}
+
+/** Bodies past MAX_BODY_BYTES (files: an import, a restore, a WebDAV write) read at once in the process. */
+const LARGE_READS_MAX = 4;
+let largeReads = 0;
+
+/**
+ * A body of up to `max` bytes, one of at most LARGE_READS_MAX read at once (BodiesBusy past them:
+ * a flood of files waits at the door, not in the memory and the event loop beside everyone else's
+ * requests); one whose Content-Length is past `max` is refused before it is read.
+ */
+async function readLargeBody(req: Request, max: number): Promise<Buffer> {
+  if (Number(req.headers.get("content-length") ?? "0") > max) throw new BodyTooLarge();
+  if (largeReads >= LARGE_READS_MAX) throw new BodiesBusy();
+  largeReads++;
+  try {
+    return await readCapped(req, max, () => new BodyTooLarge());
+  } finally {
+    largeReads--;
+  }
 }

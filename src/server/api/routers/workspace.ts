@@ -235,7 +235,13 @@ export const workspaceRouter = router({
    * answer with what became of it (never its token).
    */
   importAccounts: workspaceProcedure
-    .meta(rest("POST", "/api/workspace/import", { maxBody: IMPORT_MAX_BYTES, shape: ({ body }) => ({ file: body }) }))
+    .meta(
+      rest("POST", "/api/workspace/import", {
+        maxBody: IMPORT_MAX_BYTES,
+        shape: ({ body }) => ({ file: body }),
+        auth: "workspace",
+      }),
+    )
     .input(z.object({ file: z.unknown().describe("备份文件的 JSON 内容") }))
     .output(successOf(importResultSchema))
     .mutation(async ({ ctx, input }) => {
