@@ -170,4 +170,84 @@ describe("a workspace's backup", () => {
     const channels = (await fresh.alerts.channels()).data.channels;
     expect(channels.map((c) => [c.type, c.target])).toEqual([["telegram", "Telegram @my_channel"]]);
   });
+
+  it("is all or nothing: a file of wrong types saves nothing, two at once make one, a dead restore is undone", async () => {
+    freshProcessState();
+    const { id: siteId } = (await here.db.site.findFirst({ where: { name: "备份站" }, select: { id: true } }))!;
+    const api = await workspace(here, "备份戊");
+    for (const [userId, user] of [
+      [901, IDA],
+      [902, JON],
+    ] as const) {
+      await api.workspace.addAccount({ siteId, userId, accessToken: user.accessToken });
+    }
+    const channel = await api.alerts.createChannel({ type: "ntfy", name: "手机", url: "http://127.0.0.1:9/t" });
+    if (!channel.success) throw new Error(channel.message);
+    await api.alerts.setDigest({ cadence: "daily", time: "08:30", channels: [channel.data.channel.id] });
+    const made = await api.workspace.backup({ password: "correct horse battery", passphrase: "backup passphrase" });
+    const good = new TextDecoder().decode(made.data.body as Uint8Array);
+    const inside = JSON.parse(
+      await decryptLikeHub(JSON.parse(good) as Record<string, unknown>, "backup passphrase"),
+    ) as {
+      gatewayDashboard: { accounts: Array<Record<string, unknown>> };
+    };
+    inside.gatewayDashboard.accounts[1]!.tags = "不是列表";
+    const wrong = await sealEnvelope(JSON.stringify(inside), "backup passphrase");
+
+    const target = await workspace(there, "恢复己");
+    const count = async () => (await target.workspace.accounts()).data.accounts.length;
+    await expect(target.workspace.restore({ file: wrong, passphrase: "backup passphrase" })).rejects.toThrow(
+      "gatewayDashboard.accounts.1.tags 的内容不对，未恢复任何内容",
+    );
+    expect(await count()).toBe(0);
+
+    // Two at once (a double click, or two instances): one restores, the other is told; nothing twice.
+    const both = await Promise.allSettled([
+      target.workspace.restore({ file: good, passphrase: "backup passphrase" }),
+      target.workspace.restore({ file: good, passphrase: "backup passphrase" }),
+    ]);
+    expect(both.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const other = both.find((r) => r.status === "rejected");
+    expect(String(other?.status === "rejected" ? other.reason : "")).toMatch(
+      /正在恢复备份|只能恢复到还没有账户的工作区/,
+    );
+    expect(await count()).toBe(2);
+    expect((await target.alerts.channels()).data.channels).toHaveLength(1);
+    expect((await target.alerts.digests()).data.digests).toHaveLength(1);
+
+    // A restore whose process died half way: its hold lapsed with two accounts and a channel made.
+    const dead = await workspace(there, "恢复庚");
+    const half = await dead.workspace.restore({ file: good, passphrase: "backup passphrase" });
+    const wsId = (await there.db.workspace.findFirst({ where: { name: "恢复庚" }, select: { id: true } }))!.id;
+    const accountIds = half.data.outcomes.map((o) => o.accountId!);
+    const channelIds = (await dead.alerts.channels()).data.channels.map((c) => c.id);
+    await there.db.workspaceRestore.create({
+      data: {
+        workspaceId: wsId,
+        heldUntil: new Date(Date.now() - 1000),
+        made: JSON.stringify({ accounts: accountIds, channels: channelIds }),
+      },
+    });
+    const again = await dead.workspace.restore({ file: good, passphrase: "backup passphrase" });
+    expect(again.data.outcomes.map((o) => o.result)).toEqual(["saved", "saved"]);
+    expect((await dead.workspace.accounts()).data.accounts).toHaveLength(2);
+    expect((await dead.alerts.channels()).data.channels).toHaveLength(1);
+    expect(await there.db.workspaceRestore.count({ where: { workspaceId: wsId } })).toBe(0);
+    // A hold that has not lapsed is another restore under way.
+    await there.db.workspaceRestore.create({ data: { workspaceId: wsId, heldUntil: new Date(Date.now() + 60_000) } });
+    await expect(dead.workspace.restore({ file: good, passphrase: "backup passphrase" })).rejects.toThrow(
+      "这个工作区正在恢复备份，请等这次恢复结束后再试",
+    );
+  });
+
+  it("starts at most five restores a minute in a workspace", async () => {
+    freshProcessState();
+    const api = await workspace(there, "恢复辛");
+    const tries = [];
+    for (let i = 0; i < 6; i++) {
+      tries.push(await api.workspace.restore({ file: "{}", passphrase: "backup passphrase" }).catch((e: Error) => e));
+    }
+    expect(tries.slice(0, 5).every((t) => t instanceof Error && !/过于频繁/.test(t.message))).toBe(true);
+    expect(tries[5]).toMatchObject({ code: "TOO_MANY_REQUESTS", message: "恢复备份过于频繁，请稍后再试" });
+  });
 });

@@ -155,6 +155,23 @@ describe("the WebDAV folder", () => {
     expect((await api("GET", "/api/workspace/tokens", token)).status).toBe(401);
   });
 
+  it("takes at most 30 uploads a minute into a workspace's folder, then 429 with Retry-After", async () => {
+    const { sync } = await workspace();
+    const put = () =>
+      fetch(`${app.url}/dav/all-api-hub-backup/upload.tmp`, {
+        method: "PUT",
+        headers: { authorization: `Basic ${Buffer.from(`sync:${sync}`).toString("base64")}` },
+        body: "{}",
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await put()).status);
+    expect(statuses.slice(0, 30).every((s) => s === 201 || s === 204)).toBe(true);
+    const refused = await put();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.text()).toBe("同步写入过于频繁，请稍后再试");
+  });
+
   it("answers an empty workspace's file as missing, and takes the extension's first upload", async () => {
     const { sync } = await workspace();
     const hub = client(sync);

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import {
+  appendFileSync,
   existsSync,
   linkSync,
   mkdirSync,
@@ -233,6 +234,63 @@ describe("SQLite: no silent loss", () => {
     // Nothing half written: the sign-in refused left no session.
     const check = createDb(s.url);
     expect(await check.session.count()).toBe(2);
+    await closeDb(check);
+  });
+});
+
+describe("SQLite: a disk filling up under sign-ins", () => {
+  it("answers each sign-in a session or 503 存储空间不足, and keeps exactly the sessions it answered", async () => {
+    const { mount, s } = storeOnSmallDisk();
+    const users = Array.from({ length: 95 }, (_, i) => ({
+      accessToken: `sk-filling-${String(i).padStart(4, "0")}-0123456789abcdef`,
+      data: newApiUser(500 + i, { username: `filling${i}` }),
+      logs: [],
+    }));
+    const site = await startGateway({ family: "new-api", users });
+    closers.push(() => site.close());
+    const db = createDb(s.url);
+    const { id } = await siteRegistry(db).add({ name: "渐满站", url: site.url });
+    await closeDb(db);
+    const running = await app(s);
+    // Room for some sign-ins, taken away a little at a time while they come, four at once.
+    const { bavail, bsize } = statfsSync(mount);
+    const filler = path.join(mount, "filler");
+    writeFileSync(filler, Buffer.alloc(Math.max(0, bavail * bsize - 512 * 1024)));
+    let filling = true;
+    const fill = (async () => {
+      while (filling) {
+        try {
+          appendFileSync(filler, Buffer.alloc(8 * 1024));
+        } catch {
+          // Full: the sign-ins meet it now.
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const answers: Array<{ status: number; message: unknown; ok: boolean }> = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < users.length) {
+          const u = users[next++]!;
+          const res = await request(running.url, "/api/auth/login", {
+            body: { siteId: id, userId: Number(u.data.id), accessToken: u.accessToken },
+          });
+          answers.push({ status: res.status, message: res.body.message, ok: res.body.success === true });
+        }
+      }),
+    );
+    filling = false;
+    await fill;
+    const refused = answers.filter((a) => !a.ok);
+    expect(refused.length).toBeGreaterThan(0);
+    // Never the site's fault: the store's, in its own words.
+    for (const a of refused)
+      expect(a).toEqual({ status: 503, message: "存储空间不足，请联系管理员释放磁盘空间", ok: false });
+    rmSync(filler);
+    const check = createDb(s.url);
+    expect(await check.session.count()).toBe(answers.filter((a) => a.ok).length);
+    expect(await check.ledgerDue.count()).toBe(answers.filter((a) => a.ok).length);
     await closeDb(check);
   });
 });

@@ -8,7 +8,8 @@ import { ZodError } from "zod";
 import { Refusal, refusalAnswer } from "../core/errors";
 import { MSG } from "../core/messages";
 import { once } from "../core/once";
-import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
+import { isDatabaseUnavailable, isStorageFull, isStoreError } from "../db/errors";
+import { commitsFailFull } from "../db/store-writes";
 import { sqliteLost } from "../db/sqlite-guard";
 import { clearOperatorCookie, operatorTokenFromCookie } from "../admin/cookie";
 import { operatorSession } from "../admin/operator";
@@ -94,7 +95,9 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next, path }) => {
     if (cause.retryAfterSeconds !== undefined) ctx.resHeaders.set("Retry-After", String(cause.retryAfterSeconds));
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
-  if (isStorageFull(cause)) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.storageFull, cause });
+  // A store that cannot write, whatever its error said, while a commit met a full disk lately.
+  if (isStorageFull(cause) || (isStoreError(cause) && commitsFailFull()))
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.storageFull, cause });
   if (isDatabaseUnavailable(cause))
     throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: MSG.dbUnavailable, cause });
   return result;

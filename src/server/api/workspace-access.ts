@@ -4,7 +4,7 @@
  * check the password or a code on a signed-in device (docs/design.md 24: guesses end the device).
  */
 import type { z } from "zod";
-import { loginRateLimiter } from "../auth/rate-limit";
+import { hitPerMinute, loginRateLimiter } from "../auth/rate-limit";
 import { Refusal } from "../core/errors";
 import { failure, MSG, type Failure } from "../core/messages";
 import { workspaceCookie } from "../workspace/cookie";
@@ -82,4 +82,24 @@ export async function guessing<T>(ctx: Context & { workspace: WorkspaceSession }
 /** Something only a signed-in device may do, never an API token. */
 export function deviceOnly(kind: string): void {
   if (kind !== "device") throw new Refusal("只能在登录的设备上进行此操作，API 令牌不能", "FORBIDDEN");
+}
+
+/**
+ * A workspace's turn at something costly that its own floods must not make everyone's (probes of
+ * addresses, restores, WebDAV writes): at most `perMinute` a minute for the workspace, and four
+ * times that for the client address whatever workspace it speaks for (the workspaces of a team
+ * share one office's address); 429 with Retry-After past them.
+ */
+export async function paced(
+  ctx: Context & { workspace: WorkspaceSession },
+  what: string,
+  perMinute: number,
+  message: string,
+): Promise<void> {
+  const keys: Array<[string, number]> = [[`${what}:w${ctx.workspace.workspaceId}`, perMinute]];
+  if (ctx.clientAddress) keys.push([`${what}:a${ctx.clientAddress}`, 4 * perMinute]);
+  for (const [key, limit] of keys) {
+    const decision = await hitPerMinute(ctx.db, key, limit);
+    if (!decision.allowed) throw new Refusal(message, "TOO_MANY_REQUESTS", decision.retryAfterSeconds);
+  }
 }

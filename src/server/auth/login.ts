@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { isDatabaseUnavailable, isStorageFull } from "../db/errors";
+import { isDatabaseUnavailable, isStorageFull, isStoreError } from "../db/errors";
 import { hotPath } from "../db/hot-path";
 import { GatewayError, REASON, fetchUserSelf } from "../gateway/client";
 import { MSG, failure, type Failure } from "../core/messages";
@@ -117,7 +117,7 @@ export async function login(body: unknown, deps: LoginDeps): Promise<LoginOutcom
     // 8. unreachable, not JSON, or any other exception in login (the contract folds them all here);
     // but a store that is down or full is this service's fault, never the site's: a 503 says so.
     if (error instanceof GatewayError) return fail(`${MSG.siteUnreachablePrefix}${error.message}`, "unreachable");
-    if (isStorageFull(error) || isDatabaseUnavailable(error)) throw error;
+    if (isStorageFull(error) || isDatabaseUnavailable(error) || isStoreError(error)) throw error;
     deps.onInternalError?.(error);
     return fail(`${MSG.siteUnreachablePrefix}${REASON.unavailable}`, "unreachable");
   }

@@ -9,6 +9,7 @@
  * it is saved, as an import does.
  */
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import { alertChannels } from "../alerts/channels";
 import { alertDigests, type DigestInput } from "../alerts/digests";
 import type { RuleKind } from "../alerts/engine";
@@ -16,7 +17,7 @@ import { alertRules } from "../alerts/rules";
 import { Refusal } from "../core/errors";
 import type { Db } from "../db/client";
 import { envelopeOf, openEnvelope, sealEnvelope } from "../hub/envelope";
-import { accountsSection, emptyFile, isRecord, newHubId, newRecord, readHubFile, recordFields } from "../hub/file";
+import { accountsSection, emptyFile, newHubId, newRecord, readHubFile, recordFields } from "../hub/file";
 import { accountsWithTokens } from "../hub/sync";
 import type { ProbeOptions } from "../sites/probe";
 import type { SavedAccounts } from "../workspace/saved-accounts";
@@ -27,40 +28,78 @@ const BACKUP_MSG = {
   notEmpty: "只能恢复到还没有账户的工作区：请新建一个工作区再恢复",
   wrongPassphrase: "备份密码不正确，或文件已损坏",
   noAccounts: "备份文件中没有账户",
+  busy: "这个工作区正在恢复备份，请等这次恢复结束后再试",
 } as const;
 
-type AccountExtra = {
-  id: string;
-  alias: string | null;
-  tags: string[];
-  pinned: boolean;
-  excluded: boolean;
-  autoCheckin: boolean;
-  order: number;
-};
+const ids = z.array(z.number().int()).max(1000);
+const text = (max: number) => z.string().max(max);
 
-type RuleExtra = {
-  kind: string;
-  account: string;
-  threshold: number | null;
-  step: number | null;
-  channels: number[];
-  remind: boolean;
-  muted: boolean;
-};
+/** What only this service keeps, as a file must hold it: parsed whole before anything is saved. */
+const sectionSchema = z.object({
+  format: z.literal(1).optional(),
+  workspace: text(200).optional(),
+  exportedAt: text(100).optional(),
+  accounts: z
+    .array(
+      z.object({
+        id: text(200),
+        alias: text(200).nullable(),
+        tags: z.array(text(200)).max(100),
+        pinned: z.boolean(),
+        excluded: z.boolean(),
+        autoCheckin: z.boolean(),
+        order: z.number().int(),
+      }),
+    )
+    .max(10_000),
+  alerts: z
+    .object({
+      timeZone: text(100),
+      channels: z
+        .array(
+          z.object({
+            id: z.number().int(),
+            type: text(40),
+            name: text(200),
+            target: text(1000),
+            settings: z.unknown(),
+          }),
+        )
+        .max(100),
+      rules: z
+        .array(
+          z.object({
+            kind: text(60),
+            account: text(200),
+            threshold: z.number().nullable(),
+            step: z.number().nullable(),
+            channels: ids,
+            remind: z.boolean(),
+            muted: z.boolean(),
+          }),
+        )
+        .max(1000),
+      digests: z
+        .array(z.object({ cadence: text(20), time: text(10), weekday: z.number().int().nullable(), channels: ids }))
+        .max(100),
+    })
+    .optional(),
+});
 
-type Section = {
-  format: 1;
-  workspace: string;
-  exportedAt: string;
-  accounts: AccountExtra[];
-  alerts: {
-    timeZone: string;
-    channels: { id: number; type: string; name: string; target: string; settings: unknown }[];
-    rules: RuleExtra[];
-    digests: { cadence: string; time: string; weekday: number | null; channels: number[] }[];
-  };
-};
+type Section = z.infer<typeof sectionSchema> & { alerts: NonNullable<z.infer<typeof sectionSchema>["alerts"]> };
+type AccountExtra = Section["accounts"][number];
+
+/** The file's own section, parsed: null when it has none; a refusal naming the first field of a wrong type. */
+function sectionOf(data: Record<string, unknown>): z.infer<typeof sectionSchema> | null {
+  if (data.gatewayDashboard === undefined) return null;
+  const parsed = sectionSchema.safeParse(data.gatewayDashboard);
+  if (parsed.success) return parsed.data;
+  const where = parsed.error.issues[0]?.path.join(".") ?? "";
+  throw new Refusal(
+    `备份文件无法读取：gatewayDashboard${where ? `.${where}` : ""} 的内容不对，未恢复任何内容`,
+    "BAD_REQUEST",
+  );
+}
 
 const checkPassphrase = (passphrase: string) => {
   if ([...passphrase.trim()].length < 8) throw new Refusal(BACKUP_MSG.shortPassphrase, "BAD_REQUEST");
@@ -152,9 +191,12 @@ export type RestoreResult = {
 };
 
 /**
- * Restores a backup into a workspace that has no account yet: every account verified with its
+ * Restores a backup into a workspace that has no account yet: the whole file read and checked
+ * first (nothing is saved from a file that does not read), then every account verified with its
  * site and saved with its settings, then the alert zone, channels, rules and digests (the rules
- * made for a new workspace give way to the backup's).
+ * made for a new workspace give way to the backup's). All or nothing: one restore of a workspace
+ * at a time (a held row, across instances), what it makes recorded as it goes, and a restore that
+ * fails, or whose process dies, undone whole (by the next restore, for a process that died).
  */
 export async function restoreBackup(
   db: Db,
@@ -164,7 +206,11 @@ export async function restoreBackup(
   passphrase: string,
   now = new Date(),
 ): Promise<RestoreResult> {
-  if ((await deps.accounts.list(workspaceId)).length > 0) throw new Refusal(BACKUP_MSG.notEmpty, "BAD_REQUEST");
+  // At once where no restore was left half done (its accounts are undone below, once the file reads).
+  const left = await db.workspaceRestore.findUnique({ where: { workspaceId }, select: { workspaceId: true } });
+  if (!left && (await deps.accounts.list(workspaceId)).length > 0) {
+    throw new Refusal(BACKUP_MSG.notEmpty, "BAD_REQUEST");
+  }
   let plain = body;
   const envelope = envelopeOf(body);
   if (envelope) {
@@ -176,36 +222,124 @@ export async function restoreBackup(
   if (!read.ok) throw new Refusal(`备份文件无法读取：${read.message}`, "BAD_REQUEST");
   const section = accountsSection(read.data);
   if (section.accounts.length === 0) throw new Refusal(BACKUP_MSG.noAccounts, "BAD_REQUEST");
+  const ours = sectionOf(read.data);
   const tagNames = tagNamesOf(read.data);
   const pinned = new Set(Array.isArray(section.pinnedAccountIds) ? section.pinnedAccountIds.map(String) : []);
-  const outcomes = await importAccounts(
-    db,
-    deps.accounts,
-    workspaceId,
-    section.accounts.map((r) => hubCandidate(r, tagNames, pinned)),
-    deps.probe,
-  );
-  const ours = isRecord(read.data.gatewayDashboard) ? (read.data.gatewayDashboard as Partial<Section>) : null;
-  const extras = new Map((Array.isArray(ours?.accounts) ? ours.accounts : []).map((e) => [e.id, e]));
-  const restored = new Map<string, number>();
-  for (const [i, outcome] of outcomes.entries()) {
-    const record = section.accounts[i];
-    const id = record ? recordFields(record).id : "";
-    if (outcome.accountId === null) continue;
-    restored.set(id, outcome.accountId);
-    const extra = extras.get(id);
-    if (!extra) continue;
-    await deps.accounts.update(workspaceId, outcome.accountId, {
-      alias: extra.alias,
-      tags: extra.tags,
-      pinned: extra.pinned,
-      excluded: extra.excluded,
-      autoCheckin: extra.autoCheckin,
-      order: extra.order,
-    });
+  const held = await restoreHold(db, deps.accounts, workspaceId);
+  try {
+    if ((await deps.accounts.list(workspaceId)).length > 0) throw new Refusal(BACKUP_MSG.notEmpty, "BAD_REQUEST");
+    const outcomes = await importAccounts(
+      db,
+      deps.accounts,
+      workspaceId,
+      section.accounts.map((r) => hubCandidate(r, tagNames, pinned)),
+      deps.probe,
+      (id) => held.made("accounts", id),
+    );
+    const extras = new Map((ours?.accounts ?? []).map((e) => [e.id, e]));
+    const restored = new Map<string, number>();
+    for (const [i, outcome] of outcomes.entries()) {
+      const record = section.accounts[i];
+      const id = record ? recordFields(record).id : "";
+      if (outcome.accountId === null) continue;
+      restored.set(id, outcome.accountId);
+      const extra = extras.get(id);
+      if (!extra) continue;
+      await deps.accounts.update(workspaceId, outcome.accountId, {
+        alias: extra.alias,
+        tags: extra.tags,
+        pinned: extra.pinned,
+        excluded: extra.excluded,
+        autoCheckin: extra.autoCheckin,
+        order: extra.order,
+      });
+    }
+    const alerts = ours?.alerts
+      ? await restoreAlerts(db, workspaceId, ours.alerts, restored, deps.origin, now, held.made)
+      : null;
+    await held.done();
+    return { outcomes, alerts: alerts ?? { channels: 0, rules: 0, digests: 0 } };
+  } catch (error) {
+    await held.undo();
+    throw error;
   }
-  const alerts = ours?.alerts ? await restoreAlerts(db, workspaceId, ours.alerts, restored, deps.origin, now) : null;
-  return { outcomes, alerts: alerts ?? { channels: 0, rules: 0, digests: 0 } };
+}
+
+type Made = { accounts?: number[]; channels?: number[]; rules?: number[]; digests?: number[] };
+
+/** How long a restore's hold lasts unrenewed; it is renewed a third of that apart while the restore runs. */
+const RESTORE_HOLD_MS = 60_000;
+
+/**
+ * The workspace's restore hold: taken (refused while another restore holds it), renewed while the
+ * restore runs, what the restore makes recorded, and undone whole. A hold left by a process that
+ * died (lapsed) is taken over: what that restore made is undone first.
+ */
+async function restoreHold(db: Db, accounts: SavedAccounts, workspaceId: number) {
+  const until = () => new Date(Date.now() + RESTORE_HOLD_MS);
+  const undoMade = async (made: Made) => {
+    for (const id of made.accounts ?? []) await accounts.remove(workspaceId, id).catch(() => undefined);
+    for (const id of made.digests ?? []) await alertDigests(db).remove(workspaceId, id);
+    for (const id of made.rules ?? []) await alertRules(db).remove(workspaceId, id);
+    for (const id of made.channels ?? []) await alertChannels(db).remove(workspaceId, id);
+  };
+  try {
+    await db.workspaceRestore.create({ data: { workspaceId, heldUntil: until() }, select: { workspaceId: true } });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "P2002") throw error;
+    const lapsed = await db.workspaceRestore.findUnique({
+      where: { workspaceId },
+      select: { heldUntil: true, made: true },
+    });
+    const taken =
+      lapsed !== null &&
+      (
+        await db.workspaceRestore.updateMany({
+          where: {
+            workspaceId,
+            heldUntil: lapsed.heldUntil,
+            made: lapsed.made,
+            AND: { heldUntil: { lt: new Date() } },
+          },
+          data: { heldUntil: until() },
+        })
+      ).count === 1;
+    if (!taken || lapsed === null) throw new Refusal(BACKUP_MSG.busy, "BAD_REQUEST");
+    await undoMade(JSON.parse(lapsed.made) as Made);
+    await db.workspaceRestore.update({ where: { workspaceId }, data: { made: "{}" }, select: { workspaceId: true } });
+  }
+  const made: Made = {};
+  let writes = Promise.resolve();
+  const renew = setInterval(() => {
+    writes = writes.then(() =>
+      db.workspaceRestore.updateMany({ where: { workspaceId }, data: { heldUntil: until() } }).then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+  }, RESTORE_HOLD_MS / 3);
+  renew.unref();
+  const end = async () => {
+    clearInterval(renew);
+    await writes;
+    await db.workspaceRestore.deleteMany({ where: { workspaceId } });
+  };
+  return {
+    /** Records one thing the restore made, before the restore goes on. */
+    made: async (kind: keyof Made, id: number) => {
+      (made[kind] ??= []).push(id);
+      const json = JSON.stringify(made);
+      writes = writes.then(() =>
+        db.workspaceRestore.updateMany({ where: { workspaceId }, data: { made: json } }).then(() => undefined),
+      );
+      await writes;
+    },
+    done: end,
+    undo: async () => {
+      await undoMade(made);
+      await end();
+    },
+  };
 }
 
 async function restoreAlerts(
@@ -215,6 +349,7 @@ async function restoreAlerts(
   accounts: Map<string, number>,
   origin: string,
   now: Date,
+  made: (kind: keyof Made, id: number) => Promise<void>,
 ): Promise<RestoreResult["alerts"]> {
   const rules = alertRules(db);
   await rules.settings(workspaceId, now);
@@ -222,7 +357,10 @@ async function restoreAlerts(
   const channels = new Map<number, number>();
   for (const channel of alerts.channels ?? []) {
     const id = await alertChannels(db).restored(workspaceId, channel, now);
-    if (id !== null) channels.set(channel.id, id);
+    if (id !== null) {
+      await made("channels", id);
+      channels.set(channel.id, id);
+    }
   }
   const mapped = (ids: number[]) => ids.flatMap((id) => (channels.has(id) ? [channels.get(id) as number] : []));
   // The rules a new workspace starts with give way to the backup's.
@@ -232,7 +370,7 @@ async function restoreAlerts(
     const account = rule.account === "all" ? "all" : accounts.get(rule.account);
     if (account === undefined) continue;
     try {
-      await rules.create(
+      const created = await rules.create(
         workspaceId,
         {
           kind: rule.kind as RuleKind,
@@ -245,6 +383,7 @@ async function restoreAlerts(
         },
         now,
       );
+      await made("rules", created.id);
       ruleCount++;
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
@@ -260,7 +399,8 @@ async function restoreAlerts(
     };
     if (input.channels.length === 0) continue;
     try {
-      await alertDigests(db).set(workspaceId, input, origin, now);
+      const digest = await alertDigests(db).set(workspaceId, input, origin, now);
+      await made("digests", digest.id);
       digestCount++;
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;

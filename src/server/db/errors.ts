@@ -57,3 +57,17 @@ export function isStorageFull(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Errors of the store itself (Prisma's and its drivers'), whatever they say: a sign-in that met
+ * one is this service's failure, never the site's.
+ */
+export function isStoreError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const { name, code, cause } = e as { name?: string; code?: unknown; cause?: unknown };
+    if (typeof name === "string" && (name.startsWith("PrismaClient") || name === "DriverAdapterError")) return true;
+    if (typeof code === "string" && /^(P\d{4}|SQLITE_\w+)$/.test(code)) return true;
+    e = cause;
+  }
+  return false;
+}

@@ -210,8 +210,10 @@ export async function davHandler(req: Request): Promise<Response> {
     if (error instanceof BodyTooLarge) return text(413, "文件过大（最多 4 MiB）");
     if (error instanceof BodiesBusy) return text(503, MSG.bodiesBusy, { "Retry-After": "5" });
     if (error instanceof TRPCError && error.code === "UNAUTHORIZED") return unauthorized();
-    if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR")
-      return text(getHTTPStatusCodeFromError(error), error.message);
+    if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") {
+      const wait = resHeaders.get("retry-after");
+      return text(getHTTPStatusCodeFromError(error), error.message, wait ? { "Retry-After": wait } : {});
+    }
     logError("dav", error instanceof TRPCError ? (error.cause ?? error) : error);
     return text(500, "服务内部错误");
   }

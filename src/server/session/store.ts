@@ -98,21 +98,20 @@ const ownedBy = (owner: { siteId: number; siteUserId: number }) => ({
  * An account with a live session is owed ledger syncs (due.ts): its due row is made, due at
  * once, or a parked one (no live session at its last look) is due again; a set due time is kept.
  */
-async function owedSyncs(db: Db, owner: { siteId: number; siteUserId: number }, now: Date): Promise<void> {
+async function owedSyncs(
+  db: Pick<Db, "ledgerDue">,
+  owner: { siteId: number; siteUserId: number },
+  now: Date,
+): Promise<void> {
   const key = { siteId: owner.siteId, siteUserId: BigInt(owner.siteUserId) };
   const { count } = await db.ledgerDue.updateMany({ where: { ...key, dueAt: null }, data: { dueAt: now } });
   if (count > 0) return;
-  try {
-    await db.ledgerDue.upsert({
-      where: { siteId_siteUserId: key },
-      create: { ...key, dueAt: now },
-      update: {},
-      select: { siteId: true },
-    });
-  } catch (error) {
-    // Two first sign-ins at once: the other one made the row.
-    if ((error as { code?: string }).code !== "P2002") throw error;
-  }
+  await db.ledgerDue.upsert({
+    where: { siteId_siteUserId: key },
+    create: { ...key, dueAt: now },
+    update: {},
+    select: { siteId: true },
+  });
 }
 
 export function sessionStore(db: Db) {
@@ -121,22 +120,33 @@ export function sessionStore(db: Db) {
     async create(input: NewSession, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
       const token = randomUUID();
       const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
-      await db.session.create({
-        data: {
-          id: hashToken(token),
-          userId: JSON.stringify(input.userId),
-          siteUserId: input.siteUserId,
-          accessToken: input.sealedAccessToken,
-          siteId: input.siteId,
-          siteUrl: input.siteUrl,
-          userInfo: JSON.stringify(input.userInfo),
-          createdAt: now,
-          expiresAt,
-          credential: input.credential,
-        },
-        select: { id: true },
-      });
-      await owedSyncs(db, input, now);
+      // The session and the sync it owes in one transaction: a store that cannot write keeps neither.
+      const write = () =>
+        db.$transaction(async (tx) => {
+          await tx.session.create({
+            data: {
+              id: hashToken(token),
+              userId: JSON.stringify(input.userId),
+              siteUserId: input.siteUserId,
+              accessToken: input.sealedAccessToken,
+              siteId: input.siteId,
+              siteUrl: input.siteUrl,
+              userInfo: JSON.stringify(input.userInfo),
+              createdAt: now,
+              expiresAt,
+              credential: input.credential,
+            },
+            select: { id: true },
+          });
+          await owedSyncs(tx, input, now);
+        });
+      try {
+        await write();
+      } catch (error) {
+        // Two first sign-ins of one account at once: the other made its due row; once more finds it.
+        if ((error as { code?: string }).code !== "P2002") throw error;
+        await write();
+      }
       return { token, expiresAt };
     },
 

@@ -199,6 +199,8 @@ export async function importAccounts(
   workspaceId: number,
   candidates: ImportCandidate[],
   probe: ProbeOptions,
+  /** Told of each account newly saved, before the import goes on (a restore records what it made). */
+  onSaved?: (accountId: number) => Promise<void>,
 ): Promise<ImportOutcome[]> {
   const known = new Map<string, Promise<number | { message: string }>>();
   const own = workspaceSites(db);
@@ -259,6 +261,7 @@ export async function importAccounts(
               : { alias: c.alias?.slice(0, 40) ?? null, tags: c.tags.slice(0, 20).map((t) => t.slice(0, 20)) }),
           });
           if (!outcome.ok) return { ...base, result: "refused", message: outcome.message };
+          if (!existed) await onSaved?.(outcome.account.id);
           if (!existed && (c.pinned || c.excluded)) {
             await accounts.update(workspaceId, outcome.account.id, { pinned: c.pinned, excluded: c.excluded });
           }

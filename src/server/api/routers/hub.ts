@@ -12,6 +12,7 @@ import { hubStore } from "../../hub/store";
 import { hubSync } from "../../hub/sync";
 import type { Context } from "../context";
 import { rest } from "../rest-routes";
+import { paced } from "../workspace-access";
 import { router, savedAccountsOf, syncProcedure, workspaceProcedure } from "../trpc";
 
 /** The sync of a request's workspace: verification as a sign-in, alerts ended with an account removed. */
@@ -24,6 +25,13 @@ const syncOf = (ctx: Context) =>
 
 /** The WebDAV folder's address, as the extension is given it. */
 const DAV_PATH = "/dav/";
+
+/**
+ * Uploads into a workspace's folder a minute (the extension's sync is a PUT and a MOVE; an
+ * encrypted file costs a key derivation), per workspace, and four times that per address.
+ */
+const DAV_WRITES_PER_MINUTE = 30;
+const DAV_PACE = "同步写入过于频繁，请稍后再试";
 
 export const hubSettingsRouter = router({
   hubSync: workspaceProcedure
@@ -104,6 +112,7 @@ export const davRouter = router({
     .output(outcome)
     .mutation(async ({ ctx, input }) => {
       const id = ctx.workspace.workspaceId;
+      await paced(ctx, "dav-write", DAV_WRITES_PER_MINUTE, DAV_PACE);
       const store = hubStore(ctx.db);
       const body = "body" in input ? input.body : await store.temp(id, input.from);
       if (body === null) return { ok: false as const, message: "源文件不存在", busy: false };
@@ -156,6 +165,7 @@ export const davRouter = router({
     .input(z.object({ name, body: bytes }))
     .output(z.object({ stored: z.boolean(), created: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
+      await paced(ctx, "dav-write", DAV_WRITES_PER_MINUTE, DAV_PACE);
       const put = await hubStore(ctx.db).putTemp(ctx.workspace.workspaceId, input.name, input.body, new Date());
       return put ? { stored: true, created: put.created } : { stored: false, created: false };
     }),

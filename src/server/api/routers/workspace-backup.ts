@@ -12,7 +12,10 @@ import { workspaceStore } from "../../workspace/workspaces";
 import { fileSuccess, type FileData } from "../schemas/accounts";
 import { rest } from "../rest-routes";
 import { router, savedAccountsOf, workspaceProcedure } from "../trpc";
-import { deviceOnly, guessing } from "../workspace-access";
+import { deviceOnly, guessing, paced } from "../workspace-access";
+
+/** Restores a workspace may start a minute (each opens a file: a key derivation and a sign-in per account). */
+const RESTORES_PER_MINUTE = 5;
 
 const passphrase = z.string().max(200).describe("备份密码：至少 8 个字符，恢复时需要；本服务不保存它");
 
@@ -69,6 +72,7 @@ export const workspaceBackupRouter = router({
     .output(successOf(restoreResultSchema))
     .mutation(async ({ ctx, input }) => {
       const id = ctx.workspace.workspaceId;
+      await paced(ctx, "restore", RESTORES_PER_MINUTE, "恢复备份过于频繁，请稍后再试");
       const result = await restoreBackup(
         ctx.db,
         {

@@ -4,8 +4,7 @@
  */
 import { doneSchema, orFailure } from "../../core/messages";
 import { env } from "../../core/env";
-import { Refusal } from "../../core/errors";
-import { hitPerMinute } from "../../auth/rate-limit";
+import { paced } from "../workspace-access";
 import { siteRegistry } from "../../sites/registry";
 import { siteAddedSchema, siteFindingSchema, workspaceSitesSchema } from "../../sites/schemas";
 import { workspaceSites } from "../../sites/workspace-sites";
@@ -19,12 +18,8 @@ const probeOptions = (ctx: Context) => ({ timeoutMs: ctx.timeoutMs, perMinute: c
 /** Probes of addresses a workspace may send a minute (probe and add alike): its own floods stay its own. */
 const PROBES_PER_MINUTE = 30;
 
-async function probeTurn(ctx: Context, workspaceId: number): Promise<void> {
-  const decision = await hitPerMinute(ctx.db, `site-probe:${workspaceId}`, PROBES_PER_MINUTE);
-  if (!decision.allowed) {
-    throw new Refusal("探测站点过于频繁，请稍后再试", "TOO_MANY_REQUESTS", decision.retryAfterSeconds);
-  }
-}
+const probeTurn = (ctx: Parameters<typeof paced>[0]) =>
+  paced(ctx, "site-probe", PROBES_PER_MINUTE, "探测站点过于频繁，请稍后再试");
 
 export const workspaceSitesRouter = router({
   sites: workspaceProcedure
@@ -57,7 +52,7 @@ export const workspaceSitesRouter = router({
     .input(siteAddressInput)
     .output(orFailure(siteFindingSchema))
     .mutation(async ({ ctx, input }) => {
-      await probeTurn(ctx, ctx.workspace.workspaceId);
+      await probeTurn(ctx);
       const found = await workspaceSites(ctx.db).probe(input.url, probeOptions(ctx));
       return {
         success: true as const,
@@ -86,7 +81,7 @@ export const workspaceSitesRouter = router({
     .input(siteAddressInput)
     .output(orFailure(siteAddedSchema))
     .mutation(async ({ ctx, input }) => {
-      await probeTurn(ctx, ctx.workspace.workspaceId);
+      await probeTurn(ctx);
       const site = await workspaceSites(ctx.db).add(ctx.workspace.workspaceId, input.url, probeOptions(ctx));
       return { success: true as const, data: { site } };
     }),
