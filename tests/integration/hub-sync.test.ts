@@ -207,6 +207,69 @@ describe("the WebDAV folder", () => {
   });
 });
 
+describe("two devices", () => {
+  it("keep a deletion: a device's older copy written after it does not bring the account back", async () => {
+    const { token, sync } = await workspace();
+    const t0 = Date.now() - 60_000;
+    const record = (id: string, userId: number, user: GatewayUser, name: string) =>
+      hubAccount(id, { url: site.url, name: "同步站" }, { id: userId, token: user.accessToken, username: name }, t0);
+    const first = client(
+      sync,
+      {},
+      { accounts: [record("account-f", 803, FINN, "finn"), record("account-g", 804, GWEN, "gwen")] },
+    );
+    await first.syncOnce();
+    expect((await accountsOf(token)).map((a) => a.userId).sort()).toEqual([803, 804]);
+    const second = client(sync);
+    await second.syncOnce();
+    expect(second.local.accounts.map((a) => a.id).sort()).toEqual(["account-f", "account-g"]);
+    // Both read the file; the first deletes Finn and writes; then the second writes what it read.
+    first.remove("account-f");
+    const late = client(sync, { beforeUpload: () => first.syncOnce() }, second.local);
+    await late.syncOnce();
+    // As if one after the other: Finn stays deleted.
+    expect((await accountsOf(token)).map((a) => a.userId)).toEqual([804]);
+    await first.syncOnce();
+    expect(first.local.accounts.map((a) => a.id)).toEqual(["account-g"]);
+  });
+
+  it("give a device the file before or after a merge, never halfway", async () => {
+    const { token, sync } = await workspace();
+    const slow = await startGateway({ family: "new-api", users: [DORA, EVAN, FINN, GWEN], latencyMs: 300 });
+    try {
+      const t0 = Date.now() - 60_000;
+      const users: Array<[number, GatewayUser]> = [
+        [801, DORA],
+        [802, EVAN],
+        [803, FINN],
+        [804, GWEN],
+      ];
+      const records = users.map(([id, u]) =>
+        hubAccount(
+          `account-${id}`,
+          { url: slow.url, name: "慢站" },
+          { id, token: u.accessToken, username: `u${id}` },
+          t0,
+        ),
+      );
+      const writer = client(sync, {}, { accounts: records });
+      const reader = client(sync);
+      // A read while the write's accounts are being verified with the slow site.
+      const writing = writer.syncOnce();
+      await new Promise((r) => setTimeout(r, 400));
+      await reader.syncOnce();
+      await writing;
+      await reader.syncOnce();
+      const ids = reader.local.accounts.map((a) => a.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.sort()).toEqual(records.map((r) => r.id).sort());
+      expect(await accountsOf(token)).toHaveLength(4);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe("two-way sync", () => {
   it("brings the extension's accounts in, gives the workspace's out, and keeps what it does not use", async () => {
     const { token, sync } = await workspace();

@@ -36,6 +36,8 @@ export type HubClientOptions = {
   strategy?: "merge" | "upload_only" | "download_only";
   encPassword?: string;
   now?: () => number;
+  /** Runs between the sync's read and its write (another device's sync in between, say). */
+  beforeUpload?: () => Promise<void>;
 };
 
 export class HubSyncError extends Error {}
@@ -257,6 +259,7 @@ export class HubClient {
       },
       ...Object.fromEntries(Object.entries(this.local.rest).filter(([k]) => k !== "channelConfigs")),
     };
+    await this.options.beforeUpload?.();
     await this.upload(JSON.stringify(payload, null, 2));
   }
 

@@ -26,6 +26,12 @@ type Shared = {
   instance: string;
   /** Instances seen in the last minute (the fallback share divides by it). */
   instances: number;
+  /**
+   * What the store counted at each beat of the last minute: the instances seen are the most of
+   * them, so a store that came back empty (it counts only those that beat since) does not hand
+   * this instance the others' shares.
+   */
+  counts: Array<{ at: number; instances: number }>;
   /** Since when the store has not answered (each instance on its share meanwhile); null: it answers. */
   fallbackSince: number | null;
   /** Since when the store has answered every beat (null: the last one failed). */
@@ -41,6 +47,7 @@ const SHARED: StatePart<Shared> = {
     backend: null,
     instance: randomUUID(),
     instances: 1,
+    counts: [],
     fallbackSince: null,
     answeringSince: null,
     returnedAt: null,
@@ -90,6 +97,13 @@ export function fallBack(error: unknown, onFallback: SharedHooks["fallback"]): v
   onFallback(shared.instances);
 }
 
+/** The instances seen in the last minute: the most any beat of it counted (the store's own count, and before). */
+function instancesSeen(shared: Shared, counted: number, now: number): number {
+  shared.counts = shared.counts.filter((c) => now - c.at < KEPT_WINDOW_MS);
+  shared.counts.push({ at: now, instances: Math.max(1, counted) });
+  return Math.max(...shared.counts.map((c) => c.instances));
+}
+
 /**
  * Notes this instance alive; a store that answers again ends the fallback once it holds this
  * instance's calls of the window (a restarted Redis has forgotten everyone's).
@@ -99,7 +113,7 @@ async function beatShared(hooks: SharedHooks): Promise<void> {
   const backend = shared.backend;
   if (!backend) return;
   try {
-    shared.instances = Math.max(1, await backend.beat(shared.instance));
+    shared.instances = instancesSeen(shared, await backend.beat(shared.instance), Date.now());
     if (backend.reconnected?.()) fallBack(new Error("共享存储重新连接"), hooks.fallback);
     if (shared.fallbackSince !== null) await restoreWindows(backend);
   } catch (error) {

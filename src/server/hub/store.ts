@@ -37,7 +37,11 @@ const STALE_FILE_MS = 24 * 3_600_000;
 /** Temporary copies a workspace may hold at once. */
 const MAX_HUB_FILES = 8;
 const RUNS_KEPT = 30;
-const HOLD_MS = 2 * 60_000;
+const HOLD_MS = 20_000;
+/** A hold is renewed this often while its holder lives: a holder that died lets go within HOLD_MS. */
+const HOLD_RENEW_MS = 5_000;
+/** This process's holds being renewed, by workspace. */
+const renewing = new Map<number, NodeJS.Timeout>();
 
 const fileContext = (workspaceId: number) => `hub:${workspaceId}:file`;
 const passContext = (workspaceId: number) => `hub:${workspaceId}:passphrase`;
@@ -134,13 +138,24 @@ export function hubStore(db: Db) {
           where: { workspaceId, OR: [{ heldUntil: null }, { heldUntil: { lt: now } }] },
           data: { heldUntil: new Date(now.getTime() + HOLD_MS) },
         });
-        if (count > 0) return true;
+        if (count > 0) {
+          const timer = setInterval(() => {
+            void db.hubSync
+              .updateMany({ where: { workspaceId }, data: { heldUntil: new Date(Date.now() + HOLD_MS) } })
+              .catch(() => undefined);
+          }, HOLD_RENEW_MS);
+          timer.unref();
+          renewing.set(workspaceId, timer);
+          return true;
+        }
         if (Date.now() >= until) return false;
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     },
 
     async release(workspaceId: number) {
+      clearInterval(renewing.get(workspaceId));
+      renewing.delete(workspaceId);
       await db.hubSync.updateMany({ where: { workspaceId }, data: { heldUntil: null } });
     },
 

@@ -13,6 +13,7 @@
  */
 import { siteDay } from "../actions/checkin";
 import type { Db } from "../db/client";
+import { Refusal } from "../core/errors";
 import type { ProbeOptions } from "../sites/probe";
 import { SAVED_MSG, siteIndex, savedName, type SavedAccount, type SavedAccounts } from "../workspace/saved-accounts";
 import { hubCandidate, importAccounts, tagNamesOf } from "../workspace/transfer";
@@ -135,8 +136,21 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
     return links;
   }
 
-  /** The file as the extension reads it now: its text (encrypted when the workspace's is), or null when there is nothing. */
+  /**
+   * The file as the extension reads it now: its text (encrypted when the workspace's is), or null
+   * when there is nothing. Taken under the workspace's hold: a read sees the file before a merge
+   * or after it, never accounts a merge saved and has not linked yet.
+   */
   async function read(workspaceId: number, now = new Date()): Promise<string | null> {
+    if (!(await store.hold(workspaceId, 60_000))) throw new Refusal(HUB_MSG.busy, "SERVICE_UNAVAILABLE", 5);
+    try {
+      return await readHeld(workspaceId, now);
+    } finally {
+      await store.release(workspaceId);
+    }
+  }
+
+  async function readHeld(workspaceId: number, now: Date): Promise<string | null> {
     const settings = await store.settings(workspaceId);
     const file = await store.file(workspaceId);
     const state = await accountsWithTokens(db, deps.accounts, workspaceId, now);
@@ -170,7 +184,14 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
         changed = true;
         continue;
       }
-      if (recordPrint(record) !== link.ours) {
+      const there = recordPrint(record);
+      // A change there that no merge took in (its write was cut short): the device keeps its own
+      // value, and its next write is merged; it is never set back to this side's older one.
+      if (there !== link.ours && there !== link.theirs) {
+        if (overlayCheckin(record, a, at)) changed = true;
+        continue;
+      }
+      if (there !== link.ours) {
         overlayRecord(record, a, link.oursAt.getTime(), at);
         changed = true;
       }
@@ -253,8 +274,10 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
       } else if (settings.deletes === "remove") {
         await deps.accounts.remove(workspaceId, link.accountId);
         await deps.removed?.(workspaceId, link.accountId);
-        await store.dropLink(workspaceId, link.hubId);
-        links.delete(link.hubId);
+        // The link stays as the deletion's tombstone: a device's older copy of the account (its
+        // write after this one) does not bring it back; a change made there since does.
+        const deletedAt = new Date(Math.max(tomb.deletedAt, tomb.entryUpdatedAt, 0));
+        await store.saveLink(workspaceId, Object.assign(link, { accountId: null, removedAt: deletedAt }));
         items.push({ result: "removed", name, message: null });
       } else {
         await store.saveLink(workspaceId, Object.assign(link, { goneThereAt: now }));
@@ -289,11 +312,13 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
           if (link.theirs !== print) await store.saveLink(workspaceId, Object.assign(link, { theirs: print }));
           continue;
         }
-        await store.saveLink(workspaceId, Object.assign(link, { theirs: print }));
         if (userTime(record) <= link.oursAt.getTime()) {
+          await store.saveLink(workspaceId, Object.assign(link, { theirs: print }));
           items.push({ result: "kept", name: nameOf(record), message: HUB_MSG.newerHere });
           continue;
         }
+        // Changed there and newer: its fingerprint is recorded once its token is saved (below), so
+        // a merge cut short is merged again, never taken for one done.
       } else if (link && link.refused !== null && link.theirs === print) {
         // Not saved before, and nothing changed since: not asked again (the 工作区 tab lists it).
         continue;
@@ -319,6 +344,8 @@ export function hubSync(db: Db, deps: HubSyncDeps) {
       const accepted = outcome.accountId !== null && (outcome.result === "saved" || outcome.result === "updated");
       if (!accepted || outcome.accountId === null) {
         if (link) {
+          // Not asked again while the file's account stays the same.
+          await store.saveLink(workspaceId, Object.assign(link, { theirs: print }));
           items.push({ result: "refused", name, message: `${outcome.message ?? "未通过验证"}；保留了此处的令牌` });
           continue;
         }
