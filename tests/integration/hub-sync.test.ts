@@ -235,15 +235,12 @@ describe("two devices", () => {
 
   it("give a device the file before or after a merge, never halfway", async () => {
     const { token, sync } = await workspace();
-    const slow = await startGateway({ family: "new-api", users: [DORA, EVAN, FINN, GWEN], latencyMs: 300 });
+    // Eight accounts verified four at a time: between the two rounds, four are saved and not linked yet.
+    const many = Array.from({ length: 8 }, (_, i) => user(900 + i, `slow${i}`));
+    const slow = await startGateway({ family: "new-api", users: many, latencyMs: 400 });
     try {
       const t0 = Date.now() - 60_000;
-      const users: Array<[number, GatewayUser]> = [
-        [801, DORA],
-        [802, EVAN],
-        [803, FINN],
-        [804, GWEN],
-      ];
+      const users = many.map((u): [number, GatewayUser] => [Number(u.data.id), u]);
       const records = users.map(([id, u]) =>
         hubAccount(
           `account-${id}`,
@@ -256,14 +253,22 @@ describe("two devices", () => {
       const reader = client(sync);
       // A read while the write's accounts are being verified with the slow site.
       const writing = writer.syncOnce();
-      await new Promise((r) => setTimeout(r, 400));
+      // After the site's probe and the first round of verifications, within the second.
+      for (let i = 0; i < 100 && slow.requests.filter((r) => r.path === "/api/user/self").length < 4; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 150));
       await reader.syncOnce();
+      // What the read gave: the file before the merge or after it, each account once.
+      const seen = reader.local.accounts.map((a) => String(a.account_info.id));
+      expect(new Set(seen).size).toBe(seen.length);
+      expect([0, 8]).toContain(seen.length);
       await writing;
       await reader.syncOnce();
       const ids = reader.local.accounts.map((a) => a.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids.sort()).toEqual(records.map((r) => r.id).sort());
-      expect(await accountsOf(token)).toHaveLength(4);
+      expect(await accountsOf(token)).toHaveLength(8);
     } finally {
       await slow.close();
     }
