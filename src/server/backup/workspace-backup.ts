@@ -268,7 +268,7 @@ export async function restoreBackup(
 type Made = { accounts?: number[]; channels?: number[]; rules?: number[]; digests?: number[] };
 
 /** How long a restore's hold lasts unrenewed; it is renewed a third of that apart while the restore runs. */
-const RESTORE_HOLD_MS = 60_000;
+const RESTORE_HOLD_MS = 20_000;
 
 /**
  * The workspace's restore hold: taken (refused while another restore holds it), renewed while the
