@@ -349,7 +349,13 @@ test("a workspace adds a site the service lacks, signs in to it, and the operato
   await expect(hub).toContainText("扩展还没有同步过");
   await expect(hub.locator("code").first()).toHaveText(`${URL_}/dav/`);
   await hub.getByRole("button", { name: "创建同步凭据" }).click();
-  await hub.getByLabel("工作区密码").fill("e2e workspace password");
+  await hub.getByLabel("工作区密码").fill("own sites password");
+  // The password asked for in place, at a phone's width too.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await hub.getByLabel("工作区密码").scrollIntoViewIfNeeded();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth)).toBe(false);
+  await page.screenshot({ path: "test-results/screens/workspace-hub-credential-phone.png" });
+  await page.setViewportSize({ width: 1440, height: 900 });
   await hub.getByRole("button", { name: "创建", exact: true }).click();
   const credential = (await hub.locator("pre.code").textContent()) ?? "";
   expect(credential).toMatch(/^\S{40,}$/);
