@@ -12,6 +12,7 @@ import { sessionStore } from "../../src/server/session/store";
 import { newApiUser, startGateway, type GatewayOptions, type RunningGateway } from "../../src/demo/gateway";
 import { demoHistory } from "../../src/demo/history";
 import { bearer, callerFor, signInWith } from "../support/caller";
+import { freshRateWindow } from "../support/http";
 import { tempStore, type TempDb } from "../support/db";
 import { startFamilySite, type FamilySite } from "../support/families";
 
@@ -251,6 +252,8 @@ describe("sign-ins and the accounts waiting for one site", () => {
   });
 
   it("gives one account at most half of a site's budget a minute while another wants it, so the other still has the rest", async () => {
+    // The shares are of a clock minute: the test does not straddle one's end.
+    await freshRateWindow();
     const { as } = await twoAccounts();
     // The other account read the site this minute: it wants the budget too.
     expect((await as(1, 12, 5000).account.logs({ page: 1, pageSize: 5 })).success).toBe(true);
@@ -266,6 +269,7 @@ describe("sign-ins and the accounts waiting for one site", () => {
   });
 
   it("lets an account alone on its site use the whole budget, refusing only what the budget cannot hold", async () => {
+    await freshRateWindow();
     const { as } = await twoAccounts();
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) => as(0, 12, 5000).account.logs({ page: i + 1, pageSize: 5 })),
