@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { dayIn, dayStart, dayStarts, isTimeZone, localMidnight, nextDay } from "../../src/server/core/time";
 import { detectFamily, moneyFrom } from "../../src/server/gateway/families";
-import { maskKey, pageOf, paging } from "../../src/server/gateway/reads";
+import { pageOf, paging } from "../../src/server/gateway/reads";
+import { maskKey } from "../../src/server/gateway/credentials";
 
 describe("family detection from /api/status (gateway-user-api.md §8)", () => {
   it.each([

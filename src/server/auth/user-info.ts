@@ -5,7 +5,7 @@
  * still too large keeps only the fields the dashboard and the contract use.
  */
 import { cutText } from "../core/text";
-import { CREDENTIAL_FIELDS } from "../gateway/reads";
+import { CREDENTIAL_FIELDS } from "../gateway/credentials";
 import type { UserInfo } from "./schemas";
 
 const USER_INFO_LIMITS = {

@@ -47,6 +47,10 @@ const setting = (v: unknown, range: { min: number; max: number }, fallback: numb
   typeof v === "number" ? (within(v, range.min, range.max) ?? fallback) : fallback;
 const text = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim().slice(0, 200) : null);
 
+/** A quota_per_unit kept in the store, read as moneyFrom reads one now (a row kept before the bounds too). */
+export const keptQuotaPerUnit = (v: number | null): number =>
+  within(v, BOUNDS.quotaPerUnit.min, BOUNDS.quotaPerUnit.max) ?? DEFAULT_QUOTA_PER_UNIT;
+
 export function moneyFrom(data: Record<string, unknown>): Money {
   const quotaPerUnit = setting(data.quota_per_unit, BOUNDS.quotaPerUnit, DEFAULT_QUOTA_PER_UNIT);
   const type = data.quota_display_type;

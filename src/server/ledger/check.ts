@@ -22,7 +22,7 @@ import { detailOf } from "./log-view";
 import type { Db } from "../db/client";
 import { driverOf } from "../db/driver";
 import type { Owner } from "./owner";
-import { BOUNDS, within } from "../../shared/bounds";
+import { keptQuotaPerUnit } from "../gateway/families";
 
 /** A site's list as known: its group ratios and each model's figures at a time (Unix seconds). */
 export type SiteList = {
@@ -170,9 +170,7 @@ function unlessThrown<T>(verdict: () => T): T | typeof CANNOT_CHECK {
 async function verdicts(db: Db, rows: Row[], lists: ListSource, listOnly: boolean) {
   const siteIds = [...new Set(rows.map((r) => r.siteId))];
   const sites = await db.site.findMany({ where: { id: { in: siteIds } }, select: { id: true, quotaPerUnit: true } });
-  const qpu = new Map(
-    sites.map((s) => [s.id, within(s.quotaPerUnit, BOUNDS.quotaPerUnit.min, BOUNDS.quotaPerUnit.max) ?? 500_000]),
-  );
+  const qpu = new Map(sites.map((s) => [s.id, keptQuotaPerUnit(s.quotaPerUnit)]));
   const known = await lists.sites(siteIds);
   const owners = [...new Map(rows.map((r) => [`${r.siteId}:${r.siteUserId}`, r])).values()];
   const groups = await lists.groups(owners.map((r) => ({ siteId: r.siteId, siteUserId: Number(r.siteUserId) })));

@@ -4,6 +4,7 @@ import {
   DISPLAY_TYPES,
   FAMILIES,
   UNPROBED,
+  keptQuotaPerUnit,
   type DisplayType,
   type Family,
   type SiteProfile,
@@ -66,9 +67,7 @@ function fromProfileRow(row: ProfileRow): ProfiledSite {
     version: row.version,
     systemName: row.systemName,
     money: {
-      // A row kept before the settings were bounded is read as moneyFrom would read it now.
-      quotaPerUnit:
-        within(row.quotaPerUnit, BOUNDS.quotaPerUnit.min, BOUNDS.quotaPerUnit.max) ?? UNPROBED.money.quotaPerUnit,
+      quotaPerUnit: keptQuotaPerUnit(row.quotaPerUnit),
       display,
       symbol: row.currencySymbol ?? (display === "TOKENS" ? "" : UNPROBED.money.symbol),
       rate: within(row.currencyRate, BOUNDS.exchangeRate.min, BOUNDS.exchangeRate.max) ?? UNPROBED.money.rate,
