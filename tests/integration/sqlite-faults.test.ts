@@ -295,6 +295,28 @@ describe("SQLite: a disk filling up under sign-ins", () => {
   });
 });
 
+describe("SQLite: a sign-in's second write failing", () => {
+  it("keeps no session when the sync it owes cannot be written, and never blames the site", async () => {
+    const s = store();
+    const site = await siteWithUser();
+    const db = createDb(s.url);
+    const { id } = await siteRegistry(db).add({ name: "半写站", url: site.url });
+    // The session row is written; the owed sync's row is refused (as a store failing between them).
+    await db.$executeRawUnsafe(
+      "CREATE TRIGGER due_refused BEFORE INSERT ON ledger_due BEGIN SELECT RAISE(ABORT, 'refused'); END",
+    );
+    await closeDb(db);
+    const running = await app(s);
+    const refused = await signIn(running.url, id);
+    expect(refused.status).toBe(500);
+    expect(refused.body).toEqual({ success: false, message: "服务器内部错误，请稍后再试" });
+    const check = createDb(s.url);
+    expect(await check.session.count()).toBe(0);
+    expect(await check.ledgerDue.count()).toBe(0);
+    await closeDb(check);
+  });
+});
+
 describe("SQLite: a full disk is the store's fault, not the site's", () => {
   it("a sync the full disk failed goes on at the next look once space returns, and readiness says what the commit met", async () => {
     const { mount, s } = storeOnSmallDisk();

@@ -197,7 +197,7 @@ describe("two instances against one site", () => {
     }
   }, 180_000);
 
-  it("holds the budget through Redis killed under load and back: each on its share, the window given back", async () => {
+  it("holds the budget through Redis killed under load and back empty 5 s later: each on its share, the window given back", async () => {
     const { site, siteId, users } = await siteWithAccounts();
     // A Redis database of their own: the instances of the test before are still "seen" in the other.
     const url = redis.url.replace(/\/0$/, "/3");
@@ -211,13 +211,18 @@ describe("two instances against one site", () => {
     // Under load, Redis dies (SIGKILL: what it held is gone with it).
     await new Promise((r) => setTimeout(r, 12_000));
     await redis.stop();
-    await new Promise((r) => setTimeout(r, 12_000));
-    const ready = await request(apps[0]!.url, "/api/ready");
-    expect(ready.status).toBe(200);
-    expect((ready.body as { checks: { budget: string } }).checks.budget).toBe(
-      "fallback：Redis 不可用，本实例按预算的 1/2 调用站点",
-    );
-    // It comes back empty while the load goes on.
+    // It comes back empty 5 s later, while the load goes on; meanwhile readiness says what an
+    // instance that met the loss does (the takes fall back on their shares: the events below).
+    const killed = Date.now();
+    const said = new Set<string>();
+    while (Date.now() - killed < 5_000) {
+      const ready = await request(apps[0]!.url, "/api/ready");
+      expect(ready.status).toBe(200);
+      said.add((ready.body as { checks: { budget: string } }).checks.budget);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    for (const budget of said)
+      expect(["redis", "fallback：Redis 不可用，本实例按预算的 1/2 调用站点"]).toContain(budget);
     await redis.start();
     for (const app of apps) {
       let budget = "";
