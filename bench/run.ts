@@ -14,6 +14,7 @@
  *   BENCH_INSTANCES=0 npm run bench  # without the many-instance runs (PostgreSQL; about 8 minutes)
  *   BENCH_SCALE=0 npm run bench   # without the runner's claims from 1,000,000 accounts
  *   BENCH_BACKFILL=0 npm run bench  # without live requests beside a 150,000-entry backfill (about 8 minutes)
+ *   BENCH_FLOODS=0 npm run bench  # without the floods of oversized bodies beside /api/health
  *   BENCH_SIMULATION=1 npm run bench  # with the deployment at scale (PostgreSQL; SIM_MINUTES, default 30, and the fill)
  */
 import { cpus, totalmem } from "node:os";
@@ -26,6 +27,7 @@ import { benchPrices, priceLines, type PriceFigures } from "./prices";
 import { benchChargeCheck, checkLines, type CheckFigures } from "./charge-check";
 import { benchInstances, instanceLines } from "./instances";
 import { benchOverview } from "./overview";
+import { benchFloods, floodLines } from "./floods";
 import { benchWorkspace, workspaceLines } from "./workspace";
 import { bench } from "./sessions";
 import { benchClaims, claimLines, type ClaimFigures } from "./claims";
@@ -116,6 +118,8 @@ const simulation =
 
 console.error("[bench] overview of 20 accounts …");
 const overviewFigures = process.env.BENCH_OVERVIEW === "0" ? null : await benchOverview();
+console.error("[bench] floods of oversized bodies …");
+const floods = process.env.BENCH_FLOODS === "0" ? null : await benchFloods();
 console.error("[bench] site budget …");
 const budget = process.env.BENCH_BUDGET === "0" ? null : await benchBudget();
 const instances =
@@ -166,6 +170,7 @@ if (budget) {
     `| longest request − what the budget requires (${budget.over} calls past it wait one window of 61 s) | small | ${((budget.longest - budget.required) / 1000).toFixed(2)} s (${(budget.longest / 1000).toFixed(2)} s − ${budget.required / 1000} s) |`,
   );
 }
+if (floods) lines.push(...floodLines(floods));
 if (instances) lines.push(...instanceLines(instances));
 if (workspace) lines.push(...workspaceLines(workspace));
 if (ledgerResults.length > 0) lines.push(...ledgerLines(ledgerResults));

@@ -12,6 +12,7 @@ import { zone } from "./usage-range";
 import { Reauthorize } from "./workspace-accounts";
 import { useQueryState } from "./pager";
 import { Sparkline } from "./sparkline";
+import { FIGURES } from "../shared/figures";
 
 type Listed = RouterOutputs["account"]["list"]["accounts"][number];
 
@@ -250,10 +251,9 @@ export function AccountsOverview() {
           {sorted.map(({ account: a, row }) => {
             const s = row?.summary;
             const trend = a.site ? trendOf.get(`${a.site.id}:${a.userId}`) : undefined;
-            // A plan pays part of it: the days wallet and plans last together (the last 7 days' pace).
-            const daysLeft = trend?.planDaysLeft ?? row?.daysLeft ?? null;
+            // 预计可用天数, as every surface gives it: wallet and plans at the last 7 days' pace.
+            const daysLeft = row?.daysLeft ?? null;
             const low = daysLeft !== null && daysLeft < 3;
-            const pace = trend?.planDaysLeft != null ? "按近 7 天的消费速度，钱包与套餐" : "按今日的消费速度，余额";
             // The balance over the last 30 days, under the balance.
             const line = trend ? <Sparkline values={trend.balancesUsd} label="近 30 天余额" /> : null;
             return (
@@ -316,7 +316,10 @@ export function AccountsOverview() {
                         <span>
                           {formatMoney(s.balance.quota, s.money)}
                           {low ? (
-                            <span className="warn" title={`${pace}约 ${daysLeft?.toFixed(1)} 天后用完`}>
+                            <span
+                              className="warn"
+                              title={`${FIGURES.daysLeft.name} ${daysLeft?.toFixed(1)} 天（按近 7 天的消费速度，钱包与套餐合计）`}
+                            >
                               <span aria-hidden="true"> ⚠</span>
                               <span className="visually-hidden">（余额不足 3 天）</span>
                             </span>

@@ -213,6 +213,31 @@ describe("overcharged_above", () => {
 });
 
 describe("the cache", () => {
+  it("by account: a row each, two accounts of one user name on two sites told apart by site", async () => {
+    const sites = [
+      await startFamilySite("new-api", 0, {}, { days: 2, now: NOW - 60, callsPerDay: 40 }),
+      await startFamilySite("one-hub", 1, {}, { days: 2, now: NOW - 60, callsPerDay: 40 }),
+    ];
+    open.push(...sites);
+    let cookie = "";
+    for (const [i, site] of sites.entries()) {
+      site.user.data.username = "alice";
+      const { id } = await siteRegistry(store.db).add({ name: `同名站 ${i + 1}`, url: site.gateway.url });
+      cookie = (await signInAndSync(store.db, id, site.user, NOW, cookie)).cookie;
+    }
+    await verify();
+    const api = callerFor(store.db, { cookie }).api;
+    const byAccount = (await api.usage.cache({ ...range, accounts: "all", groupBy: "account" })).data;
+    const read = (site: (typeof sites)[number]) =>
+      site.history.logs.filter((l) => l.type === 2).reduce((s, l) => s + (l.cache?.read ?? 0), 0);
+    expect(byAccount.rows.map((r) => [r.key, r.cacheRead]).sort()).toEqual(
+      [
+        ["alice（同名站 1）", read(sites[0]!)],
+        ["alice（同名站 2）", read(sites[1]!)],
+      ].sort(),
+    );
+  });
+
   it.each(["new-api", "one-hub", "done-hub", "one-api"] as StandInFamily[])(
     "on %s: reads, writes, hit rate and what it saved reconcile with the log and the ledger's own sums",
     async (family) => {

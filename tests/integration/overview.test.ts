@@ -1,5 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountOf } from "../../src/server/accounts/overview";
+import { syncLedger } from "../../src/server/ledger/sync";
+import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
 import { bearer, callerFor } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
@@ -175,13 +178,23 @@ describe("GET /api/accounts/overview", () => {
     expect((again.body as { data: Overview }).data.rows.map((r) => r.state)).toEqual(["ok", "unreachable"]);
   });
 
-  it("warns when the balance would last under 3 days at today's pace", async () => {
-    const { daysLeftAt } = await import("../../src/server/site-data/site-data");
-    const midnight = Date.parse("2026-11-22T00:00:00Z");
-    // Half the day gone, 10 spent: 20 a day; 50 left lasts 2.5 days.
-    expect(daysLeftAt(50, 10, midnight, midnight + 12 * 3_600_000)).toBe(2.5);
-    expect(daysLeftAt(50, 0, midnight, midnight + 12 * 3_600_000)).toBeNull();
-    // In the first hour a day's pace is not guessed from minutes: at least an hour counts.
-    expect(daysLeftAt(240, 1, midnight, midnight + 60_000)).toBe(10);
+  it("gives each row the ledger's 预计可用天数: the figure 余额 and 套餐 give for the account", async () => {
+    const session = (await sessionStore(store.db).findValid(tokens["人民币站"] ?? ""))!;
+    const now = Date.now();
+    await syncLedger(
+      store.db,
+      accountOf(session),
+      { db: store.db, timeoutMs: 5000, perMinute: 100_000 },
+      { backfillDays: 40, now: Math.floor(now / 1000) },
+    );
+    const { api } = callerFor(store.db, { cookie });
+    const row = (await api.account.overview({ tz: "UTC" })).data.rows.find((r) => r.site?.name === "人民币站")!;
+    const today = new Date(now).toISOString().slice(0, 10);
+    const balance = (await api.usage.balance({ accounts: "all", from: today, to: today, tz: "UTC" })).data;
+    const account = balance.accounts.find((a) => a.userId === good.user.id)!;
+    expect(row.daysLeft).not.toBeNull();
+    expect(row.daysLeft).toBe(account.daysLeft);
+    // Its definition: the balance over the pace of the last 7 × 24 hours, to one decimal.
+    expect(Math.abs(row.daysLeft! - account.balanceUsd! / account.burnRateUsd)).toBeLessThan(0.051);
   });
 });

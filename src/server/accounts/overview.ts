@@ -28,20 +28,37 @@ export function accountOf(session: LiveSession): Account {
  * The balance the account's last sync noted, for a row whose site cannot be read now. The ledger
  * lives above this folder: the caller hands it in (ledger/analytics.ts lastBalanceOf).
  */
-export type LastBalance = (session: LiveSession) => Promise<{ quota: number; usd: number; at: string } | null>;
+type LastBalance = (session: LiveSession) => Promise<{ quota: number; usd: number; at: string } | null>;
+
+/** 预计可用天数 of an account at the balance its row shows (ledger/days-left.ts, handed in from above). */
+type DaysLeft = (session: LiveSession, balanceQuota: number) => Promise<number | null>;
+
+/** What the ledger tells an account's row: the last balance it knew, and the days left. */
+export type RowLedger = { lastBalance: LastBalance; daysLeft: DaysLeft };
+
+/** A row of a summary with its days left, by the ledger's one definition. */
+export async function withDaysLeft<R extends OverviewRow>(
+  row: R,
+  session: LiveSession,
+  ledger?: RowLedger,
+): Promise<R> {
+  if (row.state !== "ok" || !row.summary || !ledger) return row;
+  return { ...row, daysLeft: await ledger.daysLeft(session, row.summary.balance.quota) };
+}
 
 /** One account's row: its live summary, or why there is none and the last balance the ledger knew. */
 export async function rowOf(
   session: LiveSession,
   tz: string,
   deps: SiteDataDeps,
-  lastBalance?: LastBalance,
+  ledger?: RowLedger,
 ): Promise<OverviewRow> {
   const row: OverviewRow = session.site
     ? await overviewRow(accountOf(session), tz, deps)
     : { state: "unreachable", message: MSG.siteRemoved, summary: null, daysLeft: null, lastKnown: null };
-  if (row.state === "ok" || !lastBalance) return row;
-  const last = await lastBalance(session);
+  if (row.state === "ok") return withDaysLeft(row, session, ledger);
+  if (!ledger) return row;
+  const last = await ledger.lastBalance(session);
   return last ? { ...row, lastKnown: { balance: { quota: last.quota, usd: last.usd }, at: last.at } } : row;
 }
 
@@ -73,7 +90,7 @@ export async function overview(
   own: LiveSession,
   tz: string,
   deps: SiteDataDeps,
-  lastBalance?: LastBalance,
+  ledger?: RowLedger,
 ) {
   const listing = browser
     ? await listAccounts(db, browser)
@@ -81,7 +98,7 @@ export async function overview(
   const live = await Promise.all(
     listing.sessions.map(async (session, i): Promise<AccountRow> => {
       const account = listing.accounts[i] as ListedAccount;
-      return { ...account, ...(await rowOf(session, tz, deps, lastBalance)) };
+      return { ...account, ...(await rowOf(session, tz, deps, ledger)) };
     }),
   );
   const expired: AccountRow[] = listing.dropped.map((d) => ({

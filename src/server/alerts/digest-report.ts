@@ -1,12 +1,13 @@
 /**
  * What a digest says (docs/design.md 21): over its period, in the workspace's time zone, the spend of
- * each account and each model against the period before, each account's balance and the days it
- * lasts at the last 7 days' rate, the open alerts, and the automatic check-ins. Rendered as plain
+ * each account and each model against the period before, each account's balance and its 预计可用天数
+ * (ledger/days-left.ts, the one definition), the open alerts, and the automatic check-ins. Rendered as plain
  * text and as Markdown; the webhook gets the figures as JSON beside them.
  */
 import type { Db } from "../db/client";
 import { addDays, daysBetween } from "../core/time";
 import { lastQuotaOf, summaryOf, type Reader } from "../ledger/analytics";
+import { daysLeftOf } from "../ledger/days-left";
 import { siteRegistry } from "../sites/registry";
 import { formatUsd, round6 } from "../../shared/money";
 import {
@@ -24,7 +25,6 @@ export type Cadence = "daily" | "weekly" | "monthly";
 export type Period = { from: string; to: string };
 
 const TOP_MODELS = 8;
-const BURN_DAYS = 7;
 
 export type DigestFigures = {
   cadence: Cadence;
@@ -125,8 +125,7 @@ export async function digestFigures(
   const tz = q.timeZone;
   const previous = previousPeriod(q.cadence, q.period);
   const { accounts, sites, readers } = await workspaceReaders(db, workspaceId);
-  const burnFrom = addDays(q.period.to, -(BURN_DAYS - 1));
-  const from = burnFrom < previous.from ? burnFrom : previous.from;
+  const from = previous.from;
   const rows: DigestFigures["accounts"] = [];
   for (const a of accounts) {
     const reader = readers.get(a.id);
@@ -147,7 +146,6 @@ export async function digestFigures(
     const days = await summaryOf(db, [reader], { from, to: q.period.to, tz, groupBy: "day" });
     const sum = (p: Period) =>
       round6(days.rows.filter((r) => r.key >= p.from && r.key <= p.to).reduce((s, r) => s + r.usd, 0));
-    const burn = sum({ from: burnFrom, to: q.period.to }) / BURN_DAYS;
     const last = await lastQuotaOf(db, reader);
     const balanceUsd = last === null ? null : round6(last / reader.quotaPerUnit);
     rows.push({
@@ -155,7 +153,7 @@ export async function digestFigures(
       usd: sum(q.period),
       previousUsd: sum(previous),
       balanceUsd,
-      daysLeft: balanceUsd !== null && burn > 0 ? Math.round((balanceUsd / burn) * 10) / 10 : null,
+      daysLeft: await daysLeftOf(db, reader, last),
       unread: null,
       reauth: a.state === "reauth",
     });

@@ -10,8 +10,8 @@ import { watchFigures, type WatchFigures } from "../ledger/watch-figures";
 import { reconcileMany, type ReconciledDay } from "../ledger/reconcile";
 import { modelRises, type ModelRise } from "../prices/changes";
 import { overchargesSince } from "../ledger/check-view";
-import { storedPlans, type StoredPlans } from "../ledger/plans";
-import { planActive, planTitle, planWindow, runway } from "../gateway/plans";
+import { daysLeftWith, storedPlans, type StoredPlans } from "../ledger/plans";
+import { planActive, planTitle, planWindow } from "../gateway/plans";
 import { siteRegistry } from "../sites/registry";
 import { syncStates } from "../ledger/sync-status";
 import { heldOf, savedAccounts, savedName, siteIndex, type SavedAccount } from "../workspace/saved-accounts";
@@ -42,7 +42,6 @@ function factsOf(
     ...{ hour: "2-digit", minute: "2-digit", hourCycle: "h23" },
   } as const);
   const balanceUsd = figures?.balanceUsd ?? null;
-  const perDay = figures ? figures.weekUsd / 7 : 0;
   // Down: its syncs fail for a reason that is not the token (that is token_refused).
   const failing = sync?.lastError && !/重新授权|拒绝了访问令牌/.test(sync.lastError);
   const lastGood = sync?.syncedAt ?? a.createdAt;
@@ -55,10 +54,8 @@ function factsOf(
   return {
     balanceUsd,
     // Plans pay before, after or instead of the wallet (docs/design.md 27).
-    daysLeft:
-      balanceUsd !== null
-        ? runway(balanceUsd * quotaPerUnit, perDay * quotaPerUnit, plans ?? null, now.getTime() / 1000)
-        : null,
+    // 预计可用天数 by its one definition (ledger/days-left.ts).
+    daysLeft: figures ? daysLeftWith(plans, figures.balanceQuota, figures.paceQuota, Math.floor(nowSeconds)) : null,
     spendTodayUsd: figures?.todayUsd ?? null,
     refused: a.state === "reauth",
     downMinutes: failing ? (now.getTime() - lastGood.getTime()) / 60_000 : null,

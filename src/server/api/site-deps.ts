@@ -17,6 +17,7 @@ import { sessionStore, type LiveSession } from "../session/store";
 import { SiteDataError, type SiteDataDeps } from "../site-data/site-data";
 import { storedScope, type LedgerViews } from "../workspace/overview";
 import { lastBalanceOf } from "../ledger/analytics";
+import { daysLeftOf, ownerOfSession } from "../ledger/days-left";
 import { awaitingFirstSync, storedSummaries } from "../ledger/stored";
 import { isLedgerOnly, type ScopedAccount } from "../workspace/scope";
 import { workspaceStore, type WorkspaceSession } from "../workspace/workspaces";
@@ -99,6 +100,7 @@ export function ledgerViews(ctx: Context): LedgerViews {
   const fresh = ctx.ledgerSyncMinutes > 0 ? ctx.ledgerSyncMinutes * 90_000 + 60_000 : 0;
   return {
     lastBalance: (s) => lastBalanceOf(ctx.db, s),
+    daysLeft: (s, balance) => daysLeftOf(ctx.db, ownerOfSession(s), balance),
     stored: (sessions, tz) => storedSummaries(ctx.db, sessions, tz, fresh),
     awaiting: (sessions) => awaitingFirstSync(ctx.db, sessions, fresh),
   };

@@ -35,7 +35,7 @@ const TOOLS: ToolDef[] = [
     name: "list_accounts",
     procedure: "account.overview",
     description:
-      "工作区的全部账户：站点、名称、状态（正常、需要重新授权、站点已移除）、余额、今日消费和按今日速度还能用的天数（daysLeft），以及合计（美元）。refresh=1 时向每个站点实时读取。",
+      "工作区的全部账户：站点、名称、状态（正常、需要重新授权、站点已移除）、余额、今日消费和预计可用天数（daysLeft：按近 7 天的速度，钱包与套餐合计），以及合计（美元）。refresh=1 时向每个站点实时读取。",
     readOnly: true,
   },
   {
@@ -64,7 +64,7 @@ const TOOLS: ToolDef[] = [
     procedure: "usage.plans",
     description:
       "各账户的套餐（new-api 的订阅）：本周期剩余额度、下次重置、到期时间；一段时间（from、to）内套餐支付与钱包支付的消费（美元）；" +
-      "按近 7 天速度、把套餐算进去后还能用的天数（daysLeft）与只用钱包的天数（walletDaysLeft）。",
+      "预计可用天数（daysLeft：按近 7 天的速度，钱包与套餐合计，与 list_accounts 相同）与只用钱包的天数（walletDaysLeft）。",
     readOnly: true,
   },
   {

@@ -9,7 +9,7 @@ import { round6, usdOfQuota } from "../../shared/money";
 import type { Reader } from "./analytics";
 import { boundOf } from "./owner";
 import { progressBehind } from "./check";
-import { accountName } from "./check-view";
+import { accountLabels, accountName } from "./check-view";
 import type { UsageCache } from "./check-schemas";
 
 export type CacheQuery = { from: string; to: string; tz: string; groupBy: UsageCache["groupBy"] };
@@ -50,6 +50,8 @@ export async function usageCache(db: Db, readers: Reader[], q: CacheQuery): Prom
     progressBehind(db),
   ]);
   const byOwner = new Map(readers.map((r) => [`${r.siteId}:${r.siteUserId}`, r]));
+  // By account: each its own row, however many share a name (told apart by site).
+  const labels = accountLabels(readers);
   const total = zero();
   for (const row of rows as Array<
     Record<string, unknown> & { siteId: number; siteUserId: bigint; _sum: Record<string, bigint | null> }
@@ -60,7 +62,7 @@ export async function usageCache(db: Db, readers: Reader[], q: CacheQuery): Prom
       q.groupBy === "day"
         ? dayIn(q.tz, Number(row.hour) * 1000)
         : q.groupBy === "account"
-          ? accountName(r)
+          ? (labels.get(`${row.siteId}:${row.siteUserId}`) ?? accountName(r))
           : String(row[column as string]);
     // A zone off the whole hour puts the range's first hour partly on the day before: left out.
     if (q.groupBy === "day" && !keys.has(key)) continue;

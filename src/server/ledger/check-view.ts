@@ -32,6 +32,28 @@ const ownersWhere = (readers: Reader[], column: "hour" | "at", from: number, to:
 
 export const accountName = (r: Reader) => r.alias ?? (r.username || String(r.userId));
 
+/**
+ * Each account's name where rows are keyed by account, told apart where two share one: by their
+ * site (`alice（站点 B）`), and by the user id on one site too. Keyed "siteId:siteUserId".
+ */
+export function accountLabels(readers: Reader[]): Map<string, string> {
+  const named = (label: (r: Reader) => string) => {
+    const count = new Map<string, number>();
+    for (const r of readers) count.set(label(r), (count.get(label(r)) ?? 0) + 1);
+    return (r: Reader) => (count.get(label(r)) ?? 0) > 1;
+  };
+  const shared = named(accountName);
+  const withSite = (r: Reader) =>
+    shared(r) ? `${accountName(r)}（${r.site?.name ?? "已移除的站点"}）` : accountName(r);
+  const stillShared = named(withSite);
+  return new Map(
+    readers.map((r) => [
+      `${r.siteId}:${r.siteUserId}`,
+      stillShared(r) ? `${withSite(r).replace(/）$/, "")} · 用户 ${r.userId}）` : withSite(r),
+    ]),
+  );
+}
+
 type Raw = {
   entries: number;
   quota: number;

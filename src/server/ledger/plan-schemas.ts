@@ -1,3 +1,4 @@
+import { FIGURES } from "../../shared/figures";
 import { z } from "zod";
 import { PLAN_PREFERENCES, RESET_PERIODS } from "../gateway/plans";
 
@@ -42,13 +43,8 @@ const accountPlansSchema = z.object({
     ),
   plans: z.array(planSchema).describe("生效中的套餐，以及在范围内到期或取消的套餐，先到期的在前"),
   ...spendShape,
-  daysLeft: z
-    .number()
-    .nullable()
-    .describe(
-      "按近 7 天的消费速度，钱包与套餐合起来还能用的天数（按扣费偏好先后扣、套餐按周期重置、到期为止）；没有消费时为 null",
-    ),
-  walletDaysLeft: z.number().nullable().describe("同样的速度只用钱包还能用的天数，作对比"),
+  daysLeft: z.number().nullable().describe(`${FIGURES.daysLeft.name}：${FIGURES.daysLeft.definition}`),
+  walletDaysLeft: z.number().nullable().describe(FIGURES.walletDaysLeft.definition),
 });
 
 export const usagePlansSchema = z

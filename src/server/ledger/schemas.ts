@@ -1,3 +1,4 @@
+import { FIGURES } from "../../shared/figures";
 import { z } from "zod";
 
 /** What the ledger answers: the procedures' outputs, the domain's types and the OpenAPI document's source. */
@@ -76,7 +77,7 @@ const accountBalanceSchema = coverageSchema.extend({
   series: z.array(balancePointSchema).describe("范围内每天最后一次同步时站点报告的余额"),
   balanceUsd: z.number().nullable().describe("最近一次同步时的余额（美元）；尚未同步时为 null"),
   burnRateUsd: z.number().describe("最近 7 天的日均消费（美元）"),
-  daysLeft: z.number().nullable().describe("按日均消费，余额还能用的天数；没有消费时为 null"),
+  daysLeft: z.number().nullable().describe(`${FIGURES.daysLeft.name}：${FIGURES.daysLeft.definition}`),
 });
 export type AccountBalance = z.infer<typeof accountBalanceSchema>;
 

@@ -7,13 +7,11 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { dayStarts } from "../core/time";
 import { round6, usdOfQuota } from "../../shared/money";
-import { weekPace, type Reader } from "./analytics";
+import type { Reader } from "./analytics";
 import { accountName } from "./check-view";
 import { usageIncome, type CheckinSource } from "./income";
 import { ledgerStore } from "./store";
 import { ownerKey } from "./owner";
-import { daysLeftWith, storedPlans } from "./plans";
-import { planActive } from "../gateway/plans";
 
 /** The longest range of a trend: a snapshot read per day. */
 export const TRENDS_MAX_DAYS = 92;
@@ -36,10 +34,6 @@ export const usageTrendsSchema = z
             "每天结束时（或今天到此刻）最近一次同步记下的余额（美元），与 days 一一对应；那时还没有记录时为 null",
           ),
         incomeTodayUsd: z.number().describe("范围最后一天（通常是今天）的收入：充值、兑换码、签到等奖励、退款（美元）"),
-        planDaysLeft: z
-          .number()
-          .nullable()
-          .describe("有生效中的套餐时：按近 7 天的消费速度，钱包与套餐合起来还能用的天数；没有套餐或没有消费时为 null"),
       }),
     ),
     totals: z.object({
@@ -64,20 +58,10 @@ export async function usageTrends(
   const store = ledgerStore(db);
   // The end of each day (its last second), or now for today.
   const ends = starts.slice(1).map((d) => Math.min(Math.floor(d.start / 1000) - 1, Math.floor(now / 1000)));
-  const nowSeconds = Math.floor(now / 1000);
-  const [snapshots, income, plans] = await Promise.all([
+  const [snapshots, income] = await Promise.all([
     Promise.all(ends.map((end) => (readers.length === 0 ? Promise.resolve([]) : store.lastSnapshots(readers, end)))),
     usageIncome(db, readers, { from: q.to, to: q.to, tz: q.tz }, checkins),
-    storedPlans(db, readers),
   ]);
-  // The accounts a plan pays for now: their days left with it, at the pace 余额 and 套餐 read.
-  const planned = readers.filter((r) => plans.get(ownerKey(r))?.plans.some((p) => planActive(p, nowSeconds)));
-  const [paces, balances] = await Promise.all([
-    Promise.all(planned.map(async (r) => [ownerKey(r), await weekPace(db, r, nowSeconds)] as const)),
-    planned.length === 0 ? Promise.resolve([]) : store.lastSnapshots(planned, nowSeconds),
-  ]);
-  const pace = new Map(paces);
-  const balanceNow = new Map(balances.map((b) => [ownerKey(b), b.quota]));
   const byDay = snapshots.map((list) => new Map(list.map((s) => [ownerKey(s), s.quota])));
   const incomeOf = new Map(income.accounts.map((a) => [`${a.siteId}:${a.userId}`, a.incomeUsd]));
   const accounts = readers.map((r) => ({
@@ -90,14 +74,6 @@ export async function usageTrends(
       return quota === undefined ? null : round6(usdOfQuota(quota, r.quotaPerUnit));
     }),
     incomeTodayUsd: incomeOf.get(ownerKey(r)) ?? 0,
-    planDaysLeft: pace.has(ownerKey(r))
-      ? daysLeftWith(
-          plans.get(ownerKey(r)),
-          balanceNow.get(ownerKey(r)) ?? null,
-          pace.get(ownerKey(r)) ?? 0,
-          nowSeconds,
-        )
-      : null,
   }));
   return {
     from: q.from,

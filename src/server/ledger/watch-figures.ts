@@ -9,15 +9,22 @@ import { round6 } from "../../shared/money";
 import { ledgerStore, type Owner } from "./store";
 
 /** What the alerts read of an account (USD): see watchFigures. */
-export type WatchFigures = { balanceUsd: number | null; todayUsd: number; weekUsd: number; sameHourUsd: number[] };
+export type WatchFigures = {
+  balanceUsd: number | null;
+  /** The balance in quota units (null before any sync), and the pace 预计可用天数 is read at (quota a day). */
+  balanceQuota: number | null;
+  paceQuota: number;
+  todayUsd: number;
+  sameHourUsd: number[];
+};
 
 /** Accounts read per query (two values each in its OR). */
 const WATCHED_PER_QUERY = 200;
 
 /**
  * What the alerts read of many accounts at once, keyed "siteId:siteUserId": the balance each one's
- * last sync noted (null before any), the consumption of today and of the last 7 days (today
- * included) in `tz`, and the spend of each of the 7 days before today up to this hour of the day
+ * last sync noted (null before any), the consumption of today in `tz` and the pace of the last
+ * 7 × 24 hours (预计可用天数, ledger/days-left.ts), and the spend of each of the 7 days before today up to this hour of the day
  * (the baseline of a spend spike). Read from the hourly totals, a few queries per 200 accounts;
  * in a zone whose midnight is not on the hour, an hour is counted in the day it starts in.
  */
@@ -64,8 +71,11 @@ export async function watchFigures(
       const balance = balanceOf.get(key);
       out.set(key, {
         balanceUsd: balance === undefined ? null : usd(balance),
+        balanceQuota: balance ?? null,
+        // The last 7 × 24 hours to the end of this one (analytics.ts weekPace): the days before
+        // today whole, today so far, and of the day a week ago the hours after this one's.
+        paceQuota: ([1, 2, 3, 4, 5, 6, 7].reduce((s, d) => s + all(d), 0) + all(0) - (list?.get(0)?.early ?? 0)) / 7,
         todayUsd: usd(all(7)),
-        weekUsd: usd([1, 2, 3, 4, 5, 6, 7].reduce((s, d) => s + all(d), 0)),
         sameHourUsd: [6, 5, 4, 3, 2, 1, 0].map((d) => usd(list?.get(d)?.early ?? 0)),
       });
     }

@@ -1,3 +1,4 @@
+import { FIGURES } from "../../shared/figures";
 import { z } from "zod";
 import { FAMILIES, moneySchema } from "../gateway/families";
 import { logItemSchema, pagingSchema, tokenItemSchema, topupItemSchema } from "../gateway/reads";
@@ -99,7 +100,7 @@ export const overviewRowSchema = z.object({
     .describe("正常、站点无法访问、令牌被拒绝、会话已过期、首次同步中（工作区账户：lastKnown 为添加时站点报告的余额）"),
   message: z.string().nullable().describe("state 不是 ok 时的原因"),
   summary: summarySchema.nullable().describe("与 /api/account/summary 的 data 相同；读取失败时为 null"),
-  daysLeft: z.number().nullable().describe("按今日的消费速度，余额还能用的天数；今日没有消费时为 null"),
+  daysLeft: z.number().nullable().describe(`${FIGURES.daysLeft.name}：${FIGURES.daysLeft.definition}`),
   lastKnown: z
     .object({ balance: amount("余额"), at: iso.describe("记下这个余额的同步时间") })
     .nullable()

@@ -221,28 +221,17 @@ export async function topups(
   });
 }
 
-/** Days the balance lasts if the rest of today, and every day after, spends at today's pace so far. */
-export function daysLeftAt(balance: number, spentToday: number, midnight: number, now = Date.now()): number | null {
-  if (spentToday <= 0) return null;
-  const dayShare = Math.max((now - midnight) / 86_400_000, 1 / 24);
-  return Math.round((balance / (spentToday / dayShare)) * 100) / 100;
-}
-
-/** An account's row made of its summary (live, or as its last sync left it). */
-export function okRow(s: Summary, tz: string): OverviewRow {
-  const midnight = localMidnight(tz, Date.parse(s.fetchedAt));
-  return {
-    state: "ok",
-    message: null,
-    summary: s,
-    daysLeft: daysLeftAt(s.balance.quota, s.today.quota, midnight, Date.parse(s.fetchedAt)),
-    lastKnown: null,
-  };
+/**
+ * An account's row made of its summary (live, or as its last sync left it); its 预计可用天数 is
+ * the ledger's (docs/figures.md), filled in above this folder.
+ */
+export function okRow(s: Summary): OverviewRow {
+  return { state: "ok", message: null, summary: s, daysLeft: null, lastKnown: null };
 }
 
 export async function overviewRow(account: Account, tz: string, deps: SiteDataDeps): Promise<OverviewRow> {
   try {
-    return okRow(await summary(account, tz, deps), tz);
+    return okRow(await summary(account, tz, deps));
   } catch (error) {
     if (!(error instanceof SiteDataError)) throw error;
     return {

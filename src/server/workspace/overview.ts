@@ -4,7 +4,7 @@
  * that cannot be read now; accounts the person left out of totals are listed but not summed.
  */
 import { MSG } from "../core/messages";
-import { rowOf, overviewTotals, type AccountRow, type LastBalance } from "../accounts/overview";
+import { rowOf, overviewTotals, withDaysLeft, type AccountRow, type RowLedger } from "../accounts/overview";
 import type { ListedAccount } from "../accounts/schemas";
 import type { Db } from "../db/client";
 import type { Summary } from "../site-data/schemas";
@@ -51,8 +51,7 @@ export async function listWorkspace(
  * What the ledger tells a workspace's rows (the api layer hands it down): the last balance a sync
  * noted, and the summary as the last sync left it while that is fresh (null when it is not).
  */
-export type LedgerViews = {
-  lastBalance: LastBalance;
+export type LedgerViews = RowLedger & {
   /** The fresh stored summaries of these sessions' accounts, by session. */
   stored: (sessions: LiveSession[], tz: string) => Promise<Map<LiveSession, Summary>>;
   /** The accounts no sync has completed for yet, with the balance their site gave when it accepted the token. */
@@ -74,14 +73,14 @@ async function ledgerRows(ledger: LedgerViews, sessions: LiveSession[], tz: stri
  * before its first sync the balance its site gave when it accepted the token; undefined when the
  * ledger has neither (the site is asked).
  */
-function rowFromLedger(
+async function rowFromLedger(
   listedRow: ReturnType<typeof listedSaved>,
   session: LiveSession,
   views: LedgerRows,
-  tz: string,
-): AccountRow | undefined {
+  ledger: RowLedger,
+): Promise<AccountRow | undefined> {
   const summary = views.stored.get(session);
-  if (summary) return { ...listedRow, ...okRow(summary, tz) };
+  if (summary) return withDaysLeft({ ...listedRow, ...okRow(summary) }, session, ledger);
   const known = views.awaiting.get(session);
   if (known)
     return { ...listedRow, state: "syncing", message: MSG.firstSync, summary: null, daysLeft: null, lastKnown: known };
@@ -103,8 +102,8 @@ async function savedRow(
   const listedRow = listedSaved(s, active);
   if (s.problem === null) {
     const stored = deps.refresh === true ? undefined : (await ledger.stored([s.session], tz)).get(s.session);
-    if (stored) return { ...listedRow, ...okRow(stored, tz) };
-    return { ...listedRow, ...(await rowOf(s.session, tz, deps, ledger.lastBalance)) };
+    if (stored) return withDaysLeft({ ...listedRow, ...okRow(stored) }, s.session, ledger);
+    return { ...listedRow, ...(await rowOf(s.session, tz, deps, ledger)) };
   }
   const last = await ledger.lastBalance(s.session);
   return {
@@ -139,7 +138,9 @@ export async function workspaceOverview(
   const rows = await Promise.all(
     scope.map(async (x) => {
       const fromLedger =
-        x.problem === null ? rowFromLedger(listedSaved(x, x.saved.id === active), x.session, views, tz) : undefined;
+        x.problem === null
+          ? await rowFromLedger(listedSaved(x, x.saved.id === active), x.session, views, ledger)
+          : undefined;
       return fromLedger ?? savedRow(x, tz, deps, none, x.saved.id === active);
     }),
   );
@@ -164,10 +165,13 @@ export async function storedRows(
     scope.map((x) => x.session),
     tz,
   );
-  return scope.flatMap((x) => {
-    const row = rowFromLedger(listedSaved(x, false), x.session, views, tz);
-    return row ? [{ key: String(x.saved.id), row }] : [];
-  });
+  const rows = await Promise.all(
+    scope.map(async (x) => {
+      const row = await rowFromLedger(listedSaved(x, false), x.session, views, ledger);
+      return row ? [{ key: String(x.saved.id), row }] : [];
+    }),
+  );
+  return rows.flat();
 }
 
 /** A saved account's row by id, for the dashboard filling rows in as each site answers. */

@@ -215,7 +215,7 @@ export const accountRouter = router({
         return { success: true as const, data };
       }
       const { session, browser } = own(ctx);
-      const result = await overview(ctx.db, browser, session, input.tz, deps, ledger.lastBalance);
+      const result = await overview(ctx.db, browser, session, input.tz, deps, ledger);
       if (result.cookie && result.rows.some((r) => r.state === "expired")) {
         await setBrowserAccounts(ctx.resHeaders, result.cookie, ctx.secure);
       }
@@ -262,7 +262,7 @@ export const accountRouter = router({
           lastKnown: null,
         };
       }
-      return rowOf(session, tz, deps, ledger.lastBalance);
+      return rowOf(session, tz, deps, ledger);
     }),
 
   signOutAll: authedProcedure.output(doneSchema.extend({ ended: z.number().int() })).mutation(async ({ ctx }) => {
