@@ -56,15 +56,21 @@ const cheaper = (usd: number, actual: number) => usd < actual * 0.995;
 
 function PriceCell({ cell }: { cell: Cell }) {
   if (!cell) return <span className="muted">—</span>;
+  // 核对 found this account charged above the list: what it is charged first, the list beside it.
+  const charged = cell.effective.basis === "charged" && cell.charged && cell.charged.factor !== 1;
   const notes = [
-    cell.cheapest ? "最便宜" : null,
+    cell.cheapest ? "实际最便宜" : null,
     cell.usable ? null : "该账户不可用",
     cell.derivedFromLogs ? "由日志推算" : null,
+    cell.overList && cell.charged ? `核对：实际计费为价目表的 ${cell.charged.factor.toFixed(2)} 倍` : null,
+    charged ? `价目表 ${priceText(cell)}` : null,
     cell.groupRatio !== null && cell.groupRatio !== 1 ? `分组倍率 ${cell.groupRatio}` : null,
   ].filter(Boolean);
   return (
-    <span className={`price${cell.cheapest ? " cheapest" : ""}${cell.usable ? "" : " unusable"}`}>
-      {priceText(cell)}
+    <span
+      className={`price${cell.cheapest ? " cheapest" : ""}${cell.usable ? "" : " unusable"}${cell.overList ? " over-list" : ""}`}
+    >
+      {priceText(charged ? cell.effective : cell)}
       {notes.length > 0 && <span className="price-note">{notes.join(" · ")}</span>}
     </span>
   );
@@ -90,7 +96,8 @@ export function PricesPanel() {
         <h2 id="prices-title">模型价格</h2>
         <p className="muted">
           每百万输入 / 输出 tokens
-          的美元价格（按次计费的为每次），已按各账户所在分组的倍率计算；绿色为可用账户中最便宜的，
+          的美元价格（按次计费的为每次），已按各账户所在分组的倍率计算；用过的模型按核对得出的实际计费（近 30
+          天的消费记录与价目表对比，高于价目表的注明倍数），没用过的按价目表（估计）。绿色为可用账户中实际最便宜的，
           灰色为该账户不可用。站点不公开价格时，由该账户近 7
           天的消费日志推算。价格表每小时读取一次，账户的可用模型每天一次，分组随每次同步更新。
         </p>
@@ -255,7 +262,8 @@ function WhatIf() {
       ) : (
         <>
           <p>
-            实际花费 <strong>{formatUsd(data.totals.actualUsd)}</strong>；每个模型都用最便宜的账户：
+            实际花费 <strong>{formatUsd(data.totals.actualUsd)}</strong>
+            ；同样的用量（缓存计入）按各账户的实际计费换算，每个模型都用最便宜的账户：
             <strong>{formatUsd(data.totals.cheapestUsd)}</strong>
             {data.totals.savingUsd > 0 ? `，可省 ${formatUsd(data.totals.savingUsd)}` : "，已是最便宜"}。
           </p>

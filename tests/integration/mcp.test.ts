@@ -210,6 +210,18 @@ describe("/api/mcp", () => {
     await client.close();
   });
 
+  it("suggests the models known for a name no account offers (claude → claude-sonnet-4)", async () => {
+    const client = await connect(read);
+    const result = await client.callTool({ name: "cheapest_account", arguments: { model: "Claude" } });
+    expect(result.isError).toBeFalsy();
+    const { rows, suggestions } = (result.structuredContent as { data: { rows: unknown[]; suggestions: string[] } })
+      .data;
+    expect(rows).toEqual([]);
+    expect(suggestions).toContain("claude-sonnet-4");
+    expect(suggestions.every((m) => m.toLowerCase().includes("claude"))).toBe(true);
+    await client.close();
+  });
+
   it("lists the accounts with balance and days left, and reads a log", async () => {
     const client = await connect(read);
     const accounts = await client.callTool({ name: "list_accounts", arguments: {} });

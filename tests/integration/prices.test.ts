@@ -19,7 +19,7 @@ import { readSitePrices } from "../../src/server/prices/read";
 import { priceStore } from "../../src/server/prices/store";
 import { sessionStore } from "../../src/server/session/store";
 import { siteRegistry } from "../../src/server/sites/registry";
-import { bearer, callerFor, signInWith } from "../support/caller";
+import { bearer, callerFor, cookieFrom, signInWith } from "../support/caller";
 import { tempStore, type TempDb } from "../support/db";
 
 /**
@@ -250,8 +250,10 @@ describe("prices.whatif", () => {
     const completion = 500 + 200 + 300 + 800 + 1200 + 100 + 2500;
     expect(mini).toMatchObject({ promptTokens: prompt, completionTokens: completion });
     const at = (site: string) => mini?.elsewhere.find((e) => e.siteName === site)?.usd;
-    expect(at("中转站")).toBeCloseTo((prompt * 0.06 + completion * 0.24) / 1e6, 8);
-    expect(at("新站")).toBeCloseTo((prompt * 0.135 + completion * 0.54) / 1e6, 8);
+    // What was paid (each call's charge rounded to its unit), moved at the ratio of the prices.
+    const near = (usd: number | undefined, exact: number) => expect(Math.abs(usd! / exact - 1)).toBeLessThan(0.002);
+    near(at("中转站"), (prompt * 0.06 + completion * 0.24) / 1e6);
+    near(at("新站"), (prompt * 0.135 + completion * 0.54) / 1e6);
     // Fitted from calls billed with ceil(): within 0.1 %.
     expect(Math.abs(at("老站")! / ((prompt * 0.225 + completion * 0.9) / 1e6) - 1)).toBeLessThan(0.001);
     expect(mini?.elsewhere.map((e) => e.siteName)).toEqual(["中转站", "新站", "老站"]);
@@ -272,8 +274,9 @@ describe("prices.account", () => {
       own: { inputPerMillionUsd: 0.135, outputPerMillionUsd: 0.54, perCallUsd: null, derivedFromLogs: false },
       cheapest: { siteName: "中转站", price: { inputPerMillionUsd: 0.06, outputPerMillionUsd: 0.24 } },
     });
-    // Its 4,000 prompt and 700 completion tokens at the one-hub's prices.
-    expect(mini?.cheapest?.usd).toBeCloseTo((4000 * 0.06 + 700 * 0.24) / 1e6, 9);
+    // Its 4,000 prompt and 700 completion tokens at the one-hub's prices: what it paid (each call
+    // rounded to its unit) at the ratio of the two prices.
+    expect(Math.abs(mini!.cheapest!.usd! / ((4000 * 0.06 + 700 * 0.24) / 1e6) - 1)).toBeLessThan(0.005);
   });
 });
 
@@ -585,16 +588,25 @@ describe("Veloera and done-hub", () => {
 describe("如果在别处 across a price change", () => {
   it("prices each day's usage at the list price of its day", async () => {
     const dayStart = Math.floor(NOW / 86_400) * 86_400;
-    const call = (at: number, prompt: number, completion: number): StandInLog => ({
+    // Charged at the list of its day: model ratio 1 then ($2 / $8), 1.25 now ($2.50 / $10).
+    const call = (at: number, prompt: number, completion: number, ratio: number): StandInLog => ({
       ...newApiCall(at, prompt, completion),
       model: "gpt-4o",
+      quota: (prompt + completion * 4) * ratio,
     });
     const user: GatewayUser = {
       accessToken: "sk-prices-history-0123456789",
       data: newApiUser(33, { username: "hist", display_name: "历史号", group: "default" }),
       models: ["gpt-4o"],
       // 3 days ago at the old price, today (after the change) at the new one.
-      logs: [call(NOW - 3 * 86_400, 1000, 500), call(Math.max(dayStart, NOW - 60), 2000, 1000)],
+      logs: [call(NOW - 3 * 86_400, 1000, 500, 1), call(Math.max(dayStart, NOW - 60), 2000, 1000, 1.25)],
+    };
+    // Another account, on a site whose list has been $2.50 / $10 throughout.
+    const other: GatewayUser = {
+      accessToken: "sk-prices-history-other-0123",
+      data: newApiUser(34, { username: "other", display_name: "另一号", group: "default" }),
+      models: ["gpt-4o"],
+      logs: [],
     };
     const gateway = await startGateway({
       family: "new-api",
@@ -604,9 +616,21 @@ describe("如果在别处 across a price change", () => {
         groupRatios: { default: 1 },
       },
     });
-    sites.push(gateway);
+    const elsewhere = await startGateway({
+      family: "new-api",
+      users: [other],
+      pricing: {
+        data: [{ model_name: "gpt-4o", quota_type: 0, model_ratio: 1.25, completion_ratio: 4 }],
+        groupRatios: { default: 1 },
+      },
+    });
+    sites.push(gateway, elsewhere);
     const { id } = await siteRegistry(store.db).add({ name: "历史站", url: gateway.url });
-    const { cookie } = await signInWith(store.db, id, { id: 33, token: user.accessToken });
+    const { id: otherId } = await siteRegistry(store.db).add({ name: "另一站", url: elsewhere.url });
+    const { cookie: first } = await signInWith(store.db, id, { id: 33, token: user.accessToken });
+    const second = callerFor(store.db, { cookie: first });
+    await second.api.auth.login({ userId: 34, accessToken: other.accessToken, siteId: otherId });
+    const cookie = cookieFrom(second.ctx.resHeaders);
     const session = await store.db.session.findFirst({ where: { siteId: id }, select: { id: true } });
     const account = accountOf((await sessionStore(store.db).findLiveById(session?.id ?? "", new Date()))!);
     await syncLedger(store.db, account, { db: store.db, timeoutMs: 5000, perMinute: 100_000 }, { backfillDays: 5 });
@@ -624,10 +648,28 @@ describe("如果在别处 across a price change", () => {
     const today = new Date(NOW * 1000).toISOString().slice(0, 10);
     const from = new Date((NOW - 5 * 86_400) * 1000).toISOString().slice(0, 10);
     const answer = await own.prices.whatif({ from, to: today, tz: "UTC" });
-    // (1000 × 2 + 500 × 8) ÷ 1M = $0.006 then; (2000 × 2.50 + 1000 × 10) ÷ 1M = $0.015 today.
-    expect(answer.data.rows.map((r) => [r.model, r.elsewhere.map((e) => e.usd)])).toEqual([["gpt-4o", [0.021]]]);
-    // Today alone: no change inside it, today's list.
+    // Paid: (1000 × 2 + 500 × 8) ÷ 1M = $0.006 then, (2000 × 2.50 + 1000 × 10) ÷ 1M = $0.015 today;
+    // there, then at its $2.50 / $10 against the $2 / $8 it was charged: $0.0075, and $0.015 today.
+    const priced = (a: typeof answer) => a.data.rows.map((r) => [r.model, r.elsewhere.map((e) => [e.siteName, e.usd])]);
+    expect(priced(answer)).toEqual([
+      [
+        "gpt-4o",
+        [
+          ["历史站", 0.021],
+          ["另一站", 0.0225],
+        ],
+      ],
+    ]);
+    // Today alone: no change inside it, today's list on both.
     const alone = await own.prices.whatif({ from: today, to: today, tz: "UTC" });
-    expect(alone.data.rows.map((r) => [r.model, r.elsewhere.map((e) => e.usd)])).toEqual([["gpt-4o", [0.015]]]);
+    expect(priced(alone).map(([m, e]) => [m, (e as Array<[string, number]>).sort()])).toEqual([
+      [
+        "gpt-4o",
+        [
+          ["历史站", 0.015],
+          ["另一站", 0.015],
+        ],
+      ],
+    ]);
   });
 });

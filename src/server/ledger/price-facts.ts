@@ -58,3 +58,37 @@ export async function modelsUsedSince(
   }
   return used;
 }
+
+/** What an account is charged for a model against its site's list: see chargedOverList. */
+export type ChargedOverList = { factor: number; entries: number };
+
+/**
+ * 核对's verdict on each account's price of each model (docs/figures.md): over its entries checked
+ * against the site's list since `sinceSec`, what they were charged ÷ what the list (at the
+ * account's group, cache as logged) would have charged, and how many entries that is; keyed
+ * "siteId:siteUserId\nmodel", absent where no entry could be checked against the list.
+ */
+export async function chargedOverList(
+  db: Db,
+  owners: Owner[],
+  sinceSec: number,
+): Promise<Map<string, ChargedOverList>> {
+  const out = new Map<string, ChargedOverList>();
+  if (owners.length === 0) return out;
+  const rows = await db.ledgerCheckHour.groupBy({
+    by: ["siteId", "siteUserId", "model"],
+    where: {
+      OR: owners.map((o) => ownerWhere(o, { gte: Math.floor(sinceSec / 3600) * 3600 }, "hour")),
+      listChecked: { gt: 0 },
+    },
+    _sum: { listChecked: true, listQuota: true, listExpected: true },
+  });
+  for (const r of rows) {
+    const expected = Number(r._sum.listExpected ?? 0);
+    const charged = Number(r._sum.listQuota ?? 0);
+    if (!(expected > 0)) continue;
+    const factor = Math.round((charged / expected) * 1e4) / 1e4;
+    out.set(`${r.siteId}:${r.siteUserId}\n${r.model}`, { factor, entries: r._sum.listChecked ?? 0 });
+  }
+  return out;
+}

@@ -8,6 +8,7 @@ import pLimit from "p-limit";
 import type { Db } from "../db/client";
 import { priced, type ModelPrice } from "../gateway/prices";
 import { summaryOf, type Reader } from "../ledger/analytics";
+import { chargedOverList, type ChargedOverList } from "../ledger/price-facts";
 import { SiteDataError, type Account, type SiteDataDeps } from "../site-data/calls";
 import { readAccountPrices, readSitePrices } from "./read";
 import { ACCOUNT_PRICES_TTL_MS, priceStore, SITE_PRICES_TTL_MS, type AccountSide, type StoredPrice } from "./store";
@@ -27,9 +28,28 @@ export type PriceRow = {
   outputPerMillionUsd: number | null;
   perCallUsd: number | null;
   derivedFromLogs: boolean;
+  /** 核对 on the account's entries of the model: charged ÷ the list's charge (null: none checked). */
+  charged: ChargedOverList | null;
+  /** 核对 found the account charged above the site's list for the model. */
+  overList: boolean;
+  /** What the account is actually charged: the list times 核对's factor where it has one; ranked by. */
+  effective: Effective;
   usable: boolean;
   cheapest: boolean;
 };
+
+/** A price as charged, and what it rests on: 核对 of the account's own entries, the list alone, or the log's fit. */
+export type Effective = {
+  inputPerMillionUsd: number | null;
+  outputPerMillionUsd: number | null;
+  perCallUsd: number | null;
+  basis: "charged" | "list" | "logs";
+};
+
+/** A factor this close to 1 is the list's price (rounding of the entries' charges). */
+const OVER_LIST = 1.005;
+/** The days of entries 核对's factor is taken over. */
+const CHARGED_DAYS = 30;
 
 /** Sites' lists, then accounts' sides, read at once (the sites' gates pace each site). */
 const READS_AT_ONCE = 16;
@@ -124,18 +144,53 @@ export async function refreshPrices(
 }
 
 /** Everything the figures need, read once: each site's list and each account's side. */
-export async function pricesOf(db: Db, accounts: PricedAccount[]) {
+export async function pricesOf(db: Db, accounts: PricedAccount[], now = Date.now()) {
   const store = priceStore(db);
   const siteIds = [...new Set(accounts.map((a) => a.reader.siteId))];
-  const [lists, sides] = await Promise.all([store.sitePrices(siteIds), store.accounts(accounts.map((a) => a.reader))]);
+  const readers = accounts.map((a) => a.reader);
+  const [lists, sides, charged] = await Promise.all([
+    store.sitePrices(siteIds),
+    store.accounts(readers),
+    chargedOverList(db, readers, Math.floor(now / 1000) - CHARGED_DAYS * 86_400),
+  ]);
   const byModel = new Map<number, Map<string, StoredPrice>>();
   for (const [siteId, list] of lists) byModel.set(siteId, new Map(list.map((p) => [p.model, p])));
   return {
     side: (a: PricedAccount) => sides.get(`${a.reader.siteId}:${a.reader.siteUserId}`) ?? null,
     published: (a: PricedAccount, model: string) => byModel.get(a.reader.siteId)?.get(model) ?? null,
     models: (a: PricedAccount) => [...(byModel.get(a.reader.siteId)?.keys() ?? [])],
+    charged: (a: PricedAccount, model: string) =>
+      charged.get(`${a.reader.siteId}:${a.reader.siteUserId}\n${model}`) ?? null,
   };
 }
+
+type Prices = Awaited<ReturnType<typeof pricesOf>>;
+
+/**
+ * What the account is actually charged for a model at `price` (its list at its group, or the
+ * log's fit): the list times 核对's factor on its own entries, where it has entries checked
+ * against the list (docs/figures.md); the list alone, or the fit, otherwise.
+ */
+export function effectiveOf(
+  price: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd" | "derivedFromLogs">,
+  charged: ChargedOverList | null,
+): Effective {
+  if (price.derivedFromLogs) return { ...pick(price), basis: "logs" };
+  if (!charged) return { ...pick(price), basis: "list" };
+  const times = (x: number | null) => (x === null ? null : round6(x * charged.factor));
+  return {
+    inputPerMillionUsd: times(price.inputPerMillionUsd),
+    outputPerMillionUsd: times(price.outputPerMillionUsd),
+    perCallUsd: times(price.perCallUsd),
+    basis: "charged",
+  };
+}
+
+const pick = (p: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">) => ({
+  inputPerMillionUsd: p.inputPerMillionUsd,
+  outputPerMillionUsd: p.outputPerMillionUsd,
+  perCallUsd: p.perCallUsd,
+});
 
 /**
  * The account's price of a model: the published one times its group's ratio; where the ratio is
@@ -171,7 +226,7 @@ export function usableBy(
 }
 
 /** What a call mix costs at a price: tokens per 1M, or calls at the per-call price. */
-export function costOf(
+function costOf(
   p: Pick<ModelPrice, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">,
   use: { requests: number; promptTokens: number; completionTokens: number },
 ): number | null {
@@ -181,20 +236,41 @@ export function costOf(
   return (use.promptTokens * p.inputPerMillionUsd + use.completionTokens * output) / 1e6;
 }
 
+/**
+ * What usage that cost `actualUsd` at the effective price `from` would cost at `to`: the real
+ * cost scaled by what the two prices make of the usage, so that the cache, the group and 核对's
+ * factor the real cost carries come along (at the same price: the real cost itself); at `to`
+ * alone where `from` prices none of it.
+ */
+export function costElsewhere(
+  actualUsd: number,
+  use: { requests: number; promptTokens: number; completionTokens: number },
+  from: Effective | null,
+  to: Effective,
+): number | null {
+  const there = costOf(to, use);
+  if (there === null) return null;
+  const here = from ? costOf(from, use) : null;
+  if (here === null || !(here > 0)) return there;
+  return (actualUsd * there) / here;
+}
+
 /** The price to rank by: a call, or a million input and a million output tokens. */
-const rankOf = (r: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">) =>
+const rankOf = (r: Pick<Effective, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">) =>
   r.perCallUsd ??
   (r.inputPerMillionUsd === null ? null : r.inputPerMillionUsd + (r.outputPerMillionUsd ?? r.inputPerMillionUsd));
 
 type Cell = Omit<PriceRow, "siteId" | "siteName" | "model" | "group">;
 
 /** An account's cell for a model: its price and whether it may use it; null when it neither sees nor prices it. */
-function cellOf(p: Awaited<ReturnType<typeof pricesOf>>, a: PricedAccount, model: string): Cell | null {
+function cellOf(p: Prices, a: PricedAccount, model: string): Cell | null {
   const published = p.published(a, model);
   const side = p.side(a);
   const price = accountPrice(published, side, model);
   const usable = usableBy(published, side, model, price !== null);
   if (!price && !usable) return null;
+  const charged = price && !price.derivedFromLogs ? p.charged(a, model) : null;
+  const none = { inputPerMillionUsd: null, outputPerMillionUsd: null, perCallUsd: null, derivedFromLogs: false };
   return {
     accountId: a.reader.key,
     groupRatio: price?.derivedFromLogs ? null : (side?.groupRatio ?? null),
@@ -202,16 +278,22 @@ function cellOf(p: Awaited<ReturnType<typeof pricesOf>>, a: PricedAccount, model
     outputPerMillionUsd: price?.outputPerMillionUsd ?? null,
     perCallUsd: price?.perCallUsd ?? null,
     derivedFromLogs: price?.derivedFromLogs ?? false,
+    charged,
+    overList: charged !== null && charged.factor > OVER_LIST,
+    effective: effectiveOf(price ?? none, charged),
     usable,
     cheapest: false,
   };
 }
 
-/** Marks the cheapest usable cells (ties all of them). */
+/** Marks the cheapest usable cells by what each is actually charged (ties all of them). */
 function markCheapest(cells: Array<Cell | null>): void {
-  const ranked = cells.filter((c): c is Cell => c !== null && c.usable && rankOf(c) !== null);
-  const best = Math.min(...ranked.map((c) => rankOf(c) as number));
-  for (const c of ranked) c.cheapest = Math.abs((rankOf(c) as number) - best) <= 1e-12;
+  const ranked = cells.filter((c): c is Cell => c !== null && c.usable && rankOf(c.effective) !== null);
+  const best = Math.min(...ranked.map((c) => rankOf(c.effective) as number));
+  const tied = ranked.filter((c) => Math.abs((rankOf(c.effective) as number) - best) <= 1e-9);
+  // Of accounts charged alike, one 核对 found charging above its list is not the one to go to.
+  const fair = tied.some((c) => !c.overList) ? tied.filter((c) => !c.overList) : tied;
+  for (const c of fair) c.cheapest = true;
 }
 
 export async function compareModel(db: Db, accounts: PricedAccount[], model: string): Promise<PriceRow[]> {
@@ -223,11 +305,11 @@ export async function compareModel(db: Db, accounts: PricedAccount[], model: str
     return [{ siteId: a.reader.siteId, siteName: a.reader.site?.name ?? "已移除的站点", model, group, ...cell }];
   });
   markCheapest(rows);
-  // The usable ones first, cheapest first; then the rest.
+  // The usable ones first, cheapest (as charged) first; then the rest.
   return rows.sort(
     (x, y) =>
       Number(y.usable) - Number(x.usable) ||
-      (rankOf(x) ?? Infinity) - (rankOf(y) ?? Infinity) ||
+      (rankOf(x.effective) ?? Infinity) - (rankOf(y.effective) ?? Infinity) ||
       x.siteName.localeCompare(y.siteName),
   );
 }
@@ -252,8 +334,8 @@ export type PriceTable = {
  * logs), with each account's price in the order of `accounts`: null where the account neither
  * sees nor prices it. The cheapest usable cell of each model is marked.
  */
-export async function priceTable(db: Db, accounts: PricedAccount[]): Promise<PriceTable> {
-  const p = await pricesOf(db, accounts);
+/** Every model the accounts' sites publish, the accounts may use, or their logs price. */
+function modelNames(p: Prices, accounts: PricedAccount[]): string[] {
   const names = new Set<string>();
   for (const a of accounts) {
     for (const m of p.models(a)) names.add(m);
@@ -261,7 +343,19 @@ export async function priceTable(db: Db, accounts: PricedAccount[]): Promise<Pri
     for (const m of side?.models ?? []) names.add(m);
     for (const d of side?.derived ?? []) names.add(d.model);
   }
-  const models = [...names].sort().map((model) => {
+  return [...names].sort();
+}
+
+/** The known models whose names hold `text` (any case), at most `max`: what a name asked for may have meant. */
+export async function modelsLike(db: Db, accounts: PricedAccount[], text: string, max = 20): Promise<string[]> {
+  const needle = text.trim().toLowerCase();
+  const names = modelNames(await pricesOf(db, accounts), accounts);
+  return names.filter((m) => m.toLowerCase().includes(needle)).slice(0, max);
+}
+
+export async function priceTable(db: Db, accounts: PricedAccount[]): Promise<PriceTable> {
+  const p = await pricesOf(db, accounts);
+  const models = modelNames(p, accounts).map((model) => {
     const cells = accounts.map((a) => cellOf(p, a, model));
     markCheapest(cells);
     return { model, cells };
@@ -358,16 +452,18 @@ export async function accountView(
       .filter((u) => u.key)
       .map((u) => {
         const own = accountPrice(p.published(self, u.key), side, u.key);
+        const ownEffective = own && effectiveOf(own, own.derivedFromLogs ? null : p.charged(self, u.key));
         const offers = others.flatMap((a) => {
           const published = p.published(a, u.key);
           const theirs = p.side(a);
           const price = accountPrice(published, theirs, u.key);
-          if (!price || !usableBy(published, theirs, u.key, true) || rankOf(price) === null) return [];
-          return [{ a, price }];
+          if (!price || !usableBy(published, theirs, u.key, true)) return [];
+          const effective = effectiveOf(price, price.derivedFromLogs ? null : p.charged(a, u.key));
+          return rankOf(effective) === null ? [] : [{ a, price, effective }];
         });
-        offers.sort((x, y) => (rankOf(x.price) as number) - (rankOf(y.price) as number));
+        offers.sort((x, y) => (rankOf(x.effective) as number) - (rankOf(y.effective) as number));
         const best = offers[0];
-        const usd = best ? costOf(best.price, u) : null;
+        const usd = best ? costElsewhere(u.usd, u, ownEffective, best.effective) : null;
         return {
           model: u.key,
           actualUsd: u.usd,

@@ -1,6 +1,7 @@
 /**
  * The comparison as CSV (docs/design.md 22): a row per model and account with its price for the
- * account's group, in USD; UTF-8 with a BOM and CRLF, like the other exports.
+ * account's group and what it is actually charged (核对's factor on its entries), in USD; UTF-8
+ * with a BOM and CRLF, like the other exports.
  */
 import { csvRecord, neutralize } from "../core/csv";
 import type { PriceTable } from "./compare";
@@ -15,9 +16,17 @@ const PRICES_HEADER = [
   "每百万输出 (USD)",
   "每次 (USD)",
   "由日志推算",
+  "核对倍数",
+  "实际每百万输入 (USD)",
+  "实际每百万输出 (USD)",
+  "实际每次 (USD)",
+  "实际价格依据",
   "可用",
   "最便宜",
 ];
+
+/** What the actual price rests on (compare.ts Effective). */
+const BASIS = { charged: "核对", list: "价目表（估计）", logs: "日志推算（估计）" } as const;
 
 const figure = (n: number | null) => (n === null ? "" : String(n));
 
@@ -37,6 +46,11 @@ export function pricesCsv(table: PriceTable): Uint8Array {
         figure(c.outputPerMillionUsd),
         figure(c.perCallUsd),
         c.derivedFromLogs ? "是" : "否",
+        figure(c.charged?.factor ?? null),
+        figure(c.effective.inputPerMillionUsd),
+        figure(c.effective.outputPerMillionUsd),
+        figure(c.effective.perCallUsd),
+        BASIS[c.effective.basis],
         c.usable ? "是" : "否",
         c.cheapest ? "是" : "否",
       ]);

@@ -1,12 +1,12 @@
 /**
  * 如果在别处 (docs/design.md 22): a range's usage per model, all the accounts together, priced on every
- * account that offers the model at that account's own price, each part of the range at the list
- * price of its time.
+ * account that offers the model at what that account is actually charged, each part of the range
+ * at the list price of its time.
  */
 import { addDays, dayIn } from "../core/time";
 import type { Db } from "../db/client";
 import { summaryOf } from "../ledger/analytics";
-import { accountPrice, costOf, pricesOf, usableBy, type PricedAccount } from "./compare";
+import { accountPrice, costElsewhere, effectiveOf, pricesOf, usableBy, type PricedAccount } from "./compare";
 import { figuresOf, priceStore, type PriceFigures } from "./store";
 import { round6 } from "../../shared/money";
 
@@ -61,8 +61,10 @@ async function partsOf(
 
 /**
  * 如果在别处: the range's usage per model (all the accounts together), what it cost, and what it
- * would have cost on each account that offers the model at that account's own price; where a
- * site's list price changed within the range, each part of it is priced at the list of its time.
+ * would have cost on each account that offers the model at what that account is actually charged
+ * (its list at its group times 核对's factor on its own entries: compare.ts effectiveOf), the
+ * cache and the rest of each real cost carried along; where a site's list price changed within
+ * the range, each part of it is priced at the list of its time.
  */
 export async function whatIf(
   db: Db,
@@ -75,40 +77,57 @@ export async function whatIf(
   const models = used.rows.map((u) => u.key).filter((k): k is string => Boolean(k));
   const parts = await partsOf(db, [...new Set(readers.map((r) => r.siteId))], models, q);
   const byModel = (rows: typeof used.rows) => new Map(rows.map((r) => [r.key, r]));
+  // Each account's own usage and what it paid, part by part: moved elsewhere at the prices' ratio.
   const usage = await Promise.all(
     parts.map(async (part) => ({
       part,
-      rows: byModel(
-        parts.length === 1
-          ? used.rows
-          : (await summaryOf(db, readers, { from: part.from, to: part.to, tz: q.tz, groupBy: "model" })).rows,
+      byReader: await Promise.all(
+        readers.map(async (r) =>
+          byModel((await summaryOf(db, [r], { from: part.from, to: part.to, tz: q.tz, groupBy: "model" })).rows),
+        ),
       ),
     })),
   );
-  /** What a model's usage would have cost on an account, part by part; null where it cannot be priced. */
+  /** An account's effective price of a model in a part of the range (the list of its time); null: none. */
+  const priceIn = (a: PricedAccount, model: string, list: (typeof parts)[number]["list"]) => {
+    const published = p.published(a, model);
+    const side = p.side(a);
+    const current = accountPrice(published, side, model);
+    if (!current) return null;
+    const then = list?.(a.reader.siteId, model) ?? null;
+    const listed =
+      then && published
+        ? {
+            ...published,
+            inputPerMillionUsd: then.inputPerM,
+            outputPerMillionUsd: then.outputPerM,
+            perCallUsd: then.perCall,
+          }
+        : published;
+    const price = (then ? accountPrice(listed, side, model) : null) ?? current;
+    return effectiveOf(price, price.derivedFromLogs ? null : p.charged(a, model));
+  };
+  /**
+   * What a model's usage would have cost on an account, part by part and account by account: each
+   * account's real cost at the ratio of the two effective prices (compare.ts costElsewhere); null
+   * where it cannot be priced.
+   */
   const costOn = (a: PricedAccount, model: string) => {
     const published = p.published(a, model);
     const side = p.side(a);
     const current = accountPrice(published, side, model);
     if (!current || !usableBy(published, side, model, true)) return null;
     let usd = 0;
-    for (const { part, rows } of usage) {
-      const use: Use | undefined = rows.get(model);
-      if (!use) continue;
-      const then = part.list?.(a.reader.siteId, model) ?? null;
-      const listed =
-        then && published
-          ? {
-              ...published,
-              inputPerMillionUsd: then.inputPerM,
-              outputPerMillionUsd: then.outputPerM,
-              perCallUsd: then.perCall,
-            }
-          : published;
-      const price = (then ? accountPrice(listed, side, model) : null) ?? current;
-      const cost = costOf(price, use);
-      if (cost === null) return null;
-      usd += cost;
+    for (const { part, byReader } of usage) {
+      for (const [i, rows] of byReader.entries()) {
+        const use: (Use & { usd: number }) | undefined = rows.get(model);
+        if (!use) continue;
+        const there = priceIn(a, model, part.list);
+        if (!there) return null;
+        const cost = costElsewhere(use.usd, use, priceIn(accounts[i] as PricedAccount, model, part.list), there);
+        if (cost === null) return null;
+        usd += cost;
+      }
     }
     return { usd, derivedFromLogs: current.derivedFromLogs };
   };

@@ -4,6 +4,7 @@ import { readersOf } from "../../ledger/analytics";
 import {
   accountView,
   compareModel,
+  modelsLike,
   priceHistory,
   priceTable,
   refreshPrices,
@@ -90,8 +91,9 @@ export const pricesRouter = router({
       rest("GET", "/api/prices/cheapest", {
         summary: "某个模型在哪个账户最便宜",
         description:
-          "提供该模型的各账户的价格（已乘分组倍率），能用的在前、从便宜到贵；usage 是范围内（默认近 30 天）全部账户使用该模型的用量，" +
-          "每行的 usageUsd 是同样的用量在该账户的价格下的花费。",
+          "提供该模型的各账户的价格（已乘分组倍率）与实际计费（effective：价目表 × 核对得出的实际计费倍数），能用的在前、按实际计费从便宜到贵；" +
+          "核对发现计费高于价目表的标 overList。usage 是范围内（默认近 30 天）全部账户使用该模型的用量，" +
+          "每行的 usageUsd 是同样的用量在该账户实际计费下的花费（缓存计入）。",
       }),
     )
     .input(cheapestInput)
@@ -104,10 +106,9 @@ export const pricesRouter = router({
         whatIf(ctx.db, accounts, range),
       ]);
       const used = what.rows.find((r) => r.model === input.model) ?? null;
+      // No account offers that name: the known ones that hold it ("claude" → claude-sonnet-4, …).
+      const suggestions = rows.length === 0 ? await modelsLike(ctx.db, accounts, input.model) : [];
       const costs = new Map((used?.elsewhere ?? []).map((e) => [e.accountId, e.usd]));
-      const price = (r: (typeof rows)[number]) =>
-        r.perCallUsd ?? (r.inputPerMillionUsd ?? Infinity) + (r.outputPerMillionUsd ?? Infinity);
-      const sorted = [...rows].sort((a, b) => Number(b.usable) - Number(a.usable) || price(a) - price(b));
       return {
         success: true as const,
         data: {
@@ -119,7 +120,9 @@ export const pricesRouter = router({
             completionTokens: used.completionTokens,
             actualUsd: used.actualUsd,
           },
-          rows: sorted.map((r) => ({ ...r, usageUsd: costs.get(r.accountId) ?? null })),
+          // compareModel's order: the usable first, then by what each account is actually charged.
+          rows: rows.map((r) => ({ ...r, usageUsd: costs.get(r.accountId) ?? null })),
+          suggestions,
         },
       };
     }),

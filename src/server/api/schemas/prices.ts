@@ -23,8 +23,26 @@ const priceRowSchema = z
     outputPerMillionUsd: usd.describe("每百万输出 tokens（美元）"),
     perCallUsd: usd.describe("按次计费的模型每次（美元）"),
     derivedFromLogs: z.boolean().describe("站点不公开价格，由该账户近 7 天的消费日志推算（由日志推算）"),
+    charged: z
+      .object({
+        factor: z.number().describe("实际计费 ÷ 按价目表（含分组倍率、缓存按日志）应计的费用，保留 4 位小数"),
+        entries: z.number().int().describe("核对过的记录数"),
+      })
+      .nullable()
+      .describe("核对：该账户近 30 天这个模型的消费记录与价目表对比；没有可与价目表核对的记录时为 null"),
+    overList: z.boolean().describe("核对发现该账户这个模型的实际计费高于价目表"),
+    effective: z
+      .object({
+        inputPerMillionUsd: usd,
+        outputPerMillionUsd: usd,
+        perCallUsd: usd,
+        basis: z
+          .enum(["charged", "list", "logs"])
+          .describe("charged：价目表 × 核对得出的实际计费倍数；list：只有价目表（估计）；logs：由日志推算（估计）"),
+      })
+      .describe("该账户这个模型实际被计的价格：排名与“最便宜”按它"),
     usable: z.boolean().describe("该账户可以使用这个模型"),
-    cheapest: z.boolean().describe("可用账户中最便宜的（按次，或每百万输入 + 输出）"),
+    cheapest: z.boolean().describe("可用账户中实际计费最便宜的（按次，或每百万输入 + 输出；effective）"),
   })
   .meta({ id: "PriceRow" });
 
@@ -55,10 +73,15 @@ export const cheapestSuccess = success(
     rows: z
       .array(
         priceRowSchema.extend({
-          usageUsd: usd.describe("范围内的同样用量在该账户的价格下的花费；无法计价或没有用量时为 null"),
+          usageUsd: usd.describe(
+            "范围内的同样用量在该账户实际计费下的花费（各账户的实际花费按两边 effective 价格之比换算，缓存随之计入）；无法计价或没有用量时为 null",
+          ),
         }),
       )
-      .describe("提供这个模型的账户：能用的在前，从便宜到贵"),
+      .describe("提供这个模型的账户：能用的在前，按实际计费从便宜到贵"),
+    suggestions: z
+      .array(z.string())
+      .describe("没有账户提供这个名称的模型时：名称中含有它的已知模型（至多 20 个），如 claude → claude-sonnet-4"),
   }),
   "PriceCheapestSuccess",
 );
@@ -86,7 +109,7 @@ export const whatIfSuccess = success(
               siteId: z.number().int(),
               siteName: z.string(),
               accountId: z.string(),
-              usd: z.number().describe("同样的用量在该账户的价格下的花费"),
+              usd: z.number().describe("同样的用量在该账户实际计费下的花费（实际花费按 effective 价格之比换算）"),
               derivedFromLogs: z.boolean(),
             }),
           )
