@@ -48,7 +48,12 @@ export function SpeedCard({ range, tz, accounts }: { range: Range; tz: string; a
                   <td>
                     {r.site.name} {r.fastest && <span className="tag tag-enabled">最快</span>}
                   </td>
-                  <td className="num">{formatNumber(r.requests)}</td>
+                  <td
+                    className="num"
+                    title={`其中 ${formatNumber(r.timedRequests)} 次记录了总用时，${formatNumber(r.firstTokenRequests)} 次记录了首字用时`}
+                  >
+                    {formatNumber(r.requests)}
+                  </td>
                   <td className="num">{ms(r.totalP50Ms)}</td>
                   <td className="num">{ms(r.totalP90Ms)}</td>
                   <td className="num">{ms(r.firstTokenP50Ms)}</td>

@@ -366,6 +366,10 @@ describe("speed", () => {
         if (f !== null) firsts[bucketOf(f)]!++;
       }
       return {
+        // 请求: every call of the model, as 用量分析 counts them; the timed ones among them.
+        requests: entries.length,
+        timedRequests: total.reduce((n, c) => n + c, 0),
+        firstTokenRequests: firsts.reduce((n, c) => n + c, 0),
         totalP50Ms: quantileMs(total, 0.5),
         totalP90Ms: quantileMs(total, 0.9),
         firstTokenP50Ms: quantileMs(firsts, 0.5),

@@ -127,10 +127,14 @@ export const usageSpeedSchema = z
         z.object({
           site: z.object({ id: z.number().int(), name: z.string() }),
           model: z.string(),
-          requests: z.number().int().describe("记录了总用时的消费请求数"),
+          requests: z.number().int().describe("范围内的消费请求数（与用量分析的请求数相同）"),
+          timedRequests: z
+            .number()
+            .int()
+            .describe("其中记录了总用时的请求数（new-api 以整秒记录，不到 1 秒的请求没有总用时）"),
           totalP50Ms: z.number().nullable().describe("总用时中位数（毫秒）"),
           totalP90Ms: z.number().nullable().describe("总用时 90 分位（毫秒）"),
-          firstTokenRequests: z.number().int().describe("记录了首字用时的请求数（多为流式请求）"),
+          firstTokenRequests: z.number().int().describe("其中记录了首字用时的请求数（多为流式请求）"),
           firstTokenP50Ms: z.number().nullable().describe("首字用时中位数（毫秒）；日志没有记录时为 null"),
           firstTokenP90Ms: z.number().nullable().describe("首字用时 90 分位（毫秒）"),
           fastest: z.boolean().describe("同一模型的各站点中总用时中位数最短的（至少两个站点时）"),

@@ -10,6 +10,8 @@ import type { Reader } from "./analytics";
 import { boundOf } from "./owner";
 import type { UsageSpeed } from "./check-schemas";
 
+const byOwnerKey = (readers: Reader[]) => new Set(readers.map((r) => `${r.siteId}:${r.siteUserId}`));
+
 export async function usageSpeed(
   db: Db,
   readers: Reader[],
@@ -19,21 +21,29 @@ export async function usageSpeed(
   const to = dayStart(q.tz, nextDay(q.to)) / 1000;
   const empty: UsageSpeed = { from: q.from, to: q.to, tz: q.tz, rows: [] };
   if (readers.length === 0) return empty;
-  const counts = await db.ledgerSpeed.groupBy({
-    by: ["siteId", "siteUserId", "model", "kind", "bucket"],
-    where: {
-      OR: readers.map((r) => ({
-        siteId: r.siteId,
-        siteUserId: BigInt(r.siteUserId),
-        hour: { gte: Math.floor(from / 3600) * 3600, lt: Math.min(to, boundOf(r)) },
-      })),
-    },
-    _sum: { count: true },
-  });
+  const where = {
+    OR: readers.map((r) => ({
+      siteId: r.siteId,
+      siteUserId: BigInt(r.siteUserId),
+      hour: { gte: Math.floor(from / 3600) * 3600, lt: Math.min(to, boundOf(r)) },
+    })),
+  };
+  const [counts, entries] = await Promise.all([
+    db.ledgerSpeed.groupBy({ by: ["siteId", "siteUserId", "model", "kind", "bucket"], where, _sum: { count: true } }),
+    // Every consume call the verifying pass took, timed or not: the 请求 a row counts.
+    db.ledgerCheckHour.groupBy({ by: ["siteId", "siteUserId", "model"], where, _sum: { entries: true } }),
+  ]);
+  const calls = new Map<string, number>();
+  const owners = byOwnerKey(readers);
+  for (const e of entries) {
+    if (!owners.has(`${e.siteId}:${e.siteUserId}`)) continue;
+    const key = JSON.stringify([e.siteId, e.model]);
+    calls.set(key, (calls.get(key) ?? 0) + (e._sum.entries ?? 0));
+  }
   const byOwner = new Map(readers.map((r) => [`${r.siteId}:${r.siteUserId}`, r]));
   const cells = new Map<
     string,
-    { site: { id: number; name: string }; model: string; total: number[]; first: number[] }
+    { site: { id: number; name: string }; model: string; calls: number; total: number[]; first: number[] }
   >();
   for (const c of counts) {
     const r = byOwner.get(`${c.siteId}:${c.siteUserId}`);
@@ -42,6 +52,7 @@ export async function usageSpeed(
     const cell = cells.get(key) ?? {
       site: { id: c.siteId, name: r.site?.name ?? "已移除的站点" },
       model: c.model,
+      calls: calls.get(key) ?? 0,
       total: Array<number>(SPEED_BOUNDS.length + 1).fill(0),
       first: Array<number>(SPEED_BOUNDS.length + 1).fill(0),
     };
@@ -53,7 +64,10 @@ export async function usageSpeed(
   const rows = [...cells.values()].map((c) => ({
     site: c.site,
     model: c.model,
-    requests: sum(c.total),
+    // Every call, and among them those the log timed (a call under a second of new-api's whole
+    // seconds has no total time); never fewer calls than timed ones.
+    requests: Math.max(c.calls, sum(c.total), sum(c.first)),
+    timedRequests: sum(c.total),
     totalP50Ms: quantileMs(c.total, 0.5),
     totalP90Ms: quantileMs(c.total, 0.9),
     firstTokenRequests: sum(c.first),
