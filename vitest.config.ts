@@ -10,6 +10,8 @@ const skipPostgres = process.env.SKIP_POSTGRES === "1";
 const SUITE_ENV = { LEDGER_SYNC_MINUTES: "0", SITE_REQUESTS_PER_MINUTE: "100000" };
 
 export default defineConfig({
+  // tsconfig's "@/*": the dashboard's modules import each other so.
+  resolve: { alias: { "@/": `${import.meta.dirname}/` } },
   test: {
     setupFiles: ["tests/support/setup.ts"],
     pool: "forks",

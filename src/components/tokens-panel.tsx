@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useSearchParams } from "next/navigation";
 import { formatMoney } from "@/src/shared/money";
-import { errorMessage } from "@/src/trpc/answers";
+import { checked, errorMessage } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { formatLocal, formatNumber } from "./format";
 import { Pager, pageParam } from "./pager";
@@ -60,8 +60,7 @@ export function TokensPanel() {
   async function copyKey(token: TokenItem) {
     setNotice(null);
     try {
-      const answer = await reveal.mutateAsync({ id: token.id });
-      if (!answer.success) throw new Error(answer.message);
+      const answer = checked(await reveal.mutateAsync({ id: token.id }));
       const text = `Base URL: ${answer.data.baseUrl.replace(/\/+$/, "")}/v1\nAPI Key: ${answer.data.key}`;
       await navigator.clipboard.writeText(text);
       setNotice({ ok: true, text: `已复制令牌「${token.name}」的地址和密钥` });

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState, type FormEvent } from "react";
-import { errorMessage, type RouterOutputs } from "@/src/trpc/answers";
+import { errorMessage, refused, type RouterOutputs } from "@/src/trpc/answers";
 import { trpc } from "@/src/trpc/react";
 import { ErrorNote } from "./site-data";
 import { OutcomeList } from "./workspace-transfer";
@@ -66,7 +66,7 @@ export function WorkspaceBackup() {
         body: JSON.stringify({ password, passphrase }),
       });
       const disposition = res.headers.get("content-disposition") ?? "";
-      if (!res.ok || !disposition.startsWith("attachment")) throw new Error(await failureOf(res));
+      if (!res.ok || !disposition.startsWith("attachment")) throw refused(await failureOf(res));
       const name = /filename\*=UTF-8''([^;]+)/.exec(disposition)?.[1] ?? "workspace-backup.json";
       const link = document.createElement("a");
       link.href = URL.createObjectURL(await res.blob());

@@ -25,11 +25,25 @@ export function checked<T extends { success: true }>(answer: T | { success: fals
 export const dataOf = <T>(answer: { success: true; data: T } | { success: false; message: string }): T =>
   checked(answer).data;
 
-/** The service's own message for a failed call, or a general one for network trouble. */
+/** A refusal the service answered outside tRPC (a REST download's JSON failure), to throw. */
+export const refused = (message: string): Error => new Refused(message);
+
+/**
+ * What the service said of a failed call: a refusal in words, a tRPC error, or an answer outside
+ * tRPC's envelope (the 413 of a body refused before tRPC read it: its `message`, else its status);
+ * "网络异常" only when nothing answered.
+ */
 export function errorMessage(error: unknown): string {
   if (error instanceof Refused) return error.message;
-  // A server answer carries `data`; a network failure does not.
-  if (error instanceof TRPCClientError && error.data && error.message) return error.message;
+  if (error instanceof TRPCClientError) {
+    // A server answer carries `data`; a network failure does not.
+    if (error.data && error.message) return error.message;
+    const meta = error.meta as { response?: { status?: number }; responseJSON?: unknown } | undefined;
+    const said = meta?.responseJSON as { message?: unknown } | undefined;
+    if (said && typeof said.message === "string" && said.message) return said.message;
+    const status = meta?.response?.status;
+    if (typeof status === "number" && status > 0) return `服务器未能处理请求（HTTP ${status}），请稍后再试`;
+  }
   return "网络异常，请检查连接后重试";
 }
 
