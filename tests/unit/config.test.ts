@@ -101,5 +101,12 @@ describe("site ids and URLs", () => {
     ]) {
       expect(() => normalizeSiteUrl(bad)).toThrow();
     }
+    // Without its scheme: how to write it.
+    expect(() => normalizeSiteUrl("127.0.0.1:3095/")).toThrow(
+      "站点地址要以 http:// 或 https:// 开头，如 https://127.0.0.1:3095",
+    );
+    expect(() => normalizeSiteUrl("api.example.com")).toThrow(
+      "站点地址要以 http:// 或 https:// 开头，如 https://api.example.com",
+    );
   });
 });

@@ -90,6 +90,11 @@ export function parseSiteId(raw: unknown): number | null {
 /** An http(s) base URL without trailing slash, query or fragment. */
 export function normalizeSiteUrl(raw: string): string {
   if (raw.trim() === "") throw new SiteError("请填写站点地址");
+  // An address without its scheme (`127.0.0.1:3095/`, `api.example.com`): say how it is written.
+  const bare = raw.trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(bare) && /^[\w.-]+(:\d{1,5})?(\/.*)?$/.test(bare)) {
+    throw new SiteError(`站点地址要以 http:// 或 https:// 开头，如 https://${bare.replace(/\/+$/, "")}`);
+  }
   let url: URL;
   try {
     url = new URL(raw.trim());
