@@ -290,7 +290,8 @@ function cellOf(p: Prices, a: PricedAccount, model: string): Cell | null {
 function markCheapest(cells: Array<Cell | null>): void {
   const ranked = cells.filter((c): c is Cell => c !== null && c.usable && rankOf(c.effective) !== null);
   const best = Math.min(...ranked.map((c) => rankOf(c.effective) as number));
-  const tied = ranked.filter((c) => Math.abs((rankOf(c.effective) as number) - best) <= 1e-9);
+  // Prices within the entries' rounding of each other (核对's factor of 1.2499 for a quarter more) are one price.
+  const tied = ranked.filter((c) => (rankOf(c.effective) as number) <= best * OVER_LIST + 1e-12);
   // Of accounts charged alike, one 核对 found charging above its list is not the one to go to.
   const fair = tied.some((c) => !c.overList) ? tied.filter((c) => !c.overList) : tied;
   for (const c of fair) c.cheapest = true;
