@@ -6,9 +6,9 @@
  */
 import pLimit from "p-limit";
 import type { Db } from "../db/client";
-import { priced, type ModelPrice } from "../gateway/prices";
 import { summaryOf, type Reader } from "../ledger/analytics";
 import { chargedOverList, type ChargedOverList } from "../ledger/price-facts";
+import { accountPrice, costElsewhere, effectiveOf, OVER_LIST, rankOf, usableBy, type Effective } from "./account-price";
 import { SiteDataError, type Account, type SiteDataDeps } from "../site-data/calls";
 import { readAccountPrices, readSitePrices } from "./read";
 import { ACCOUNT_PRICES_TTL_MS, priceStore, SITE_PRICES_TTL_MS, type AccountSide, type StoredPrice } from "./store";
@@ -38,16 +38,6 @@ export type PriceRow = {
   cheapest: boolean;
 };
 
-/** A price as charged, and what it rests on: 核对 of the account's own entries, the list alone, or the log's fit. */
-export type Effective = {
-  inputPerMillionUsd: number | null;
-  outputPerMillionUsd: number | null;
-  perCallUsd: number | null;
-  basis: "charged" | "list" | "logs";
-};
-
-/** A factor this close to 1 is the list's price (rounding of the entries' charges). */
-const OVER_LIST = 1.005;
 /** The days of entries 核对's factor is taken over. */
 const CHARGED_DAYS = 30;
 
@@ -165,100 +155,6 @@ export async function pricesOf(db: Db, accounts: PricedAccount[], now = Date.now
 }
 
 type Prices = Awaited<ReturnType<typeof pricesOf>>;
-
-/**
- * What the account is actually charged for a model at `price` (its list at its group, or the
- * log's fit): the list times 核对's factor on its own entries, where it has entries checked
- * against the list (docs/figures.md); the list alone, or the fit, otherwise.
- */
-export function effectiveOf(
-  price: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd" | "derivedFromLogs">,
-  charged: ChargedOverList | null,
-): Effective {
-  if (price.derivedFromLogs) return { ...pick(price), basis: "logs" };
-  if (!charged) return { ...pick(price), basis: "list" };
-  const times = (x: number | null) => (x === null ? null : round6(x * charged.factor));
-  return {
-    inputPerMillionUsd: times(price.inputPerMillionUsd),
-    outputPerMillionUsd: times(price.outputPerMillionUsd),
-    perCallUsd: times(price.perCallUsd),
-    basis: "charged",
-  };
-}
-
-const pick = (p: Pick<PriceRow, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">) => ({
-  inputPerMillionUsd: p.inputPerMillionUsd,
-  outputPerMillionUsd: p.outputPerMillionUsd,
-  perCallUsd: p.perCallUsd,
-});
-
-/**
- * The account's price of a model: the published one times its group's ratio; where the ratio is
- * unknown or the site publishes none, the one fitted from its log; null when neither.
- */
-export function accountPrice(published: StoredPrice | null, side: AccountSide | null, model: string) {
-  const fitted = side?.derived.find((d) => d.model === model) ?? null;
-  if (published && side?.groupRatio !== null && side?.groupRatio !== undefined) {
-    return { ...priced(published, side.groupRatio), derivedFromLogs: false };
-  }
-  if (fitted) {
-    return {
-      inputPerMillionUsd: fitted.inputPerMillionUsd,
-      outputPerMillionUsd: fitted.outputPerMillionUsd,
-      perCallUsd: fitted.perCallUsd,
-      derivedFromLogs: true,
-    };
-  }
-  if (published) return { ...priced(published, 1), derivedFromLogs: false };
-  return null;
-}
-
-/** Whether the account may use the model: its usable list, else the groups the site enables the model in. */
-export function usableBy(
-  published: StoredPrice | null,
-  side: AccountSide | null,
-  model: string,
-  priced: boolean,
-): boolean {
-  if (side && side.models.length > 0) return side.models.includes(model);
-  if (published?.groups && side?.group) return published.groups.includes(side.group);
-  return priced;
-}
-
-/** What a call mix costs at a price: tokens per 1M, or calls at the per-call price. */
-function costOf(
-  p: Pick<ModelPrice, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">,
-  use: { requests: number; promptTokens: number; completionTokens: number },
-): number | null {
-  if (p.perCallUsd !== null) return use.requests * p.perCallUsd;
-  if (p.inputPerMillionUsd === null) return null;
-  const output = p.outputPerMillionUsd ?? p.inputPerMillionUsd;
-  return (use.promptTokens * p.inputPerMillionUsd + use.completionTokens * output) / 1e6;
-}
-
-/**
- * What usage that cost `actualUsd` at the effective price `from` would cost at `to`: the real
- * cost scaled by what the two prices make of the usage, so that the cache, the group and 核对's
- * factor the real cost carries come along (at the same price: the real cost itself); at `to`
- * alone where `from` prices none of it.
- */
-export function costElsewhere(
-  actualUsd: number,
-  use: { requests: number; promptTokens: number; completionTokens: number },
-  from: Effective | null,
-  to: Effective,
-): number | null {
-  const there = costOf(to, use);
-  if (there === null) return null;
-  const here = from ? costOf(from, use) : null;
-  if (here === null || !(here > 0)) return there;
-  return (actualUsd * there) / here;
-}
-
-/** The price to rank by: a call, or a million input and a million output tokens. */
-const rankOf = (r: Pick<Effective, "inputPerMillionUsd" | "outputPerMillionUsd" | "perCallUsd">) =>
-  r.perCallUsd ??
-  (r.inputPerMillionUsd === null ? null : r.inputPerMillionUsd + (r.outputPerMillionUsd ?? r.inputPerMillionUsd));
 
 type Cell = Omit<PriceRow, "siteId" | "siteName" | "model" | "group">;
 
@@ -453,13 +349,13 @@ export async function accountView(
       .filter((u) => u.key)
       .map((u) => {
         const own = accountPrice(p.published(self, u.key), side, u.key);
-        const ownEffective = own && effectiveOf(own, own.derivedFromLogs ? null : p.charged(self, u.key));
+        const ownEffective = own && effectiveOf(own, p.charged(self, u.key));
         const offers = others.flatMap((a) => {
           const published = p.published(a, u.key);
           const theirs = p.side(a);
           const price = accountPrice(published, theirs, u.key);
           if (!price || !usableBy(published, theirs, u.key, true)) return [];
-          const effective = effectiveOf(price, price.derivedFromLogs ? null : p.charged(a, u.key));
+          const effective = effectiveOf(price, p.charged(a, u.key));
           return rankOf(effective) === null ? [] : [{ a, price, effective }];
         });
         offers.sort((x, y) => (rankOf(x.effective) as number) - (rankOf(y.effective) as number));

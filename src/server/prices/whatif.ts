@@ -6,7 +6,8 @@
 import { addDays, dayIn } from "../core/time";
 import type { Db } from "../db/client";
 import { summaryOf } from "../ledger/analytics";
-import { accountPrice, costElsewhere, effectiveOf, pricesOf, usableBy, type PricedAccount } from "./compare";
+import { accountPrice, costElsewhere, effectiveOf, usableBy } from "./account-price";
+import { pricesOf, type PricedAccount } from "./compare";
 import { figuresOf, priceStore, type PriceFigures } from "./store";
 import { round6 } from "../../shared/money";
 
@@ -105,7 +106,7 @@ export async function whatIf(
           }
         : published;
     const price = (then ? accountPrice(listed, side, model) : null) ?? current;
-    return effectiveOf(price, price.derivedFromLogs ? null : p.charged(a, model));
+    return effectiveOf(price, p.charged(a, model));
   };
   /**
    * What a model's usage would have cost on an account, part by part and account by account: each
