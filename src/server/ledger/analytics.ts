@@ -18,6 +18,7 @@ import { reconcile } from "./reconcile";
 import { round6 } from "../../shared/money";
 import { namedApart } from "./site-names";
 import { daysLeftWith, storedPlans } from "./plans";
+import { ownerOfSession } from "./owner";
 
 export type GroupBy = "day" | "hour" | "model" | "token" | "type";
 
@@ -52,10 +53,8 @@ export async function readersOf(db: Db, sessions: LiveSession[]): Promise<Reader
     const account = listed(session, false);
     const site = await registry.profiled(session.siteId);
     readers.push({
-      siteId: session.siteId,
-      siteUserId: session.siteUserId,
       // A reader that no longer holds the account reads what it held, nothing after (docs/design.md 24).
-      ...(session.heldUntil === undefined ? {} : { until: session.heldUntil }),
+      ...ownerOfSession(session),
       key: account.key,
       sessionId: session.id,
       site: account.site ? { id: account.site.id, name: account.site.name } : null,

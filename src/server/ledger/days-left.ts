@@ -5,7 +5,6 @@
  * in those hours.
  */
 import type { Db } from "../db/client";
-import type { LiveSession } from "../session/store";
 import { weekPace } from "./analytics";
 import { ownerKey, type Owner } from "./owner";
 import { daysLeftWith, storedPlans } from "./plans";
@@ -22,10 +21,3 @@ export async function daysLeftOf(
   const [plans, pace] = await Promise.all([storedPlans(db, [owner]), weekPace(db, owner, nowSeconds)]);
   return daysLeftWith(plans.get(ownerKey(owner)), balance, pace, nowSeconds);
 }
-
-/** The ledger's owner a live session reads (bounded where the session no longer holds the account). */
-export const ownerOfSession = (s: LiveSession): Owner => ({
-  siteId: s.siteId,
-  siteUserId: s.siteUserId,
-  ...(s.heldUntil === undefined ? {} : { until: s.heldUntil }),
-});

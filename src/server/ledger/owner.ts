@@ -3,7 +3,16 @@
  * account reads its entries, hours, snapshots and top-ups before `until` only (the first second of
  * an hour).
  */
+import type { LiveSession } from "../session/store";
+
 export type Owner = { siteId: number; siteUserId: number; until?: number };
+
+/** The owner a live session reads: bounded where the session no longer holds the account. */
+export const ownerOfSession = (s: LiveSession): Owner => ({
+  siteId: s.siteId,
+  siteUserId: s.siteUserId,
+  ...(s.heldUntil === undefined ? {} : { until: s.heldUntil }),
+});
 
 /** The bound of an owner read without one (past every second an INTEGER column holds). */
 const NO_BOUND = 2147483647;
