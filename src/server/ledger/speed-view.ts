@@ -10,8 +10,6 @@ import type { Reader } from "./analytics";
 import { boundOf } from "./owner";
 import type { UsageSpeed } from "./check-schemas";
 
-const byOwnerKey = (readers: Reader[]) => new Set(readers.map((r) => `${r.siteId}:${r.siteUserId}`));
-
 export async function usageSpeed(
   db: Db,
   readers: Reader[],
@@ -34,9 +32,7 @@ export async function usageSpeed(
     db.ledgerCheckHour.groupBy({ by: ["siteId", "siteUserId", "model"], where, _sum: { entries: true } }),
   ]);
   const calls = new Map<string, number>();
-  const owners = byOwnerKey(readers);
   for (const e of entries) {
-    if (!owners.has(`${e.siteId}:${e.siteUserId}`)) continue;
     const key = JSON.stringify([e.siteId, e.model]);
     calls.set(key, (calls.get(key) ?? 0) + (e._sum.entries ?? 0));
   }
